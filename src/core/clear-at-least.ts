@@ -1,0 +1,115 @@
+/**
+ * The worth-the-rebuild predicate (SPEC 14, 17.5, 17.6): the floor a new escalation must free,
+ * the skipped-event payload and the fail-loud error text.
+ */
+import type { Config } from './config.js'
+import type { Effect } from './effects.js'
+import type { Messages } from './message.js'
+import { fmtInt, fmtPct, pyNumberRepr, pyrepr } from './text.js'
+
+/** The resolved floor in tokens (0 = predicate disabled) and any warning the resolution gave. */
+export interface ResolvedFloor {
+  readonly floor: number
+  readonly effects: ReadonlyArray<Effect>
+}
+
+const PY_FLOAT = /^[+-]?((\d(_?\d)*)?\.?\d(_?\d)*([eE][+-]?\d(_?\d)*)?|(\d(_?\d)*)\.([eE][+-]?\d(_?\d)*)?|inf|infinity|nan)$/i
+
+/**
+ * Convert a configured value as Python's `float()` does: numbers as is, booleans 1/0, numeric
+ * strings (surrounding whitespace, exponents, underscores between digits, `inf`, `nan`). Returns
+ * null when it cannot be converted.
+ *
+ * @example
+ * toPythonFloat(' 1e4 ') // 10000
+ */
+export const toPythonFloat = (value: unknown): number | null => {
+  if (typeof value === 'number') return value
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (typeof value !== 'string') return null
+  const text = value.trim()
+  if (!PY_FLOAT.test(text)) return null
+  const lower = text.toLowerCase().replace(/_/g, '')
+  const sign = lower.startsWith('-') ? -1 : 1
+  const body = lower.replace(/^[+-]/, '')
+  if (body === 'inf' || body === 'infinity') return sign * Infinity
+  if (body === 'nan') return NaN
+  return Number(lower)
+}
+
+/**
+ * Resolve `compact_clear_at_least` for a judged call with effective budget E (SPEC 14.1, 17.6):
+ * null/0/negative → 0; a fraction in (0, 1) → `trunc(E × value)` (0 when E ≤ 0); ≥ 1 → `trunc`
+ * of the absolute value (1.0 means one token); unparseable or non-finite → 0 with a warning.
+ *
+ * @example
+ * resolveClearFloor(0.25, 100000).floor // 25000
+ */
+export const resolveClearFloor = (raw: unknown, effective: number): ResolvedFloor => {
+  if (raw === null || raw === undefined) return { floor: 0, effects: [] }
+  const value = toPythonFloat(raw)
+  if (value === null || Number.isNaN(value) || value === Infinity) {
+    return {
+      floor: 0,
+      effects: [
+        {
+          type: 'log',
+          level: 'warning',
+          message: `context-simple: compact_clear_at_least=${pyrepr(raw)} is not a number (a finite number is required); the worth-the-rebuild predicate is disabled`,
+        },
+      ],
+    }
+  }
+  if (value <= 0) return { floor: 0, effects: [] }
+  if (value < 1) return { floor: effective > 0 ? Math.trunc(effective * value) : 0, effects: [] }
+  return { floor: Math.trunc(value), effects: [] }
+}
+
+/** What a refused pass reports (SPEC 14.3, 14.4). */
+export interface Refusal {
+  readonly freed: number
+  readonly floor: number
+  readonly levelReached: number
+  readonly streak: number
+  readonly cap: number
+  readonly baseline: Messages
+  readonly baselineTokens: number
+  readonly effective: number
+}
+
+/**
+ * The `context:compaction-skipped` payload (SPEC 9, 14.3), keys in order.
+ *
+ * @example
+ * toSkippedPayload(config, refusal).consecutive_skips // 1
+ */
+export const toSkippedPayload = (config: Config, refusal: Refusal): Record<string, unknown> => ({
+  freed_tokens: refusal.freed,
+  required_tokens: refusal.floor,
+  level_reached: refusal.levelReached,
+  consecutive_skips: refusal.streak,
+  max_consecutive_skips: refusal.cap,
+  baseline_tokens: refusal.baselineTokens,
+  budget: refusal.effective,
+  protected_recent: config.protected_recent,
+  protected_tool_results: config.protected_tool_results,
+})
+
+const rawRepr = (raw: unknown): string => (typeof raw === 'number' ? pyNumberRepr(raw) : pyrepr(raw))
+
+/**
+ * The fail-loud error message (SPEC 14.4), exactly the contract's one-line text.
+ *
+ * @example
+ * toSkipLimitMessage(config, refusal).startsWith('context-simple: compact_clear_at_least=') // true
+ */
+export const toSkipLimitMessage = (config: Config, refusal: Refusal): string => {
+  const tools = refusal.baseline.filter((message) => message.role === 'tool').length
+  return (
+    `context-simple: compact_clear_at_least=${rawRepr(config.compact_clear_at_least)} could not be satisfied ${refusal.streak} consecutive times (cap: ${refusal.cap}). ` +
+    `The compaction ladder reached level ${refusal.levelReached} and freed only ${fmtInt(refusal.freed)} tokens against a required floor of ${fmtInt(refusal.floor)}. ` +
+    `Protected set holding the floor: protected_tool_results=${rawRepr(config.protected_tool_results)} (of ${tools} tool results in the view), protected_recent=${fmtPct(config.protected_recent)} of ${refusal.baseline.length} messages. ` +
+    `Baseline view is ${fmtInt(refusal.baselineTokens)} tokens against a budget of ${fmtInt(refusal.effective)}. ` +
+    'Lower compact_clear_at_least, lower protected_recent/protected_tool_results, or raise the budget -- compacting harder will not help.'
+  )
+}

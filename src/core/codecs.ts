@@ -1,0 +1,198 @@
+/**
+ * io-ts codecs at the edges: the configuration (SPEC 3, 17.6). A value of the wrong JSON type is
+ * a `ConfigError` naming the key and what it accepts; warn-and-fall-back keys yield `log` effects.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import { pipe } from 'fp-ts/lib/function.js'
+import * as t from 'io-ts'
+import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type TokenMeterMode, type ToolResultShape } from './config.js'
+import type { Log } from './effects.js'
+import { ConfigError } from './errors.js'
+import { pyrepr } from './text.js'
+import { isPlainObject, isTruthy } from './values.js'
+
+/** A positive integer number of tokens (`max_tokens`, SPEC 17.6). */
+export const PositiveIntCodec = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0, 'PositiveInt')
+
+/** Any finite or infinite JSON number. */
+export const NumberCodec = t.number
+
+/** A boolean or null (null reads as false: truthiness, SPEC 3). */
+export const FlagCodec = t.union([t.boolean, t.null])
+
+/** A string or null. */
+export const OptionalStringCodec = t.union([t.string, t.null])
+
+/** `compact_clear_at_least`: null, a number, a numeric string or a boolean (SPEC 14.1). */
+export const ClearAtLeastCodec = t.union([t.null, t.number, t.string, t.boolean])
+
+/** `compact_max_consecutive_skips`: a number, an integer string or a boolean (SPEC 3). */
+export const SkipCapCodec = t.union([t.number, t.string, t.boolean])
+
+/** `tool_result_exempt_tools`: an array of strings, or null for none. */
+export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
+
+interface KeyRule {
+  readonly codec: t.Mixed
+  readonly accepts: string
+}
+
+const RULES: Readonly<Record<string, KeyRule>> = {
+  max_tokens: { codec: PositiveIntCodec, accepts: 'a positive integer (tokens)' },
+  compact_threshold: { codec: NumberCodec, accepts: 'a number (fraction of the effective budget)' },
+  target_usage: { codec: NumberCodec, accepts: 'a number (fraction of the effective budget)' },
+  protected_recent: { codec: NumberCodec, accepts: 'a number (fraction of the messages)' },
+  protected_tool_results: { codec: NumberCodec, accepts: 'a number (count of tool results)' },
+  truncate_chars: { codec: NumberCodec, accepts: 'a number (characters)' },
+  compaction_notice_enabled: { codec: FlagCodec, accepts: 'true or false' },
+  compaction_notice_token_reserve: { codec: NumberCodec, accepts: 'a number (tokens)' },
+  compaction_notice_verbosity: { codec: t.string, accepts: 'a string ("minimal" or "normal")' },
+  compaction_notice_min_level: { codec: NumberCodec, accepts: 'a number (level 0..8)' },
+  output_reserve_fraction: { codec: NumberCodec, accepts: 'a number (fraction of max output tokens)' },
+  token_meter: { codec: t.unknown, accepts: '"estimate", "actual" or "hybrid"' },
+  compaction_strategy: { codec: t.unknown, accepts: '"progressive" or "summary"' },
+  compact_clear_at_least: { codec: ClearAtLeastCodec, accepts: 'null, a number or a numeric string' },
+  compact_max_consecutive_skips: { codec: SkipCapCodec, accepts: 'an integer (or an integer string)' },
+  summary_trigger: { codec: NumberCodec, accepts: 'a number (fraction of the effective budget)' },
+  summarization_model: { codec: OptionalStringCodec, accepts: 'a model name string or null' },
+  summarization_prompt_path: { codec: OptionalStringCodec, accepts: 'a file path string or null' },
+  summarization_timeout_s: { codec: NumberCodec, accepts: 'a number (seconds)' },
+  tool_result_budget_tokens: { codec: t.unknown, accepts: 'an integer >= 1 (tokens) or null' },
+  tool_result_shape: { codec: t.unknown, accepts: '"head" or "head_tail"' },
+  tool_result_budget_by_tool: { codec: t.unknown, accepts: 'an object of tool name -> integer >= 1 (tokens)' },
+  tool_result_exempt_tools: { codec: ExemptToolsCodec, accepts: 'an array of tool name strings' },
+  tool_result_spill_dir: { codec: OptionalStringCodec, accepts: 'a directory path string or null' },
+  replay_last_user_on_compaction: { codec: FlagCodec, accepts: 'true or false' },
+}
+
+const show = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+const warn = (message: string): Log => ({ type: 'log', level: 'warning', message: `context-simple: ${message}` })
+
+const isTokenCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1
+
+const toSkipCap = (value: unknown): number | null => {
+  if (typeof value === 'boolean') return value ? 1 : 0
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : null
+  if (typeof value === 'string' && /^\s*[+-]?\d(_?\d)*\s*$/.test(value)) return Number.parseInt(value.replace(/_/g, ''), 10)
+  return null
+}
+
+/** The decoded configuration and the warnings of its warn-and-fall-back keys. */
+export interface DecodedConfig {
+  readonly config: Config
+  readonly warnings: ReadonlyArray<Log>
+}
+
+/**
+ * Decode a raw configuration object (contract snake_case keys; unknown keys ignored) into a
+ * `Config` (SPEC 3, 17.6). Left: a `ConfigError` for the first key whose value has the wrong
+ * JSON type (or `max_tokens` not a positive integer, or an unconvertible
+ * `compact_max_consecutive_skips`). Right: the config plus `log` warnings for values that fall
+ * back (`token_meter`, `compaction_strategy`, `tool_result_budget_tokens`, `tool_result_shape`,
+ * `tool_result_budget_by_tool` entries).
+ *
+ * @example
+ * decodeConfig({ token_meter: 'bogus' }) // Right({ config: { …, token_meter: 'estimate' }, warnings: [unknown token_meter …] })
+ * decodeConfig({ compact_threshold: 'high' }) // Left(ConfigError('config.compact_threshold: expected a number …, got "high"'))
+ */
+export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig> => {
+  if (raw === undefined || raw === null) return E.right({ config: DEFAULT_CONFIG, warnings: [] })
+  if (!isPlainObject(raw)) return E.left(new ConfigError('(root)', `expected an object of configuration keys, got ${show(raw)}`))
+  const given: Record<string, unknown> = {}
+  for (const [key, rule] of Object.entries(RULES)) {
+    if (!Object.prototype.hasOwnProperty.call(raw, key) || raw[key] === undefined) continue
+    const value = raw[key]
+    const checked = pipe(
+      rule.codec.decode(value),
+      E.mapLeft(() => new ConfigError(key, `expected ${rule.accepts}, got ${show(value)}`)),
+    )
+    if (E.isLeft(checked)) return checked
+    given[key] = value
+  }
+  const warnings: Log[] = []
+  const has = (key: string): boolean => Object.prototype.hasOwnProperty.call(given, key)
+
+  let tokenMeter: TokenMeterMode = DEFAULT_CONFIG.token_meter
+  if (has('token_meter')) {
+    const value = given.token_meter
+    if (value === 'estimate' || value === 'actual' || value === 'hybrid') tokenMeter = value
+    else warnings.push(warn(`unknown token_meter ${pyrepr(value)}; falling back to "estimate" (expected "estimate", "actual" or "hybrid")`))
+  }
+  let strategy: CompactionStrategy = DEFAULT_CONFIG.compaction_strategy
+  if (has('compaction_strategy')) {
+    const value = given.compaction_strategy
+    if (value === 'progressive' || value === 'summary') strategy = value
+    else warnings.push(warn(`unknown compaction_strategy ${pyrepr(value)}; falling back to "progressive" (expected "progressive" or "summary")`))
+  }
+  let budgetTokens: number | null = null
+  if (has('tool_result_budget_tokens') && given.tool_result_budget_tokens !== null) {
+    const value = given.tool_result_budget_tokens
+    if (isTokenCount(value)) budgetTokens = value
+    else warnings.push(warn(`tool_result_budget_tokens=${pyrepr(value)} is not an integer >= 1; using the legacy truncate_chars budget`))
+  }
+  let shape: ToolResultShape = DEFAULT_CONFIG.tool_result_shape
+  if (has('tool_result_shape')) {
+    const value = given.tool_result_shape
+    if (value === 'head' || value === 'head_tail') shape = value
+    else warnings.push(warn(`tool_result_shape=${pyrepr(value)} is not "head" or "head_tail"; using "head"`))
+  }
+  const byTool: Record<string, number> = {}
+  if (has('tool_result_budget_by_tool') && isTruthy(given.tool_result_budget_by_tool)) {
+    const value = given.tool_result_budget_by_tool
+    if (!isPlainObject(value)) {
+      warnings.push(warn(`tool_result_budget_by_tool=${pyrepr(value)} is not an object of tool name -> tokens; ignoring it`))
+    } else {
+      for (const [tool, tokens] of Object.entries(value)) {
+        if (tool !== '' && isTokenCount(tokens)) byTool[tool] = tokens
+        else warnings.push(warn(`tool_result_budget_by_tool[${pyrepr(tool)}]=${pyrepr(tokens)} is not an integer >= 1 for a named tool; dropping it`))
+      }
+    }
+  }
+  let skipCap = DEFAULT_CONFIG.compact_max_consecutive_skips
+  if (has('compact_max_consecutive_skips')) {
+    const converted = toSkipCap(given.compact_max_consecutive_skips)
+    if (converted === null) {
+      return E.left(new ConfigError('compact_max_consecutive_skips', `expected an integer (or an integer string), got ${show(given.compact_max_consecutive_skips)}`))
+    }
+    skipCap = Math.max(1, converted)
+  }
+  const exempt = has('tool_result_exempt_tools') && Array.isArray(given.tool_result_exempt_tools)
+    ? [...new Set((given.tool_result_exempt_tools as string[]).filter((name) => name !== ''))]
+    : []
+  const pick = <K extends keyof Config>(key: K): Config[K] => (has(key) ? (given[key] as Config[K]) : DEFAULT_CONFIG[key])
+  const config: Config = {
+    max_tokens: pick('max_tokens'),
+    compact_threshold: pick('compact_threshold'),
+    target_usage: pick('target_usage'),
+    protected_recent: pick('protected_recent'),
+    protected_tool_results: pick('protected_tool_results'),
+    truncate_chars: pick('truncate_chars'),
+    compaction_notice_enabled: has('compaction_notice_enabled') ? given.compaction_notice_enabled === true : DEFAULT_CONFIG.compaction_notice_enabled,
+    compaction_notice_token_reserve: pick('compaction_notice_token_reserve'),
+    compaction_notice_verbosity: pick('compaction_notice_verbosity'),
+    compaction_notice_min_level: pick('compaction_notice_min_level'),
+    output_reserve_fraction: pick('output_reserve_fraction'),
+    token_meter: tokenMeter,
+    compaction_strategy: strategy,
+    compact_clear_at_least: pick('compact_clear_at_least'),
+    compact_max_consecutive_skips: skipCap,
+    summary_trigger: pick('summary_trigger'),
+    summarization_model: pick('summarization_model'),
+    summarization_prompt_path: has('summarization_prompt_path') && given.summarization_prompt_path !== '' ? (given.summarization_prompt_path as string | null) : null,
+    summarization_timeout_s: pick('summarization_timeout_s'),
+    tool_result_budget_tokens: budgetTokens,
+    tool_result_shape: shape,
+    tool_result_budget_by_tool: byTool,
+    tool_result_exempt_tools: exempt,
+    tool_result_spill_dir: has('tool_result_spill_dir') && isTruthy(given.tool_result_spill_dir) ? (given.tool_result_spill_dir as string) : null,
+    replay_last_user_on_compaction: has('replay_last_user_on_compaction') ? given.replay_last_user_on_compaction === true : DEFAULT_CONFIG.replay_last_user_on_compaction,
+  }
+  return E.right({ config, warnings })
+}

@@ -1,0 +1,114 @@
+/**
+ * The per-request toolkit compaction code shares: configuration, the estimator, and memoized
+ * derivations (truncation, stubs) that also collect the spills a request needs.
+ */
+import type { Config } from '../config.js'
+import type { TokenEstimator } from '../deps.js'
+import type { Message, Messages } from '../message.js'
+import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-result-budget.js'
+import { isPlainObject } from '../values.js'
+import { toStub } from './stub.js'
+
+/**
+ * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
+ * once for a message object is reused by every later request (no re-copy, no re-estimate).
+ */
+export interface DerivationMemo {
+  readonly truncation: WeakMap<Message, { readonly toolName: string | null; readonly result: Truncation }>
+  readonly stub: WeakMap<Message, Message>
+  readonly stripped: WeakMap<Message, Message>
+}
+
+/** Fresh, empty memo tables. */
+export const makeDerivationMemo = (): DerivationMemo => ({ truncation: new WeakMap(), stub: new WeakMap(), stripped: new WeakMap() })
+
+/**
+ * What a compaction pass works with: config, estimator, the call-id → tool-name map, memoized
+ * `truncate`/`stub`, and the spills requested so far in this request (by path).
+ */
+export interface PassContext {
+  readonly config: Config
+  readonly estimate: TokenEstimator
+  readonly toolNames: Readonly<Record<string, string>>
+  readonly truncate: (message: Message) => Message
+  readonly stub: (message: Message) => Message
+  readonly spills: Map<string, SpillRequest>
+}
+
+/**
+ * A pass context over `memo` for one request.
+ *
+ * @example
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ */
+export const makePassContext = (
+  config: Config,
+  estimate: TokenEstimator,
+  toolNames: Readonly<Record<string, string>>,
+  memo: DerivationMemo,
+): PassContext => {
+  const spills = new Map<string, SpillRequest>()
+  const truncate = (message: Message): Message => {
+    const toolName = toToolName(message, toolNames)
+    const cached = memo.truncation.get(message)
+    let result: Truncation
+    if (cached !== undefined && cached.toolName === toolName) {
+      result = cached.result
+    } else {
+      result = truncateToolResult(message, config, toolNames)
+      memo.truncation.set(message, { toolName, result })
+    }
+    if (result.spill !== null) spills.set(result.spill.path, result.spill)
+    return result.message
+  }
+  const stub = (message: Message): Message => {
+    const cached = memo.stub.get(message)
+    if (cached !== undefined) return cached
+    const result = toStub(message)
+    memo.stub.set(message, result)
+    return result
+  }
+  return { config, estimate, toolNames, truncate, stub, spills }
+}
+
+/**
+ * The `_seq` of a message, or undefined when it has none (view-only messages).
+ *
+ * @example
+ * seqOf({ role: 'user', metadata: { _seq: 3 } }) // 3
+ */
+export const seqOf = (message: Message): number | undefined => {
+  const metadata = message.metadata
+  if (!isPlainObject(metadata)) return undefined
+  const seq = metadata._seq
+  return typeof seq === 'number' ? seq : undefined
+}
+
+/**
+ * Sum of per-message estimates (SPEC 5.1: additive).
+ *
+ * @example
+ * estimateList([], estimateOne) // 0
+ */
+export const estimateList = (messages: Messages, estimate: TokenEstimator): number => {
+  let total = 0
+  for (const message of messages) total += estimate(message)
+  return total
+}
+
+/**
+ * The message as a view carries it (SPEC 1.6): `metadata` without `_seq`, memoized per message.
+ *
+ * @example
+ * stripMessage({ role: 'user', metadata: { _seq: 0 } }, makeDerivationMemo()) // { role: 'user', metadata: {} }
+ */
+export const stripMessage = (message: Message, memo: DerivationMemo): Message => {
+  const metadata = message.metadata
+  if (!isPlainObject(metadata) || !Object.prototype.hasOwnProperty.call(metadata, '_seq')) return message
+  const cached = memo.stripped.get(message)
+  if (cached !== undefined) return cached
+  const { _seq: _dropped, ...rest } = metadata
+  const stripped = { ...message, metadata: rest }
+  memo.stripped.set(message, stripped)
+  return stripped
+}

@@ -1,0 +1,236 @@
+/**
+ * The progressive ladder (SPEC 6.3–6.5 with 17.2, 17.3): tool-result waves at levels 1, 2, 4 and
+ * 6, removal at 3, 5 and 7, first-user stub and old-stub removal at 8. Works on a local copy of
+ * the working list and records decisions into a sticky draft.
+ */
+import type { Message, Messages } from '../message.js'
+import { codePointLength } from '../text.js'
+import { isTruthy } from '../values.js'
+import { estimateList, type PassContext } from './context.js'
+import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from './sticky.js'
+import { isStubbable } from './stub.js'
+import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
+import { isExemptToolResult } from '../tool-result-budget.js'
+
+/** Flat token charge per old stub removed at level 8 (an approximation; SPEC 6.5). */
+export const STUB_REMOVAL_TOKENS = 18
+
+/** The outcome of running the ladder: the final working list and the level reached (1..8). */
+export interface LadderResult {
+  readonly working: Messages
+  readonly levelReached: number
+}
+
+interface Cursor {
+  working: Message[]
+  current: number
+}
+
+const toolPositions = (working: Messages): number[] => {
+  const positions: number[] = []
+  for (let i = 0; i < working.length; i += 1) if (working[i].role === 'tool') positions.push(i)
+  return positions
+}
+
+const protectedToolPositions = (positions: ReadonlyArray<number>, count: number): ReadonlySet<number> => {
+  if (count <= 0) return new Set()
+  return new Set(positions.slice(Math.max(0, positions.length - count)))
+}
+
+const runWave = (
+  cursor: Cursor,
+  candidates: ReadonlyArray<number>,
+  protectedPositions: ReadonlySet<number>,
+  target: number,
+  draft: StickyDraft,
+  context: PassContext,
+): void => {
+  for (const position of candidates) {
+    if (cursor.current <= target) return
+    if (protectedPositions.has(position) || position < 0 || position >= cursor.working.length) continue
+    const message = cursor.working[position]
+    if (message.role !== 'tool') continue
+    if (isExemptToolResult(message, context.config, context.toolNames)) continue
+    if (isTruthy(message._truncated)) continue
+    const replacement = context.truncate(message)
+    recordTruncated(draft, message)
+    cursor.current += context.estimate(replacement) - context.estimate(message)
+    cursor.working[position] = replacement
+  }
+}
+
+const userPositions = (working: Messages): { first: number; last: number } => {
+  let first = -1
+  let last = -1
+  for (let i = 0; i < working.length; i += 1) {
+    if (working[i].role === 'user') {
+      if (first < 0) first = i
+      last = i
+    }
+  }
+  return { first, last }
+}
+
+/** The tool group (SPEC 17.3) a removal candidate belongs to, or null when it must be skipped. */
+const selectRemovalGroup = (working: Messages, position: number, isProtected: (i: number) => boolean): number[] | null => {
+  const message = working[position]
+  if (message.role === 'tool') {
+    let back = position - 1
+    while (back >= 0 && working[back].role === 'tool') back -= 1
+    if (back < 0 || !isToolCallMessage(working[back])) {
+      // The walk stops at the first message that is neither a tool result nor a call message.
+      return null
+    }
+    if (isProtected(back)) return null
+    const end = selectResultRunEnd(working, back)
+    if (position >= end) return null
+    const group: number[] = []
+    for (let i = back; i < end; i += 1) {
+      if (i !== back && isProtected(i)) return null
+      group.push(i)
+    }
+    return group
+  }
+  if (isToolCallMessage(message)) {
+    const end = selectResultRunEnd(working, position)
+    const group: number[] = [position]
+    for (let i = position + 1; i < end; i += 1) {
+      if (isProtected(i)) return null
+      group.push(i)
+    }
+    return group
+  }
+  return [position]
+}
+
+const runRemoval = (
+  cursor: Cursor,
+  fraction: number,
+  systemTokens: number,
+  target: number,
+  draft: StickyDraft,
+  context: PassContext,
+): void => {
+  const working = cursor.working
+  const n = working.length
+  const { first, last } = userPositions(working)
+  const recentStart = Math.trunc(n * (1 - fraction))
+  const isProtected = (i: number): boolean => i === last || i >= recentStart
+  const removed = new Set<number>()
+  let current = estimateList(working, context.estimate) + systemTokens
+  for (let i = 0; i < n; i += 1) {
+    if (current <= target) break
+    if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
+    const group = selectRemovalGroup(working, i, isProtected)
+    if (group === null) continue
+    for (const position of group) {
+      if (!removed.has(position)) {
+        removed.add(position)
+        current -= context.estimate(working[position])
+      }
+    }
+  }
+  const stubbed = new Set<number>()
+  for (let i = 0; i < n; i += 1) {
+    if (current <= target) break
+    const message = working[i]
+    if (message.role !== 'user' || isProtected(i) || i === first || i === last || isTruthy(message._stubbed)) continue
+    if (!isStubbable(message)) continue
+    stubbed.add(i)
+    current -= Math.floor((codePointLength(message.content as string) - 70) / 4)
+  }
+  const next: Message[] = []
+  for (let i = 0; i < n; i += 1) {
+    const message = working[i]
+    if (removed.has(i)) {
+      recordRemoved(draft, message)
+    } else if (stubbed.has(i)) {
+      recordStubbed(draft, message)
+      next.push(context.stub(message))
+    } else {
+      next.push(message)
+    }
+  }
+  cursor.working = next
+  cursor.current = estimateList(next, context.estimate) + systemTokens
+}
+
+const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, draft: StickyDraft, context: PassContext): void => {
+  const working = cursor.working
+  const { first, last } = userPositions(working)
+  if (first >= 0 && first !== last) {
+    const message = working[first]
+    if (!isTruthy(message._stubbed) && isStubbable(message)) {
+      working[first] = context.stub(message)
+      recordStubbed(draft, message)
+      cursor.current -= Math.floor((codePointLength(message.content as string) - 70) / 4)
+    }
+  }
+  if (cursor.current <= target) return
+  const boundary = Math.trunc(working.length * (1 - protectedRecent * 0.3))
+  const removed = new Set<number>()
+  for (let i = 0; i < boundary && i < working.length; i += 1) {
+    if (cursor.current <= target) break
+    if (!isTruthy(working[i]._stubbed) || i === last || i === first) continue
+    removed.add(i)
+    cursor.current -= STUB_REMOVAL_TOKENS
+  }
+  if (removed.size === 0) return
+  const next: Message[] = []
+  for (let i = 0; i < working.length; i += 1) {
+    if (removed.has(i)) recordRemoved(draft, working[i])
+    else next.push(working[i])
+  }
+  cursor.working = next
+}
+
+/**
+ * Run levels 1..8 over the sticky-applied non-system list until the total (system tokens
+ * included) is at most `target` (SPEC 6.2 step 10 onward). `current` is the starting total.
+ *
+ * @example
+ * runLadder(nonSystem, 40, 2444, 1800, draft, context) // { working, levelReached: 2 } for SPEC 6.8
+ */
+export const runLadder = (
+  nonSystem: Messages,
+  systemTokens: number,
+  current: number,
+  target: number,
+  draft: StickyDraft,
+  context: PassContext,
+): LadderResult => {
+  const config = context.config
+  const cursor: Cursor = { working: [...nonSystem], current }
+  const done = (): boolean => cursor.current <= target
+
+  let positions = toolPositions(cursor.working)
+  let protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
+  const quarter = (fraction: number): number => Math.trunc(positions.length * fraction)
+
+  runWave(cursor, positions.slice(0, quarter(0.25)), protectedPositions, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 1 }
+  runWave(cursor, positions.slice(quarter(0.25), quarter(0.5)), protectedPositions, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 2 }
+
+  runRemoval(cursor, config.protected_recent, systemTokens, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 3 }
+
+  positions = toolPositions(cursor.working)
+  protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
+  runWave(cursor, positions.slice(quarter(0.5), quarter(0.75)), protectedPositions, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 4 }
+
+  runRemoval(cursor, config.protected_recent * 0.6, systemTokens, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 5 }
+
+  positions = toolPositions(cursor.working)
+  protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
+  runWave(cursor, positions, protectedPositions, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 6 }
+
+  runRemoval(cursor, config.protected_recent * 0.3, systemTokens, target, draft, context)
+  if (done()) return { working: cursor.working, levelReached: 7 }
+
+  runLevelEight(cursor, config.protected_recent, target, draft, context)
+  return { working: cursor.working, levelReached: 8 }
+}

@@ -1,0 +1,94 @@
+/**
+ * The tail compaction notice (SPEC 8): an ephemeral user message describing the last accepted
+ * compaction, derived only from the stored stats so it stays byte-stable between escalations.
+ */
+import type { Config } from '../config.js'
+import type { Message, Messages } from '../message.js'
+import type { CompactionStats } from '../stats.js'
+import { fmtInt, fmtPct } from '../text.js'
+import { isTruthy } from '../values.js'
+
+const MINIMAL_TEXT =
+  '<system-reminder source="context-compaction">\nContext has been compacted to fit within token budget. Some older messages and tool results may be truncated.\n</system-reminder>'
+
+const affectedLines = (level: number, protectedToolResults: number): ReadonlyArray<string> => {
+  if (level <= 2) {
+    return [
+      '- Older tool results are truncated with "[truncated: ~N tokens]" prefix',
+      '- You can re-run tools if you need the full output',
+    ]
+  }
+  if (level <= 5) {
+    return [
+      '- Older tool results are truncated with "[truncated: ~N tokens]" prefix',
+      '- Older conversation messages have been removed',
+      '- You can re-run tools if you need full output',
+    ]
+  }
+  return [
+    `- Most tool results are truncated (except last ${protectedToolResults})`,
+    '- Significant conversation history has been removed',
+    '- Some user messages may be stubbed as "[User message compacted...]"',
+    '- If context is critical, consider asking user to clarify their current goal',
+  ]
+}
+
+/**
+ * The notice text for `stats` in the configured verbosity (SPEC 8): the fixed minimal text for
+ * `"minimal"`, the normal template for every other value.
+ *
+ * @example
+ * toNoticeText(stats, 'minimal').startsWith('<system-reminder source="context-compaction">') // true
+ */
+export const toNoticeText = (stats: CompactionStats, verbosity: string): string => {
+  if (verbosity === 'minimal') return MINIMAL_TEXT
+  const level = stats.strategy_level
+  return [
+    '<system-reminder source="context-compaction">',
+    'Context has been compacted to fit within token budget.',
+    '',
+    'Compaction summary:',
+    `- Strategy level: ${level}/8`,
+    `- Messages: ${stats.before_messages} \u2192 ${stats.after_messages} (${stats.messages_removed} removed, ${stats.user_messages_stubbed} stubbed)`,
+    `- Tool results: ${stats.messages_truncated} truncated`,
+    `- Tokens: ${fmtInt(stats.before_tokens)} \u2192 ${fmtInt(stats.after_tokens)} (target: ${fmtInt(stats.target_tokens)})`,
+    '',
+    'What was preserved:',
+    '- All system messages (your instructions and identity)',
+    '- Last user message (current task)',
+    `- Recent messages (${fmtPct(stats.protected_recent)} of conversation)`,
+    `- Last ${stats.protected_tool_results} tool results (full content)`,
+    '',
+    'What may be affected:',
+    ...affectedLines(level, stats.protected_tool_results),
+    '',
+    'Note: This compaction is ephemeral (affects only this request). Full history is preserved in session transcript.',
+    '</system-reminder>',
+  ].join('\n')
+}
+
+/**
+ * True when a view's tail is safe for an appended tail item: the list is empty or its last
+ * message has no truthy `tool_calls` (SPEC 8).
+ *
+ * @example
+ * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // false
+ */
+export const endsOutsideToolCall = (messages: Messages): boolean =>
+  messages.length === 0 || !isTruthy(messages[messages.length - 1].tool_calls)
+
+/**
+ * The notice message to append to a compacted list, or null when a condition of SPEC 8 fails
+ * (disabled, no stats, unsafe tail, level below `compaction_notice_min_level`).
+ *
+ * @example
+ * selectNotice(DEFAULT_CONFIG, null, []) // null
+ */
+export const selectNotice = (config: Config, stats: CompactionStats | null, list: Messages): Message | null => {
+  if (!config.compaction_notice_enabled || stats === null) return null
+  if (!endsOutsideToolCall(list)) return null
+  if (stats.strategy_level < config.compaction_notice_min_level) return null
+  const text = toNoticeText(stats, config.compaction_notice_verbosity)
+  if (text === '') return null
+  return { role: 'user', content: text, metadata: { source: 'context-compaction', ephemeral: true } }
+}

@@ -1,0 +1,187 @@
+/**
+ * One compaction pass (SPEC 6.2, 6.7, 12.6, 14, 17.1, 17.5): summary swap, sticky re-application,
+ * inner gate, ladder, worth-the-rebuild verdict and finalize, over a working list W.
+ */
+import type { Effect } from '../effects.js'
+import type { Message, Messages } from '../message.js'
+import type { MeterState, StickyState, SummaryState } from '../state.js'
+import type { CompactionStats } from '../stats.js'
+import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from '../clear-at-least.js'
+import { needsEscalation, type HybridReading } from '../token-meter.js'
+import { trySwap } from '../summary.js'
+import { estimateList, type PassContext } from './context.js'
+import { runLadder } from './ladder.js'
+import { applySticky, hasNewDecision, toStickyDraft, type StickyDraft } from './sticky.js'
+
+/** Everything a pass reads besides the working list. */
+export interface PassInput {
+  readonly working: Messages
+  readonly workingTokens: number
+  readonly effective: number
+  readonly stickyOnly: boolean
+  readonly sticky: StickyState
+  readonly compactionStats: CompactionStats | null
+  readonly skipStreak: number
+  readonly summary: SummaryState
+  readonly history: Messages
+  readonly nextSeq: number
+  readonly meter: MeterState
+  readonly hybrid: HybridReading | null
+  readonly now: string
+}
+
+/**
+ * What a pass produced. `list` is C (system messages first), or null when the request must fail
+ * (the fail-loud error is then among `effects`). `refused` marks a worth-the-rebuild refusal.
+ */
+export interface PassOutcome {
+  readonly list: Messages | null
+  readonly refused: boolean
+  readonly sticky: StickyState
+  readonly compactionStats: CompactionStats | null
+  readonly skipStreak: number
+  readonly summary: SummaryState
+  readonly history: Messages
+  readonly nextSeq: number
+  readonly effects: ReadonlyArray<Effect>
+}
+
+const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => ({
+  removed: draft.removed,
+  truncated: draft.truncated,
+  stubbed: draft.stubbed,
+  cumulativeLevel,
+})
+
+/**
+ * Run one compaction pass. In sticky-only mode (SPEC 17.1) it re-applies decisions and returns,
+ * deciding nothing and never swapping a pending summary.
+ *
+ * @example
+ * runCompactionPass(input, context).list // the compacted list C
+ */
+export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
+  const { config, estimate } = context
+  const effects: Effect[] = []
+  const system: Message[] = []
+  let nonSystem: Message[] = []
+  for (const message of input.working) (message.role === 'system' ? system : nonSystem).push(message)
+
+  const draft = toStickyDraft(input.sticky)
+  let summary = input.summary
+  let history = input.history
+  let nextSeq = input.nextSeq
+  let swapped = false
+  if (!input.stickyOnly && config.compaction_strategy === 'summary' && summary.pending !== null) {
+    const pending = summary.pending
+    summary = { ...summary, pending: null }
+    const swap = trySwap(pending, nonSystem, draft.removed, input.now, nextSeq, estimate)
+    effects.push(...swap.effects)
+    if (swap.seqConsumed) nextSeq += 1
+    if (swap.swapped && swap.summaryMessage !== null) {
+      for (const message of swap.absorbed) {
+        const seq = (message.metadata as { _seq: number })._seq
+        draft.removed.add(seq)
+        draft.truncated.delete(seq)
+        draft.stubbed.delete(seq)
+      }
+      history = [...history, swap.summaryMessage]
+      nonSystem = [...swap.nonSystem]
+      summary = { ...summary, absorbedCount: summary.absorbedCount + swap.absorbed.length }
+      swapped = true
+    }
+  }
+
+  const systemTokens = estimateList(system, estimate)
+  const stickyApplied = applySticky(nonSystem, draft, context)
+  const current = systemTokens + estimateList(stickyApplied, estimate)
+  const unchanged = (list: Messages): PassOutcome => ({
+    list,
+    refused: false,
+    sticky: input.sticky,
+    compactionStats: input.compactionStats,
+    skipStreak: input.skipStreak,
+    summary,
+    history,
+    nextSeq,
+    effects,
+  })
+  if (input.stickyOnly) return unchanged([...system, ...stickyApplied])
+
+  const escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
+  if (!escalate && !swapped) return unchanged([...system, ...stickyApplied])
+
+  const target = Math.trunc(input.effective * config.target_usage)
+  let working: Messages = stickyApplied
+  let levelReached = 0
+  let floor = 0
+  const snapshot = toStickyDraft(toSticky(draft, input.sticky.cumulativeLevel))
+  if (escalate) {
+    const resolved = resolveClearFloor(config.compact_clear_at_least, input.effective)
+    effects.push(...resolved.effects)
+    floor = resolved.floor
+    const ladder = runLadder(stickyApplied, systemTokens, current, target, draft, context)
+    working = ladder.working
+    levelReached = ladder.levelReached
+  }
+  const finalList: Messages = [...system, ...working]
+  const afterTokens = estimateList(finalList, estimate)
+
+  let skipStreak = input.skipStreak
+  if (escalate && floor > 0 && hasNewDecision(draft, toSticky(snapshot, 0))) {
+    const freed = current - afterTokens
+    if (freed < floor) {
+      skipStreak += 1
+      const baseline = [...system, ...stickyApplied]
+      const cap = config.compact_max_consecutive_skips
+      const refusal: Refusal = { freed, floor, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective: input.effective }
+      const restored = toSticky(snapshot, input.sticky.cumulativeLevel)
+      const base = { refused: true, sticky: restored, compactionStats: input.compactionStats, skipStreak, summary, history, nextSeq }
+      if (skipStreak >= cap) {
+        effects.push({ type: 'raise_error', name: 'CompactionSkipLimitError', message: toSkipLimitMessage(config, refusal) })
+        return { ...base, list: null, effects }
+      }
+      effects.push({ type: 'emit_hook', name: 'context:compaction-skipped', data: toSkippedPayload(config, refusal) })
+      return { ...base, list: baseline, effects }
+    }
+    skipStreak = 0
+  }
+
+  const cumulativeLevel = Math.max(input.sticky.cumulativeLevel, levelReached)
+  const stats: CompactionStats = {
+    before_tokens: input.workingTokens,
+    after_tokens: afterTokens,
+    before_messages: input.working.length,
+    after_messages: finalList.length,
+    messages_removed: draft.removed.size,
+    messages_truncated: draft.truncated.size,
+    user_messages_stubbed: draft.stubbed.size,
+    system_messages_preserved: system.length,
+    strategy_level: cumulativeLevel,
+    budget: input.effective,
+    target_tokens: target,
+    protected_recent: config.protected_recent,
+    protected_tool_results: config.protected_tool_results,
+    ...(config.compaction_strategy === 'summary' ? { messages_absorbed_by_summary: summary.absorbedCount } : {}),
+  }
+  effects.push({ type: 'emit_hook', name: 'context:compaction', data: stats })
+  if (input.effective > 0 && afterTokens > input.effective) {
+    const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
+    effects.push({
+      type: 'log',
+      level: 'warning',
+      message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${input.effective} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote}`,
+    })
+  }
+  return {
+    list: finalList,
+    refused: false,
+    sticky: toSticky(draft, cumulativeLevel),
+    compactionStats: stats,
+    skipStreak,
+    summary,
+    history,
+    nextSeq,
+    effects,
+  }
+}

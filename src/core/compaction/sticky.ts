@@ -1,0 +1,97 @@
+/**
+ * Sticky decisions (SPEC 7): recording decisions by `_seq` and re-applying them to the
+ * non-system messages of every compaction-path view.
+ */
+import type { Message, Messages } from '../message.js'
+import type { StickyState } from '../state.js'
+import { seqOf, type PassContext } from './context.js'
+
+/**
+ * Mutable copies of the sticky sets, local to one compaction pass. Recording a removal deletes
+ * the same `_seq` from the truncated and stubbed sets (one terminal state per message).
+ */
+export interface StickyDraft {
+  readonly removed: Set<number>
+  readonly truncated: Set<number>
+  readonly stubbed: Set<number>
+}
+
+/**
+ * Copies of the three sets of `sticky`, for recording during a pass.
+ *
+ * @example
+ * toStickyDraft(EMPTY_STICKY).removed.size // 0
+ */
+export const toStickyDraft = (sticky: StickyState): StickyDraft => ({
+  removed: new Set(sticky.removed),
+  truncated: new Set(sticky.truncated),
+  stubbed: new Set(sticky.stubbed),
+})
+
+/** Record `message` as removed (no-op without `_seq`). */
+export const recordRemoved = (draft: StickyDraft, message: Message): void => {
+  const seq = seqOf(message)
+  if (seq === undefined) return
+  draft.removed.add(seq)
+  draft.truncated.delete(seq)
+  draft.stubbed.delete(seq)
+}
+
+/** Record `message` as truncated (no-op without `_seq`). */
+export const recordTruncated = (draft: StickyDraft, message: Message): void => {
+  const seq = seqOf(message)
+  if (seq !== undefined) draft.truncated.add(seq)
+}
+
+/** Record `message` as stubbed (no-op without `_seq`). */
+export const recordStubbed = (draft: StickyDraft, message: Message): void => {
+  const seq = seqOf(message)
+  if (seq !== undefined) draft.stubbed.add(seq)
+}
+
+/**
+ * True when the draft differs from `sticky` (a pass decided something new, SPEC 17.5).
+ *
+ * @example
+ * hasNewDecision(toStickyDraft(EMPTY_STICKY), EMPTY_STICKY) // false
+ */
+export const hasNewDecision = (draft: StickyDraft, sticky: StickyState): boolean => {
+  const differs = (a: ReadonlySet<number>, b: ReadonlySet<number>): boolean => {
+    if (a.size !== b.size) return true
+    for (const value of a) if (!b.has(value)) return true
+    return false
+  }
+  return differs(draft.removed, sticky.removed) || differs(draft.truncated, sticky.truncated) || differs(draft.stubbed, sticky.stubbed)
+}
+
+/**
+ * Re-apply sticky decisions to non-system messages (SPEC 7): removed → dropped, truncated →
+ * truncation re-derived with the current config, stubbed → stub re-derived, others unchanged.
+ * Order is preserved; unchanged messages are shared, not copied.
+ *
+ * @example
+ * applySticky(messages, EMPTY_STICKY, context) // same messages
+ */
+export const applySticky = (
+  messages: Messages,
+  sticky: { readonly removed: ReadonlySet<number>; readonly truncated: ReadonlySet<number>; readonly stubbed: ReadonlySet<number> },
+  context: PassContext,
+): Messages => {
+  if (sticky.removed.size === 0 && sticky.truncated.size === 0 && sticky.stubbed.size === 0) return messages
+  const result: Message[] = []
+  for (const message of messages) {
+    const seq = seqOf(message)
+    if (seq === undefined) {
+      result.push(message)
+    } else if (sticky.removed.has(seq)) {
+      continue
+    } else if (sticky.truncated.has(seq)) {
+      result.push(context.truncate(message))
+    } else if (sticky.stubbed.has(seq)) {
+      result.push(context.stub(message))
+    } else {
+      result.push(message)
+    }
+  }
+  return result
+}

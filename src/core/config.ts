@@ -1,0 +1,92 @@
+/**
+ * The resolved configuration the core runs on: every contract key (snake_case, SPEC 3) with its
+ * default. Raw user configuration is decoded into this shape by `codecs.ts` (`decodeConfig`).
+ */
+
+/** Which number drives the compaction trigger (SPEC 10.1). */
+export type TokenMeterMode = 'estimate' | 'actual' | 'hybrid'
+
+/** Progressive ladder only, or LLM rolling summary first (SPEC 12). */
+export type CompactionStrategy = 'progressive' | 'summary'
+
+/** Shape of a truncated tool result under a token budget (SPEC 11.2). */
+export type ToolResultShape = 'head' | 'head_tail'
+
+/**
+ * The resolved configuration (SPEC 3). Units: `*_tokens` and `max_tokens` in tokens,
+ * `truncate_chars` in characters (code points), fractions in [0, 1] by intent but not range
+ * checked (the arithmetic decides), `summarization_timeout_s` in seconds.
+ * `compact_clear_at_least` is kept raw and resolved per judged call (SPEC 14.1);
+ * `compact_max_consecutive_skips` is already clamped to at least 1.
+ */
+export interface Config {
+  readonly max_tokens: number
+  readonly compact_threshold: number
+  readonly target_usage: number
+  readonly protected_recent: number
+  readonly protected_tool_results: number
+  readonly truncate_chars: number
+  readonly compaction_notice_enabled: boolean
+  readonly compaction_notice_token_reserve: number
+  readonly compaction_notice_verbosity: string
+  readonly compaction_notice_min_level: number
+  readonly output_reserve_fraction: number
+  readonly token_meter: TokenMeterMode
+  readonly compaction_strategy: CompactionStrategy
+  readonly compact_clear_at_least: null | number | string | boolean
+  readonly compact_max_consecutive_skips: number
+  readonly summary_trigger: number
+  readonly summarization_model: string | null
+  readonly summarization_prompt_path: string | null
+  readonly summarization_timeout_s: number
+  readonly tool_result_budget_tokens: number | null
+  readonly tool_result_shape: ToolResultShape
+  readonly tool_result_budget_by_tool: Readonly<Record<string, number>>
+  readonly tool_result_exempt_tools: ReadonlyArray<string>
+  readonly tool_result_spill_dir: string | null
+  readonly replay_last_user_on_compaction: boolean
+}
+
+/**
+ * The contract's defaults (SPEC 3), used for every key a configuration leaves out.
+ *
+ * @example
+ * DEFAULT_CONFIG.compact_threshold // 0.92
+ */
+export const DEFAULT_CONFIG: Config = {
+  max_tokens: 200_000,
+  compact_threshold: 0.92,
+  target_usage: 0.5,
+  protected_recent: 0.3,
+  protected_tool_results: 5,
+  truncate_chars: 250,
+  compaction_notice_enabled: true,
+  compaction_notice_token_reserve: 800,
+  compaction_notice_verbosity: 'normal',
+  compaction_notice_min_level: 1,
+  output_reserve_fraction: 0.5,
+  token_meter: 'estimate',
+  compaction_strategy: 'progressive',
+  compact_clear_at_least: null,
+  compact_max_consecutive_skips: 3,
+  summary_trigger: 0.6,
+  summarization_model: null,
+  summarization_prompt_path: null,
+  summarization_timeout_s: 30,
+  tool_result_budget_tokens: null,
+  tool_result_shape: 'head',
+  tool_result_budget_by_tool: {},
+  tool_result_exempt_tools: [],
+  tool_result_spill_dir: null,
+  replay_last_user_on_compaction: false,
+}
+
+/**
+ * True when per-tool configuration is active (SPEC 11.4): a per-tool budget or an exemption is
+ * configured, so tool names are harvested from tool calls.
+ *
+ * @example
+ * isPerToolConfigActive(DEFAULT_CONFIG) // false
+ */
+export const isPerToolConfigActive = (config: Config): boolean =>
+  Object.keys(config.tool_result_budget_by_tool).length > 0 || config.tool_result_exempt_tools.length > 0

@@ -1,0 +1,16 @@
+/**
+ * What a reducer depends on besides state and event: plain configuration and pure functions only.
+ */
+import type { Config } from './config.js'
+import type { TokenEstimator } from './estimate.js'
+
+export type { TokenEstimator }
+
+/**
+ * Core dependencies: the resolved configuration and the token estimator. Both are fixed for the
+ * life of a manager; the estimator must be pure (it may memoize per message object).
+ */
+export interface CoreDeps {
+  readonly config: Config
+  readonly estimate: TokenEstimator
+}

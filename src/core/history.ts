@@ -1,0 +1,132 @@
+/**
+ * History reducers (SPEC 1.4, 2.4, 2.5): add_message stamps timestamp and `_seq`, set_messages
+ * renumbers and resets, clear empties. Tool names are harvested when per-tool config is active.
+ */
+import type { Config } from './config.js'
+import { isPerToolConfigActive } from './config.js'
+import type { Effect } from './effects.js'
+import type { Message } from './message.js'
+import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
+import { isPlainObject, isPresent, isTruthy } from './values.js'
+
+/**
+ * Add `call id → tool name` entries for the tool calls of `message` (SPEC 11.4); later entries
+ * overwrite. Returns the same map when nothing changes.
+ *
+ * @example
+ * harvestToolNames({}, { role: 'assistant', tool_calls: [{ id: 'c1', function: { name: 'grep' } }] }) // { c1: 'grep' }
+ */
+export const harvestToolNames = (toolNames: Readonly<Record<string, string>>, message: Message): Readonly<Record<string, string>> => {
+  const calls = message.tool_calls
+  if (!Array.isArray(calls)) return toolNames
+  let next: Record<string, string> | null = null
+  for (const call of calls) {
+    if (!isPlainObject(call)) continue
+    const id = isTruthy(call.id) ? call.id : call.tool_call_id
+    const name = isPlainObject(call.function) ? call.function.name : isTruthy(call.name) ? call.name : call.tool
+    if (!isTruthy(id) || !isTruthy(name)) continue
+    next = next ?? { ...toolNames }
+    next[String(id)] = String(name)
+  }
+  return next ?? toolNames
+}
+
+/**
+ * The stored form of an added message (SPEC 1.4): `metadata.timestamp` added when absent (a
+ * present key, even null, is kept), then `_seq` set (replaced in place or added last). The
+ * caller's object is never mutated.
+ *
+ * @example
+ * toStoredMessage({ role: 'user', content: 'hi' }, '2026-01-01T00:00:00.000+00:00', 0)
+ * // { role: 'user', content: 'hi', metadata: { timestamp: '2026-01-01T00:00:00.000+00:00', _seq: 0 } }
+ */
+export const toStoredMessage = (message: Message, timestamp: string, seq: number): Message => {
+  const source = isTruthy(message.metadata) && isPlainObject(message.metadata) ? message.metadata : {}
+  const withTime = isPresent(source, 'timestamp') ? source : { ...source, timestamp }
+  return { ...message, metadata: { ...withTime, _seq: seq } }
+}
+
+/**
+ * Reduce `add_message` (SPEC 1.4): append the stored form, advance `nextSeq`, harvest tool names.
+ *
+ * @example
+ * applyMessageAdded(config, makeInitialState(), { role: 'user', content: 'hi' }, now).history.length // 1
+ */
+export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string): State => {
+  const stored = toStoredMessage(message, timestamp, state.nextSeq)
+  return {
+    ...state,
+    history: [...state.history, stored],
+    nextSeq: state.nextSeq + 1,
+    toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, stored) : state.toolNames,
+  }
+}
+
+const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
+  state.summary.inFlight !== null ? [{ type: 'cancel_summary', id: state.summary.inFlight }] : []
+
+/**
+ * Reduce `set_messages` (SPEC 2.4): history replaced by copies numbered `_seq = 0..n−1` (no
+ * timestamps added); sticky, stats, replay marker, predicate streak, summary and anchor state
+ * reset; the measured usage, meter stats, spill memo and provenance counters kept.
+ *
+ * @example
+ * applyMessagesReplaced(config, state, [{ role: 'user', content: 'hi' }]).state.nextSeq // 1
+ */
+export const applyMessagesReplaced = (
+  config: Config,
+  state: State,
+  messages: ReadonlyArray<Message>,
+): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
+  const history = messages.map((message, index) => ({
+    ...message,
+    metadata: { ...(isTruthy(message.metadata) && isPlainObject(message.metadata) ? message.metadata : {}), _seq: index },
+  }))
+  let toolNames: Readonly<Record<string, string>> = {}
+  if (isPerToolConfigActive(config)) for (const message of history) toolNames = harvestToolNames(toolNames, message)
+  return {
+    state: {
+      ...state,
+      history,
+      nextSeq: history.length,
+      sticky: EMPTY_STICKY,
+      compactionStats: null,
+      toolNames,
+      replayMarker: null,
+      skipStreak: 0,
+      summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
+      meter: {
+        ...EMPTY_METER,
+        measured: state.meter.measured,
+        provenanceRefusals: state.meter.provenanceRefusals,
+        provenanceOverrides: state.meter.provenanceOverrides,
+      },
+    },
+    effects: cancelInFlight(state),
+  }
+}
+
+/**
+ * Reduce `clear()` (SPEC 2.5): everything reset except the provenance counters (spill files are
+ * never deleted; only the memo of written paths is emptied).
+ *
+ * @example
+ * applyHistoryCleared(state).state.history // []
+ */
+export const applyHistoryCleared = (state: State): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => ({
+  state: {
+    history: [],
+    nextSeq: 0,
+    sticky: EMPTY_STICKY,
+    compactionStats: null,
+    meterStats: null,
+    meter: { ...EMPTY_METER, provenanceRefusals: state.meter.provenanceRefusals, provenanceOverrides: state.meter.provenanceOverrides },
+    toolNames: {},
+    spillWritten: new Set(),
+    replayMarker: null,
+    skipStreak: 0,
+    summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
+  },
+  effects: cancelInFlight(state),
+})
+

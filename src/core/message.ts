@@ -1,0 +1,51 @@
+/**
+ * Messages as the contract sees them: ordered JSON objects with a role, content, optional tool
+ * calls and metadata. The module never validates message shape; these types only name the fields
+ * it reads (SPEC 1.1, 1.2).
+ */
+
+/** A JSON value as carried inside messages, configs and recordings. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | ReadonlyArray<JsonValue>
+  | { readonly [key: string]: JsonValue }
+
+/**
+ * Message metadata (SPEC 1.2). `timestamp` is stamped by `add_message` when absent, `_seq` is the
+ * permanent identity of a stored message (never present in a returned view), `source`,
+ * `ephemeral` and `type` are written by the module on the notice, the replay and summaries.
+ */
+export interface MessageMetadata {
+  readonly timestamp?: unknown
+  readonly _seq?: number
+  readonly source?: unknown
+  readonly ephemeral?: unknown
+  readonly type?: unknown
+  readonly tool_name?: unknown
+  readonly [key: string]: unknown
+}
+
+/**
+ * One conversation message, a plain JSON object whose key order is preserved. `role` is
+ * `"system" | "user" | "assistant" | "tool"` or any other string; `content` is a string, an array
+ * of blocks or anything; assistant messages may carry `tool_calls`, tool results `tool_call_id`.
+ * View copies may carry `_truncated`/`_original_tokens` or `_stubbed`/`_original_length`.
+ *
+ * @example
+ * const m: Message = { role: 'user', content: 'hello' }
+ */
+export interface Message {
+  readonly role?: unknown
+  readonly content?: unknown
+  readonly tool_calls?: unknown
+  readonly tool_call_id?: unknown
+  readonly name?: unknown
+  readonly metadata?: unknown
+  readonly [key: string]: unknown
+}
+
+/** A list of messages (history, working list or view). */
+export type Messages = ReadonlyArray<Message>

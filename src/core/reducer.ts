@@ -1,0 +1,70 @@
+/**
+ * The core reducer: routes each event to its handler. `makeStep(deps)` returns the pure
+ * `(state, event) -> { state, view, effects }` function the shell and replay fold with.
+ */
+import { absurd } from 'fp-ts/lib/function.js'
+import type { CoreDeps } from './deps.js'
+import type { Event } from './events.js'
+import type { State } from './state.js'
+import type { Step } from './step.js'
+import { makeDerivationMemo } from './compaction/context.js'
+import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
+import { applyRequest } from './request.js'
+import { applySummaryAnswer, applySummaryCallStarted } from './summary.js'
+import { applyUsage } from './token-meter.js'
+
+/**
+ * Build the reducer for `deps`. Derivations of messages (estimates through `deps.estimate`,
+ * truncations, stubs, stripped copies) are memoized per message object inside the returned
+ * function, so repeated requests cost work proportional to what changed. Never throws for a
+ * domain condition: odd input yields a `log` effect and the same state.
+ *
+ * @example
+ * const step = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator() })
+ * const { state } = step(makeInitialState(), { type: 'message_added', message: { role: 'user', content: 'hi' }, timestamp: now })
+ */
+export const makeStep = (deps: CoreDeps): ((state: State, event: Event) => Step) => {
+  const memo = makeDerivationMemo()
+  return (state: State, event: Event): Step => {
+    switch (event.type) {
+      case 'message_added':
+        return { state: applyMessageAdded(deps.config, state, event.message, event.timestamp), view: undefined, effects: [] }
+      case 'messages_replaced': {
+        const result = applyMessagesReplaced(deps.config, state, event.messages)
+        return { state: result.state, view: undefined, effects: result.effects }
+      }
+      case 'history_cleared': {
+        const result = applyHistoryCleared(state)
+        return { state: result.state, view: undefined, effects: result.effects }
+      }
+      case 'request_received':
+        return applyRequest(deps, memo, state, event)
+      case 'usage_observed': {
+        const result = applyUsage(state.meter, event.data, state.nextSeq)
+        return { state: result.meter === state.meter ? state : { ...state, meter: result.meter }, view: undefined, effects: result.effects }
+      }
+      case 'summary_call_started':
+        return { state, view: undefined, effects: applySummaryCallStarted(state.summary, event.id) }
+      case 'summary_completed':
+      case 'summary_failed': {
+        const answer = event.type === 'summary_completed' ? { text: event.text } : { error: event.error }
+        const result = applySummaryAnswer(state.summary, event.id, answer)
+        return { state: result.summary === state.summary ? state : { ...state, summary: result.summary }, view: undefined, effects: result.effects }
+      }
+      case 'spill_written':
+        return {
+          state: state.spillWritten.has(event.path) ? state : { ...state, spillWritten: new Set([...state.spillWritten, event.path]) },
+          view: undefined,
+          effects: [],
+        }
+      case 'spill_failed':
+        return {
+          state,
+          view: undefined,
+          effects: [{ type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }],
+        }
+      default:
+        return absurd(event)
+    }
+  }
+}

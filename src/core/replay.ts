@@ -1,0 +1,143 @@
+/**
+ * Deterministic replay (RECORDING.md): a fold of a recording's operations through the pure
+ * reducer on a fixed clock, producing one output line per request.
+ */
+import { makeStep } from './reducer.js'
+import type { CoreDeps } from './deps.js'
+import type { Effect, RequestSummary, WriteSpill } from './effects.js'
+import type { Event } from './events.js'
+import type { Message } from './message.js'
+import type { Recording, RecordingOp, ReplayEvent, ReplayOutputLine } from './recording.js'
+import { makeInitialState, type State } from './state.js'
+
+/**
+ * A local summarizer for replay: answers a summary request immediately with text or an error, or
+ * null to leave it unanswered (the recording's `summary_result` lines may answer it).
+ */
+export type ReplaySummarizer = (request: RequestSummary, history: ReadonlyArray<Message>) => { readonly text: string } | { readonly error: string } | null
+
+/** Options of a replay: a stand-in summarizer (default: none; answers come from the recording). */
+export interface ReplayOptions {
+  readonly summarizer?: ReplaySummarizer
+}
+
+/**
+ * The result of a replay: output lines, every spill the requests asked for (written by the
+ * caller if wanted; replay treats them as written), the log effects, and the final state.
+ */
+export interface ReplayResult {
+  readonly lines: ReadonlyArray<ReplayOutputLine>
+  readonly spills: ReadonlyArray<WriteSpill>
+  readonly logs: ReadonlyArray<Effect>
+  readonly state: State
+}
+
+/**
+ * Replay `recording` with `deps` (its config already decoded): every operation becomes core
+ * events applied in order; each `get_messages_for_request` yields an output line with the view
+ * (or the fail-loud error), the hook events emitted since the previous line, and both stats.
+ * Spill writes are answered as written; summary requests are answered by `summary_result`
+ * operations (the oldest pending request) or by `options.summarizer`.
+ *
+ * @example
+ * replayRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 1000 }] }, deps).lines[0].view // []
+ */
+export const replayRecording = (recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): ReplayResult => {
+  const step = makeStep(deps)
+  let state = makeInitialState()
+  let systemPrompt: string | null = null
+  let carried: ReplayEvent[] = []
+  const lines: ReplayOutputLine[] = []
+  const spills: WriteSpill[] = []
+  const logs: Effect[] = []
+
+  const apply = (event: Event): { view: ReadonlyArray<Message> | undefined; error: string | null } => {
+    const result = step(state, event)
+    state = result.state
+    let error: string | null = null
+    const answers: Event[] = []
+    for (const effect of result.effects) {
+      switch (effect.type) {
+        case 'emit_hook':
+          carried.push({ name: effect.name, data: effect.data })
+          break
+        case 'write_spill':
+          spills.push(effect)
+          answers.push({ type: 'spill_written', path: effect.path })
+          break
+        case 'raise_error':
+          error = effect.message
+          break
+        case 'log':
+          logs.push(effect)
+          break
+        case 'request_summary':
+          if (options.summarizer !== undefined) {
+            const answer = options.summarizer(effect, state.history)
+            if (answer !== null) {
+              answers.push({ type: 'summary_call_started', id: effect.id })
+              answers.push('text' in answer ? { type: 'summary_completed', id: effect.id, text: answer.text } : { type: 'summary_failed', id: effect.id, error: answer.error })
+            }
+          }
+          break
+        case 'cancel_summary':
+          break
+      }
+    }
+    for (const answer of answers) apply(answer)
+    return { view: result.view, error }
+  }
+
+  const applyOp = (op: RecordingOp, index: number): void => {
+    switch (op.op) {
+      case 'add_message':
+        apply({ type: 'message_added', message: op.message, timestamp: recording.now })
+        return
+      case 'llm_response':
+        apply({ type: 'usage_observed', data: { usage: op.usage } })
+        return
+      case 'set_messages':
+        apply({ type: 'messages_replaced', messages: op.messages })
+        return
+      case 'clear':
+        apply({ type: 'history_cleared' })
+        return
+      case 'set_system_prompt':
+        systemPrompt = op.content
+        return
+      case 'summary_result': {
+        const id = state.summary.inFlight
+        if (id === null) return
+        apply({ type: 'summary_call_started', id })
+        apply(op.error !== undefined ? { type: 'summary_failed', id, error: op.error } : { type: 'summary_completed', id, text: op.text ?? '' })
+        return
+      }
+      case 'get_messages_for_request': {
+        const provider = op.provider ?? null
+        const { view, error } = apply({
+          type: 'request_received',
+          tokenBudget: op.token_budget ?? null,
+          provider,
+          providerGiven: provider !== null,
+          systemPrompt,
+          now: recording.now,
+        })
+        const line: ReplayOutputLine = {
+          ...(recording.session !== undefined ? { session: recording.session } : {}),
+          op_index: index,
+          view: error !== null || view === undefined ? null : view,
+          events: carried,
+          token_meter_stats: state.meterStats,
+          compaction_stats: state.compactionStats,
+          ...(error !== null ? { error: { message: error } } : {}),
+        }
+        carried = []
+        lines.push(line)
+        return
+      }
+    }
+  }
+
+  recording.ops.forEach(applyOp)
+  return { lines, spills, logs, state }
+}

@@ -1,0 +1,143 @@
+/**
+ * The request reducer (SPEC 2.3 with 17.1): budget, working list, meter and its event, summary
+ * trigger, outer trigger, compaction pass (or sticky-only re-application), replay, notice, strip.
+ */
+import { computeBudget, computeEffectiveBudget } from './budget.js'
+import type { CoreDeps } from './deps.js'
+import type { Effect } from './effects.js'
+import type { RequestReceived } from './events.js'
+import type { Message, Messages } from './message.js'
+import type { MeterState, State } from './state.js'
+import { hasStickyDecisions } from './state.js'
+import type { Step } from './step.js'
+import { estimateList, makePassContext, stripMessage, type DerivationMemo } from './compaction/context.js'
+import { selectNotice } from './compaction/notice.js'
+import { runCompactionPass } from './compaction/pass.js'
+import { selectReplay, toBoundaryIdentity } from './replay-last-user.js'
+import { triggerSummary } from './summary.js'
+import { decideTrigger, measureRequest } from './token-meter.js'
+import { isPlainObject } from './values.js'
+
+/**
+ * The working list W (SPEC 2.3 step 4): in factory mode the factory's system message followed by
+ * the history without non-hook system messages; in static mode the history itself.
+ *
+ * @example
+ * toWorkingList(history, 'You are helpful.')[0] // { role: 'system', content: 'You are helpful.' }
+ */
+export const toWorkingList = (history: Messages, systemPrompt: string | null): Messages => {
+  if (systemPrompt === null) return history
+  const working: Message[] = [{ role: 'system', content: systemPrompt }]
+  for (const message of history) {
+    if (message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')) continue
+    working.push(message)
+  }
+  return working
+}
+
+/**
+ * Reduce one `get_messages_for_request` (SPEC 2.3). The step's view is the stripped list to send,
+ * or undefined when the worth-the-rebuild cap was reached (a `raise_error` effect is then last).
+ * Hook events come out as `emit_hook` effects in contract order: `context:token_meter` first,
+ * then at most one of `context:compaction` / `context:compaction-skipped`.
+ *
+ * @example
+ * applyRequest(deps, memo, state, { type: 'request_received', tokenBudget: 10000, provider: null, providerGiven: false, systemPrompt: null, now }).view
+ */
+export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State, event: RequestReceived): Step => {
+  const { config, estimate } = deps
+  const effects: Effect[] = []
+  const budget = computeBudget(config, event.tokenBudget, event.provider)
+  let summary = state.summary
+  if (config.compaction_strategy === 'summary' && event.providerGiven && !summary.providerKnown) summary = { ...summary, providerKnown: true }
+  const { effective, effects: budgetEffects } = computeEffectiveBudget(config, budget)
+  effects.push(...budgetEffects)
+
+  const working = toWorkingList(state.history, event.systemPrompt)
+  const estimated = estimateList(working, estimate)
+  const { stats: meterStats, hybrid } = measureRequest(config, working, estimated, effective, state.meter, estimate)
+  let meter: MeterState = { ...state.meter, lastHybrid: { tokens: hybrid.tokens, kind: hybrid.kind } }
+  effects.push({ type: 'emit_hook', name: 'context:token_meter', data: { ...meterStats } })
+
+  if (config.compaction_strategy === 'summary') {
+    const started = triggerSummary(state, summary, config, meterStats.used_tokens, effective, estimate)
+    summary = started.summary
+    effects.push(...started.effects)
+  }
+
+  const decision = decideTrigger(config, meterStats, meter)
+  meter = decision.meter
+  effects.push(...decision.effects)
+
+  const context = makePassContext(config, estimate, state.toolNames, memo)
+  const strip = (list: Messages): Messages => list.map((message) => stripMessage(message, memo))
+  const spillEffects = (): Effect[] => {
+    const out: Effect[] = []
+    for (const spill of context.spills.values()) {
+      if (!state.spillWritten.has(spill.path)) out.push({ type: 'write_spill', directory: spill.directory, path: spill.path, content: spill.content })
+    }
+    return out
+  }
+
+  if (!decision.fires && !hasStickyDecisions(state.sticky)) {
+    const view = strip(working)
+    return {
+      state: { ...state, summary, meterStats, meter: { ...meter, lastSentEstimate: estimateList(view, estimate) } },
+      view,
+      effects,
+    }
+  }
+
+  const pass = runCompactionPass(
+    {
+      working,
+      workingTokens: estimated,
+      effective,
+      stickyOnly: !decision.fires,
+      sticky: state.sticky,
+      compactionStats: state.compactionStats,
+      skipStreak: state.skipStreak,
+      summary,
+      history: state.history,
+      nextSeq: state.nextSeq,
+      meter,
+      hybrid,
+      now: event.now,
+    },
+    context,
+  )
+  const passState: State = {
+    ...state,
+    history: pass.history,
+    nextSeq: pass.nextSeq,
+    sticky: pass.sticky,
+    compactionStats: pass.compactionStats,
+    skipStreak: pass.skipStreak,
+    summary: pass.summary,
+    meterStats,
+    meter,
+  }
+  const spills = spillEffects()
+  if (pass.list === null) {
+    return { state: passState, view: undefined, effects: [...effects, ...spills, ...pass.effects] }
+  }
+
+  const list: Message[] = [...pass.list]
+  let replayMarker = state.replayMarker
+  if (config.replay_last_user_on_compaction && !pass.refused) {
+    const identity = toBoundaryIdentity(pass.sticky.cumulativeLevel, pass.summary.absorbedCount)
+    const replay = selectReplay(list, identity, replayMarker, effective, estimate)
+    if (replay !== null) {
+      list.push(replay)
+      replayMarker = identity
+    }
+  }
+  const notice = selectNotice(config, pass.compactionStats, list)
+  if (notice !== null) list.push(notice)
+  const view = strip(list)
+  return {
+    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: estimateList(view, estimate) } },
+    view,
+    effects: [...effects, ...spills, ...pass.effects],
+  }
+}

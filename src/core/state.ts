@@ -1,0 +1,132 @@
+/**
+ * The immutable snapshot the reducers fold over: stored history with permanent `_seq` numbers,
+ * sticky compaction decisions, meter, predicate, replay and summary state, and the last stats.
+ */
+import type { Message } from './message.js'
+import type { CompactionStats, TokenMeterStats } from './stats.js'
+
+/** Sticky decisions (SPEC 7): `_seq` sets and the highest level an accepted pass reached. */
+export interface StickyState {
+  readonly removed: ReadonlySet<number>
+  readonly truncated: ReadonlySet<number>
+  readonly stubbed: ReadonlySet<number>
+  readonly cumulativeLevel: number
+}
+
+/**
+ * Token meter state (SPEC 10.2, 10.3): the last provider reading (tokens), the anchor split
+ * (`anchorSeq`: messages with `_seq >= anchorSeq` are the unbilled tail), the estimate of the
+ * view sent before that reading, usage-event and cache counters, provenance counters, and the
+ * last hybrid number for the inner gate.
+ */
+export interface MeterState {
+  readonly measured: number | null
+  readonly anchorSeq: number | null
+  readonly anchorEstimate: number | null
+  readonly lastSentEstimate: number | null
+  readonly lastHybrid: { readonly tokens: number; readonly kind: 'usage' | 'estimated' | 'none' } | null
+  readonly usageEvents: number
+  readonly usageEventsWithCache: number
+  readonly cacheReadTotal: number
+  readonly cacheWriteTotal: number
+  readonly provenanceRefusals: number
+  readonly provenanceOverrides: number
+}
+
+/** A finished summary waiting to be swapped in (SPEC 12.1): the absorbed `_seq`s and the text. */
+export interface PendingSummary {
+  readonly seqs: ReadonlyArray<number>
+  readonly text: string
+}
+
+/**
+ * Summary strategy state (SPEC 12.1). `inFlight` is the id of the outstanding summary request
+ * (answers for any other id are ignored); `nextRequestNumber` numbers request ids.
+ */
+export interface SummaryState {
+  readonly providerKnown: boolean
+  readonly inFlight: string | null
+  readonly inFlightSeqs: ReadonlyArray<number>
+  readonly pending: PendingSummary | null
+  readonly failures: number
+  readonly absorbedCount: number
+  readonly nextRequestNumber: number
+}
+
+/**
+ * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the
+ * next `_seq` to assign, `toolNames` maps call ids to tool names when per-tool config is active,
+ * `spillWritten` memoizes spill paths known to be written, `replayMarker` the boundary identity of
+ * the last replay that went out, `skipStreak` the predicate's consecutive refusals.
+ */
+export interface State {
+  readonly history: ReadonlyArray<Message>
+  readonly nextSeq: number
+  readonly sticky: StickyState
+  readonly compactionStats: CompactionStats | null
+  readonly meterStats: TokenMeterStats | null
+  readonly meter: MeterState
+  readonly toolNames: Readonly<Record<string, string>>
+  readonly spillWritten: ReadonlySet<string>
+  readonly replayMarker: string | null
+  readonly skipStreak: number
+  readonly summary: SummaryState
+}
+
+/** Sticky state with nothing decided. */
+export const EMPTY_STICKY: StickyState = { removed: new Set(), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 }
+
+/** Meter state before any reading. */
+export const EMPTY_METER: MeterState = {
+  measured: null,
+  anchorSeq: null,
+  anchorEstimate: null,
+  lastSentEstimate: null,
+  lastHybrid: null,
+  usageEvents: 0,
+  usageEventsWithCache: 0,
+  cacheReadTotal: 0,
+  cacheWriteTotal: 0,
+  provenanceRefusals: 0,
+  provenanceOverrides: 0,
+}
+
+/** Summary state with nothing cached, in flight or pending. */
+export const EMPTY_SUMMARY: SummaryState = {
+  providerKnown: false,
+  inFlight: null,
+  inFlightSeqs: [],
+  pending: null,
+  failures: 0,
+  absorbedCount: 0,
+  nextRequestNumber: 1,
+}
+
+/**
+ * The state of a new manager: empty history, nothing decided, no readings.
+ *
+ * @example
+ * makeInitialState().history.length // 0
+ */
+export const makeInitialState = (): State => ({
+  history: [],
+  nextSeq: 0,
+  sticky: EMPTY_STICKY,
+  compactionStats: null,
+  meterStats: null,
+  meter: EMPTY_METER,
+  toolNames: {},
+  spillWritten: new Set(),
+  replayMarker: null,
+  skipStreak: 0,
+  summary: EMPTY_SUMMARY,
+})
+
+/**
+ * True when sticky decisions exist (SPEC 17.1): any set non-empty or the cumulative level > 0.
+ *
+ * @example
+ * hasStickyDecisions(EMPTY_STICKY) // false
+ */
+export const hasStickyDecisions = (sticky: StickyState): boolean =>
+  sticky.removed.size > 0 || sticky.truncated.size > 0 || sticky.stubbed.size > 0 || sticky.cumulativeLevel > 0

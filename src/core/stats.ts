@@ -1,0 +1,65 @@
+/**
+ * The two statistics objects the contract names: compaction stats (`_last_compaction_stats`,
+ * SPEC 6.7) and token meter stats (`_last_token_meter_stats`, SPEC 10.6). Keys are the contract's
+ * snake_case names in the contract's order.
+ */
+
+/** Where a token count came from (SPEC 10): provider usage, the estimator, or nothing. */
+export type CountKind = 'usage' | 'estimated' | 'none'
+
+/** Cache totals over every usage event since the last reset (SPEC 10.6), in tokens. */
+export interface CacheAggregates {
+  readonly events: number
+  readonly cache_read_tokens: number
+  readonly cache_write_tokens: number
+}
+
+/**
+ * Token meter stats of one request (SPEC 10.6), every key in order. Token counts are in tokens
+ * (estimator tokens for `estimated_tokens`/`tail_estimated_tokens`/`anchor_estimate`, provider
+ * tokens for `measured_tokens`/`anchor_tokens`); `budget` is the effective budget E;
+ * `ratio = used_tokens / budget` or null when the budget is not positive.
+ */
+export interface TokenMeterStats {
+  readonly mode: string
+  readonly source: 'estimate' | 'measured' | 'hybrid'
+  readonly kind: CountKind
+  readonly used_tokens: number
+  readonly estimated_tokens: number
+  readonly measured_tokens: number | null
+  readonly hybrid_tokens: number
+  readonly hybrid_kind: CountKind
+  readonly anchor_tokens: number | null
+  readonly anchor_estimate: number | null
+  readonly anchor_rejected: boolean
+  readonly tail_estimated_tokens: number | null
+  readonly tail_messages: number | null
+  readonly cache_aggregates: CacheAggregates | null
+  readonly provenance_refusals: number
+  readonly provenance_overrides: number
+  readonly budget: number
+  readonly ratio: number | null
+}
+
+/**
+ * Compaction stats of the last accepted pass (SPEC 6.7), keys in order. Tokens are estimator
+ * tokens; the removed/truncated/stubbed counts are cumulative sticky-set sizes since the last
+ * reset; `strategy_level` is the cumulative level 0..8; `budget` is E and `target_tokens` is
+ * `trunc(E × target_usage)`. `messages_absorbed_by_summary` exists in summary strategy only.
+ */
+export interface CompactionStats {
+  readonly before_tokens: number
+  readonly after_tokens: number
+  readonly before_messages: number
+  readonly after_messages: number
+  readonly messages_removed: number
+  readonly messages_truncated: number
+  readonly user_messages_stubbed: number
+  readonly system_messages_preserved: number
+  readonly strategy_level: number
+  readonly budget: number
+  readonly target_tokens: number
+  readonly protected_recent: number
+  readonly protected_tool_results: number
+  readonly messages_absorbed_by_summary?: number
+}

@@ -1,0 +1,17 @@
+/**
+ * The result of reducing one event: the next state, the view (request events only) and the
+ * effects for the shell to run, in order.
+ */
+import type { Effect } from './effects.js'
+import type { Message } from './message.js'
+import type { State } from './state.js'
+
+/**
+ * One reduction step. `view` is the message list to send (stripped of `_seq`) for a
+ * `request_received` event, `undefined` for every other event and for a request that raised.
+ */
+export interface Step {
+  readonly state: State
+  readonly view: ReadonlyArray<Message> | undefined
+  readonly effects: ReadonlyArray<Effect>
+}

@@ -1,0 +1,245 @@
+/**
+ * The token meter (SPEC 10, 17.6): usage intake from `llm:response`, the three meters (estimate,
+ * provider measurement, hybrid anchor + unbilled tail), the stats object, and the provenance gate.
+ */
+import type { Config } from './config.js'
+import type { TokenEstimator } from './deps.js'
+import type { Effect } from './effects.js'
+import type { Messages } from './message.js'
+import type { MeterState } from './state.js'
+import type { CacheAggregates, CountKind, TokenMeterStats } from './stats.js'
+import { seqOf } from './compaction/context.js'
+import { isPlainObject } from './values.js'
+
+/** The result of reading one `llm:response` payload: the new meter state and log effects. */
+export interface UsageIntake {
+  readonly meter: MeterState
+  readonly effects: ReadonlyArray<Effect>
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
+
+/**
+ * Record provider usage from an `llm:response` payload (SPEC 10.2 with 17.6): measured =
+ * `input_tokens + cache_write_tokens` (tokens; `cache_read_tokens` is inside `input_tokens`),
+ * the anchor split moves to `nextSeq`, the anchor estimate becomes the last sent estimate, and
+ * usage/cache counters advance. A malformed payload changes nothing and yields a warning.
+ *
+ * @example
+ * applyUsage(EMPTY_METER, { usage: { input_tokens: 300, cache_write_tokens: 80 } }, 2).meter.measured // 380
+ */
+export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): UsageIntake => {
+  const ignore = (why: string): UsageIntake => ({
+    meter,
+    effects: [{ type: 'log', level: 'warning', message: `context-simple: ignored llm:response usage: ${why}` }],
+  })
+  if (!isPlainObject(data)) return ignore('payload is not an object')
+  const usage = data.usage
+  if (!isPlainObject(usage)) return ignore('payload has no object "usage"')
+  const input = usage.input_tokens
+  if (typeof input === 'boolean' || !isCount(input)) return ignore('usage.input_tokens must be a non-negative finite number')
+  const cacheRead = usage.cache_read_tokens
+  const cacheWrite = usage.cache_write_tokens
+  for (const [key, value] of [['cache_read_tokens', cacheRead], ['cache_write_tokens', cacheWrite]] as const) {
+    if (value !== undefined && value !== null && !isCount(value)) {
+      return ignore(`usage.${key} must be null or a non-negative finite number`)
+    }
+  }
+  const write = isCount(cacheWrite) ? Math.trunc(cacheWrite) : 0
+  const withCache = isCount(cacheRead) && isCount(cacheWrite)
+  return {
+    meter: {
+      ...meter,
+      measured: Math.trunc(input) + write,
+      anchorSeq: nextSeq,
+      anchorEstimate: meter.lastSentEstimate,
+      usageEvents: meter.usageEvents + 1,
+      usageEventsWithCache: meter.usageEventsWithCache + (withCache ? 1 : 0),
+      cacheReadTotal: meter.cacheReadTotal + (withCache ? Math.trunc(cacheRead as number) : 0),
+      cacheWriteTotal: meter.cacheWriteTotal + (withCache ? Math.trunc(cacheWrite as number) : 0),
+    },
+    effects: [],
+  }
+}
+
+/** The hybrid meter's reading of one working list (SPEC 10.3). */
+export interface HybridReading {
+  readonly tokens: number
+  readonly kind: CountKind
+  readonly anchorTokens: number | null
+  readonly anchorEstimate: number | null
+  readonly anchorRejected: boolean
+  readonly tailEstimatedTokens: number | null
+  readonly tailMessages: number | null
+}
+
+/**
+ * The hybrid meter over W (SPEC 10.3): anchor + estimate of the messages appended since the
+ * anchor, unless the anchor is ≤ 0 or below the estimate of the view it billed (rejected: the full
+ * estimate, kind `estimated`).
+ *
+ * @example
+ * readHybrid(working, 326, meter, estimateOne).tokens // 455 in SPEC 10.3's example
+ */
+export const readHybrid = (working: Messages, estimated: number, meter: MeterState, estimate: TokenEstimator): HybridReading => {
+  if (working.length === 0) {
+    return { tokens: 0, kind: 'none', anchorTokens: null, anchorEstimate: null, anchorRejected: false, tailEstimatedTokens: 0, tailMessages: 0 }
+  }
+  if (meter.measured === null) {
+    return { tokens: estimated, kind: 'estimated', anchorTokens: null, anchorEstimate: null, anchorRejected: false, tailEstimatedTokens: null, tailMessages: null }
+  }
+  let tailTokens = 0
+  let tailCount = 0
+  if (meter.anchorSeq !== null) {
+    for (const message of working) {
+      const seq = seqOf(message)
+      if (seq !== undefined && seq >= meter.anchorSeq) {
+        tailTokens += estimate(message)
+        tailCount += 1
+      }
+    }
+  }
+  const measured = meter.measured
+  const rejected = measured <= 0 || (meter.anchorEstimate !== null && measured < meter.anchorEstimate)
+  return {
+    tokens: rejected ? estimated : measured + tailTokens,
+    kind: rejected ? 'estimated' : 'usage',
+    anchorTokens: measured,
+    anchorEstimate: meter.anchorEstimate,
+    anchorRejected: rejected,
+    tailEstimatedTokens: tailTokens,
+    tailMessages: tailCount,
+  }
+}
+
+/**
+ * The cache aggregates (SPEC 10.6): null before any usage event or when any event lacked a
+ * numeric cache field; otherwise event count and sums in tokens.
+ *
+ * @example
+ * toCacheAggregates(EMPTY_METER) // null
+ */
+export const toCacheAggregates = (meter: MeterState): CacheAggregates | null =>
+  meter.usageEvents === 0 || meter.usageEventsWithCache !== meter.usageEvents
+    ? null
+    : { events: meter.usageEvents, cache_read_tokens: meter.cacheReadTotal, cache_write_tokens: meter.cacheWriteTotal }
+
+/**
+ * The meter stats of one request (SPEC 10.1, 10.6): all three meters, the mode's driving count
+ * `used_tokens` with its source and kind, and `ratio = used / E` (null when E ≤ 0).
+ * Provenance counters are those before this request's trigger decision.
+ *
+ * @example
+ * measureRequest(DEFAULT_CONFIG, working, 9200, meter, estimateOne).used_tokens
+ */
+export const measureRequest = (
+  config: Config,
+  working: Messages,
+  estimated: number,
+  effective: number,
+  meter: MeterState,
+  estimate: TokenEstimator,
+): { readonly stats: TokenMeterStats; readonly hybrid: HybridReading } => {
+  const hybrid = readHybrid(working, estimated, meter, estimate)
+  const estimateKind: CountKind = working.length === 0 ? 'none' : 'estimated'
+  let source: TokenMeterStats['source'] = 'estimate'
+  let kind: CountKind = estimateKind
+  let used = estimated
+  if (config.token_meter === 'actual' && meter.measured !== null) {
+    source = 'measured'
+    kind = 'usage'
+    used = meter.measured
+  } else if (config.token_meter === 'hybrid') {
+    source = 'hybrid'
+    kind = hybrid.kind
+    used = hybrid.tokens
+  }
+  const stats: TokenMeterStats = {
+    mode: config.token_meter,
+    source,
+    kind,
+    used_tokens: used,
+    estimated_tokens: estimated,
+    measured_tokens: meter.measured,
+    hybrid_tokens: hybrid.tokens,
+    hybrid_kind: hybrid.kind,
+    anchor_tokens: hybrid.anchorTokens,
+    anchor_estimate: hybrid.anchorEstimate,
+    anchor_rejected: hybrid.anchorRejected,
+    tail_estimated_tokens: hybrid.tailEstimatedTokens,
+    tail_messages: hybrid.tailMessages,
+    cache_aggregates: toCacheAggregates(meter),
+    provenance_refusals: meter.provenanceRefusals,
+    provenance_overrides: meter.provenanceOverrides,
+    budget: effective,
+    ratio: effective > 0 ? used / effective : null,
+  }
+  return { stats, hybrid }
+}
+
+/** The outer trigger's decision (SPEC 6.1, 10.5) with the provenance counters after it. */
+export interface TriggerDecision {
+  readonly fires: boolean
+  readonly meter: MeterState
+  readonly effects: ReadonlyArray<Effect>
+}
+
+/**
+ * The outer trigger (SPEC 6.1) with G-METER-PROVENANCE (10.5): fires when `used / E ≥
+ * compact_threshold`; in hybrid mode a count whose kind is not `usage` refuses, except the
+ * recorded override at ≥ 100 % of E before any reading.
+ *
+ * @example
+ * decideTrigger(DEFAULT_CONFIG, stats, meter).fires
+ */
+export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: MeterState): TriggerDecision => {
+  const effective = stats.budget
+  const usage = effective > 0 ? stats.used_tokens / effective : 0
+  if (!(usage >= config.compact_threshold)) return { fires: false, meter, effects: [] }
+  if (config.token_meter !== 'hybrid' || stats.kind === 'usage') return { fires: true, meter, effects: [] }
+  if (meter.measured === null && usage >= 1.0) {
+    return {
+      fires: true,
+      meter: { ...meter, provenanceOverrides: meter.provenanceOverrides + 1 },
+      effects: [
+        {
+          type: 'log',
+          level: 'warning',
+          message: `context-simple: G-METER-PROVENANCE override: compacting on an estimated count (${stats.used_tokens} tokens, ${Math.round(usage * 100)}% of ${effective}) before any provider usage arrived`,
+        },
+      ],
+    }
+  }
+  return {
+    fires: false,
+    meter: { ...meter, provenanceRefusals: meter.provenanceRefusals + 1 },
+    effects: [
+      {
+        type: 'log',
+        level: 'info',
+        message: `context-simple: G-METER-PROVENANCE: not compacting on a count of kind '${stats.kind}' (${stats.used_tokens} tokens); waiting for provider usage`,
+      },
+    ],
+  }
+}
+
+/**
+ * The inner escalation gate (SPEC 6.2 step 7): the measured number in actual mode once one
+ * exists, the hybrid number when its kind is `usage`, otherwise the sticky view's estimate.
+ * Always false when E ≤ 0.
+ *
+ * @example
+ * needsEscalation(DEFAULT_CONFIG, meter, null, 9000, 9200) // true (9000/9200 ≥ 0.92)
+ */
+export const needsEscalation = (
+  config: Config,
+  meter: MeterState,
+  hybrid: HybridReading | null,
+  current: number,
+  effective: number,
+): boolean => {
+  if (effective <= 0) return false
+  if (config.token_meter === 'actual' && meter.measured !== null) return meter.measured / effective >= config.compact_threshold
+  if (config.token_meter === 'hybrid' && hybrid !== null && hybrid.kind === 'usage') return hybrid.tokens / effective >= config.compact_threshold
+  return current / effective >= config.compact_threshold
+}

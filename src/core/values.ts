@@ -1,0 +1,42 @@
+/**
+ * Small value predicates shared by the core: the contract's truthiness (SPEC 0) and plain-object
+ * tests. Pure, no dependencies.
+ */
+
+/**
+ * The contract's truthiness (SPEC 0): falsy is absent, `null`, `false`, `0`, `NaN`, `""`, an empty
+ * array or an empty object; everything else is truthy.
+ *
+ * @example
+ * isTruthy([]) // false
+ * isTruthy({ a: 1 }) // true
+ */
+export const isTruthy = (value: unknown): boolean => {
+  if (value === undefined || value === null || value === false || value === 0 || value === '') return false
+  if (typeof value === 'number' && Number.isNaN(value)) return false
+  if (Array.isArray(value)) return value.length > 0
+  if (typeof value === 'object') {
+    for (const _ in value) return true
+    return false
+  }
+  return true
+}
+
+/**
+ * True for a non-null, non-array object (a JSON object).
+ *
+ * @example
+ * isPlainObject({}) // true
+ * isPlainObject([]) // false
+ */
+export const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * True when the key is an own property whose value is not `undefined` (SPEC 0 "present").
+ *
+ * @example
+ * isPresent({ a: null }, 'a') // true
+ */
+export const isPresent = (object: Readonly<Record<string, unknown>>, key: string): boolean =>
+  Object.prototype.hasOwnProperty.call(object, key) && object[key] !== undefined
