@@ -22,11 +22,12 @@ export interface ReplayOptions {
 }
 
 /**
- * The result of a replay: output lines, every spill the requests asked for (written by the
+ * The result of a replay: output lines, the stored history size at each line's request, every spill the requests asked for (written by the
  * caller if wanted; replay treats them as written), the log effects, and the final state.
  */
 export interface ReplayResult {
   readonly lines: ReadonlyArray<ReplayOutputLine>
+  readonly historySizes: ReadonlyArray<number>
   readonly spills: ReadonlyArray<WriteSpill>
   readonly logs: ReadonlyArray<Effect>
   readonly state: State
@@ -48,6 +49,7 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
   let systemPrompt: string | null = null
   let carried: ReplayEvent[] = []
   const lines: ReplayOutputLine[] = []
+  const historySizes: number[] = []
   const spills: WriteSpill[] = []
   const logs: Effect[] = []
 
@@ -133,11 +135,12 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
         }
         carried = []
         lines.push(line)
+        historySizes.push(state.history.length)
         return
       }
     }
   }
 
   recording.ops.forEach(applyOp)
-  return { lines, spills, logs, state }
+  return { lines, historySizes, spills, logs, state }
 }

@@ -1,0 +1,387 @@
+/**
+ * Claude Code session import: a session JSONL (one event per line) becomes one `Recording` whose
+ * history is always well paired (every call answered right after its assistant message).
+ */
+import * as t from 'io-ts'
+import * as E from 'fp-ts/lib/Either.js'
+import type { Message } from '../../core/message.js'
+import { DEFAULT_REPLAY_NOW } from '../../core/recording.js'
+import type { Recording, RecordingOp } from '../../core/recording.js'
+import { RecordingFormatError, describeValue, iterateJsonLines } from '../recording-file.js'
+
+/**
+ * The content of the synthetic tool result the importer adds for a call the session never
+ * answered (an interrupted or rejected-before-running call).
+ *
+ * @example
+ * const synthetic = { role: 'tool', tool_call_id: 'toolu_1', content: NO_RESULT_RECORDED }
+ */
+export const NO_RESULT_RECORDED = '[no result recorded]'
+
+/**
+ * Converts an ISO 8601 time (`2026-02-10T21:11:56.846Z`, any offset) to the module's timestamp
+ * format `YYYY-MM-DDTHH:MM:SS.mmm+00:00` (UTC, milliseconds). Returns `undefined` for anything
+ * that is not a parseable time string.
+ *
+ * @example
+ * toModuleTimestamp('2026-02-10T21:11:56.846Z') // '2026-02-10T21:11:56.846+00:00'
+ * toModuleTimestamp('yesterday') // undefined
+ */
+export const toModuleTimestamp = (iso: unknown): string | undefined => {
+  if (typeof iso !== 'string') return undefined
+  const millis = Date.parse(iso)
+  if (Number.isNaN(millis)) return undefined
+  const text = new Date(millis).toISOString()
+  return text.endsWith('Z') ? `${text.slice(0, -1)}+00:00` : undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codecs for the parts of a Claude Code line this importer reads (other fields are ignored).
+
+const BlockCodec = t.UnknownRecord
+
+/** `message` of a `user` line: a string or an array of content blocks. */
+const UserMessageCodec = t.type({ content: t.union([t.string, t.array(BlockCodec)]) })
+
+/** `message` of an `assistant` line: content blocks (or a string), optional `id` and `usage`. */
+const AssistantMessageCodec = t.intersection([
+  t.type({ content: t.union([t.string, t.array(BlockCodec)]) }),
+  t.partial({ id: t.string, usage: t.unknown, model: t.unknown }),
+])
+
+const ToolUseBlockCodec = t.intersection([
+  t.type({ type: t.literal('tool_use'), id: t.string, name: t.string }),
+  t.partial({ input: t.unknown }),
+])
+
+const ToolResultBlockCodec = t.intersection([
+  t.type({ type: t.literal('tool_result'), tool_use_id: t.string }),
+  t.partial({ content: t.unknown }),
+])
+
+// ---------------------------------------------------------------------------------------------
+
+/** A user or assistant line of the conversation, with its 1-based line number. */
+interface ConversationLine {
+  readonly line: number
+  readonly type: 'user' | 'assistant'
+  readonly sidechain: boolean
+  readonly timestamp: string | undefined
+  readonly message: unknown
+}
+
+/** One OpenAI-style tool call of the merged assistant message. */
+interface ToolCall {
+  readonly id: string
+  readonly type: 'function'
+  readonly function: { readonly name: string; readonly arguments: string }
+}
+
+/** The lines of one API answer (one `message.id`), merged. */
+interface AssistantGroup {
+  /** The time of the group's first assistant line; set when that line is reached. */
+  timestamp: string | undefined
+  /** Whether the group's first assistant line was reached (its place in the history is known). */
+  placed: boolean
+  readonly texts: string[]
+  readonly calls: ToolCall[]
+  /** The timestamp of the line that declared each call (for synthetic results). */
+  readonly callTimestamps: Map<string, string | undefined>
+  usage: unknown
+  synthetic: boolean
+  /** Tool results of this group's calls, in arrival order. */
+  readonly results: Message[]
+  readonly answered: Set<string>
+}
+
+type Item = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'assistant'; readonly group: AssistantGroup }
+
+const withTimestamp = (message: Record<string, unknown>, timestamp: string | undefined): Message =>
+  timestamp === undefined ? message : { ...message, metadata: { timestamp } }
+
+/** Text of a non-text block kept as a placeholder in user or tool content (`[image]`). */
+const placeholder = (block: Readonly<Record<string, unknown>>): string | undefined =>
+  block.type === 'image' || block.type === 'document' ? `[${block.type}]` : undefined
+
+/** Tool result content as a string: a string as is, text blocks joined with `\n`. */
+const toolResultText = (content: unknown): string => {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return content === undefined || content === null ? '' : JSON.stringify(content)
+  const parts: string[] = []
+  for (const block of content) {
+    if (!BlockCodec.is(block)) continue
+    if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text)
+    else {
+      const text = placeholder(block)
+      if (text !== undefined) parts.push(text)
+    }
+  }
+  return parts.join('\n')
+}
+
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+
+/**
+ * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md): `input_tokens` =
+ * `input_tokens + cache_read_input_tokens`, `cache_read_tokens` = `cache_read_input_tokens`,
+ * `cache_write_tokens` = `cache_creation_input_tokens`. Cache fields absent from the source stay
+ * absent. Returns `undefined` when the usage has no numeric `input_tokens`.
+ *
+ * @example
+ * toContractUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
+ * // { input_tokens: 11518, output_tokens: 13, cache_read_tokens: 11515, cache_write_tokens: 13835 }
+ */
+export const toContractUsage = (usage: unknown): Readonly<Record<string, number>> | undefined => {
+  if (!t.UnknownRecord.is(usage)) return undefined
+  const input = num(usage.input_tokens)
+  if (input === undefined) return undefined
+  const cacheRead = num(usage.cache_read_input_tokens)
+  const cacheWrite = num(usage.cache_creation_input_tokens)
+  const output = num(usage.output_tokens)
+  const mapped: Record<string, number> = { input_tokens: input + (cacheRead ?? 0) }
+  if (output !== undefined) mapped.output_tokens = output
+  if (cacheRead !== undefined) mapped.cache_read_tokens = cacheRead
+  if (cacheWrite !== undefined) mapped.cache_write_tokens = cacheWrite
+  return mapped
+}
+
+/** Reads the conversation lines (`user`/`assistant`) of the file; other line types are skipped. */
+const readConversationLines = (text: string, sourceName: string): ConversationLine[] => {
+  const lines: ConversationLine[] = []
+  let seenAny = false
+  for (const { line, value } of iterateJsonLines(text, sourceName)) {
+    seenAny = true
+    if (!t.UnknownRecord.is(value)) {
+      throw new RecordingFormatError(sourceName, line, `expected a JSON object (a Claude Code event), got ${describeValue(value)}`)
+    }
+    if (value.type !== 'user' && value.type !== 'assistant') continue
+    lines.push({
+      line,
+      type: value.type,
+      sidechain: value.isSidechain === true,
+      timestamp: toModuleTimestamp(value.timestamp),
+      message: value.message,
+    })
+  }
+  if (!seenAny) throw new RecordingFormatError(sourceName, undefined, 'empty file: no Claude Code event lines')
+  if (lines.length === 0) {
+    throw new RecordingFormatError(sourceName, undefined, 'no "user" or "assistant" lines: nothing to import from this Claude Code session')
+  }
+  return lines
+}
+
+/**
+ * Keeps the main conversation: side-chain lines are dropped, unless every line is a side chain
+ * (a sub-agent or compaction transcript file such as `agent-*.jsonl`), whose side chain is then
+ * the conversation itself.
+ */
+const selectMainChain = (lines: ConversationLine[]): ConversationLine[] => {
+  const main = lines.filter((line) => !line.sidechain)
+  return main.length > 0 ? main : lines
+}
+
+const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, value: unknown, sourceName: string, line: number, problem: string): A => {
+  const decoded = codec.decode(value)
+  if (E.isLeft(decoded)) throw new RecordingFormatError(sourceName, line, problem)
+  return decoded.right
+}
+
+const groupKey = (message: { readonly id?: string }, line: number): string =>
+  message.id !== undefined ? `id:${message.id}` : `line:${line}`
+
+/**
+ * Turns a Claude Code session JSONL into a recording (RECORDING.md "Importing other formats").
+ *
+ * Mapping:
+ * - Lines other than `user`/`assistant` (progress, system, summary, file-history-snapshot,
+ *   queue-operation...) are skipped, and so are side-chain lines (`isSidechain: true`) unless the
+ *   whole file is one side chain (a sub-agent or `agent-acompact-*` compaction transcript), which
+ *   is then imported as the conversation.
+ * - Assistant lines sharing `message.id` are merged into ONE assistant message placed where its
+ *   first line is: `content` = its text blocks concatenated as written (no separator; the blocks
+ *   are consecutive pieces of one answer), `tool_calls` = its `tool_use` blocks as
+ *   `{id, type: "function", function: {name, arguments: JSON.stringify(input)}}` (omitted when
+ *   none). Thinking and redacted-thinking blocks are dropped (they are not resent to the model);
+ *   other block types (server tools) are dropped too.
+ * - Before each assistant message: `get_messages_for_request` (no budget: the caller decides),
+ *   then `llm_response` with the usage of the message's LAST line mapped by `toContractUsage`
+ *   (omitted when that usage has no numeric `input_tokens` or the model is `<synthetic>`, i.e.
+ *   Claude Code's own error / placeholder answers), then `add_message`.
+ * - User string content -> `{role: "user", content}`; for block content, each `tool_result`
+ *   block -> `{role: "tool", tool_call_id, content}` (array content: text blocks joined with
+ *   `\n`, images as `[image]`), and the line's text blocks (joined with `\n`, images as
+ *   `[image]`) -> one user message.
+ * - Pairing: the tool results of an assistant message are placed right after it, in arrival
+ *   order, even when they arrived later (after other lines); the text part of a user line
+ *   carrying results comes after the results. A call that never gets a result gets a synthetic
+ *   result `{role: "tool", tool_call_id, content: "[no result recorded]"}` stamped with the time
+ *   of the line declaring the call, after the real results. A second result for an answered call
+ *   is dropped; a result whose call the file never declares becomes a user message holding its
+ *   text, so that no view can start with or hold an orphan result.
+ * - `metadata.timestamp` = the line's ISO `timestamp` in the module format (the first line for a
+ *   merged assistant message); omitted when the line has no parseable time.
+ * - The recording ends with one more `get_messages_for_request`; `config` is `{}`, `now` is
+ *   `DEFAULT_REPLAY_NOW`. Compaction boundaries of the original session are not replayed: the
+ *   compact summary is a plain user message and the history goes on.
+ *
+ * Throws `RecordingFormatError` (`<sourceName>:<line>: <problem>`) for a line that is not JSON or
+ * not an object, a user/assistant line without a usable `message`, a malformed `tool_use` or
+ * `tool_result` block, an empty file and a file without user/assistant lines.
+ *
+ * @example
+ * const text = [
+ *   '{"type":"user","sessionId":"s","timestamp":"2026-02-10T21:11:56.846Z","message":{"role":"user","content":"hi"}}',
+ *   '{"type":"assistant","sessionId":"s","timestamp":"2026-02-10T21:11:59.186Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello"}],"usage":{"input_tokens":3,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":7}}}',
+ * ].join('\n')
+ * importClaudeCodeSession(text, 'session.jsonl').ops.map((op) => op.op)
+ * // ['add_message', 'get_messages_for_request', 'llm_response', 'add_message', 'get_messages_for_request']
+ */
+export const importClaudeCodeSession = (text: string, sourceName: string): Recording => {
+  const lines = selectMainChain(readConversationLines(text, sourceName))
+
+  // Which group declares each call id (a first pass, so a result may precede its call's line).
+  const callOwner = new Map<string, string>()
+  for (const entry of lines) {
+    if (entry.type !== 'assistant' || !t.UnknownRecord.is(entry.message)) continue
+    const message = entry.message
+    if (!Array.isArray(message.content)) continue
+    const key = groupKey({ id: typeof message.id === 'string' ? message.id : undefined }, entry.line)
+    for (const block of message.content) {
+      if (ToolUseBlockCodec.is(block) && !callOwner.has(block.id)) callOwner.set(block.id, key)
+    }
+  }
+
+  const items: Item[] = []
+  const groups = new Map<string, AssistantGroup>()
+  const groupFor = (key: string): AssistantGroup => {
+    const existing = groups.get(key)
+    if (existing !== undefined) return existing
+    const group: AssistantGroup = {
+      timestamp: undefined,
+      placed: false,
+      texts: [],
+      calls: [],
+      callTimestamps: new Map(),
+      usage: undefined,
+      synthetic: false,
+      results: [],
+      answered: new Set(),
+    }
+    groups.set(key, group)
+    return group
+  }
+
+  for (const entry of lines) {
+    if (entry.type === 'assistant') {
+      const message = decodeOrThrow(
+        AssistantMessageCodec,
+        entry.message,
+        sourceName,
+        entry.line,
+        'assistant line needs an object "message" with "content" (a string or an array of blocks)',
+      )
+      const group = groupFor(groupKey(message, entry.line))
+      if (!group.placed) {
+        group.placed = true
+        group.timestamp = entry.timestamp
+        items.push({ kind: 'assistant', group })
+      }
+      if (message.usage !== undefined) group.usage = message.usage
+      if (message.model === '<synthetic>') group.synthetic = true
+      const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content
+      for (const block of blocks) {
+        if (block.type === 'text') {
+          if (typeof block.text === 'string') group.texts.push(block.text)
+        } else if (block.type === 'tool_use') {
+          const call = decodeOrThrow(
+            ToolUseBlockCodec,
+            block,
+            sourceName,
+            entry.line,
+            `a "tool_use" block needs a string "id" and a string "name", got ${describeValue(block)}`,
+          )
+          if (group.calls.some((known) => known.id === call.id)) continue
+          group.calls.push({
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) },
+          })
+          group.callTimestamps.set(call.id, entry.timestamp)
+        }
+        // thinking, redacted_thinking and any other block: dropped (see the doc comment)
+      }
+      continue
+    }
+
+    const message = decodeOrThrow(
+      UserMessageCodec,
+      entry.message,
+      sourceName,
+      entry.line,
+      'user line needs an object "message" with "content" (a string or an array of blocks)',
+    )
+    if (typeof message.content === 'string') {
+      items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: message.content }, entry.timestamp) })
+      continue
+    }
+    const texts: string[] = []
+    for (const block of message.content) {
+      if (block.type === 'tool_result') {
+        const result = decodeOrThrow(
+          ToolResultBlockCodec,
+          block,
+          sourceName,
+          entry.line,
+          `a "tool_result" block needs a string "tool_use_id", got ${describeValue(block)}`,
+        )
+        const content = toolResultText(result.content)
+        const owner = callOwner.get(result.tool_use_id)
+        const group = owner === undefined ? undefined : groupFor(owner)
+        if (group === undefined) {
+          texts.push(content)
+        } else if (!group.answered.has(result.tool_use_id)) {
+          group.answered.add(result.tool_use_id)
+          group.results.push(
+            withTimestamp({ role: 'tool', tool_call_id: result.tool_use_id, content }, entry.timestamp),
+          )
+        }
+      } else if (block.type === 'text') {
+        if (typeof block.text === 'string') texts.push(block.text)
+      } else {
+        const text = placeholder(block)
+        if (text !== undefined) texts.push(text)
+      }
+    }
+    if (texts.length > 0) {
+      items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: texts.join('\n') }, entry.timestamp) })
+    }
+  }
+
+  const ops: RecordingOp[] = []
+  for (const item of items) {
+    if (item.kind === 'message') {
+      ops.push({ op: 'add_message', message: item.message })
+      continue
+    }
+    const group = item.group
+    ops.push({ op: 'get_messages_for_request' })
+    const usage = group.synthetic ? undefined : toContractUsage(group.usage)
+    if (usage !== undefined) ops.push({ op: 'llm_response', usage })
+    const assistant: Record<string, unknown> = { role: 'assistant', content: group.texts.join('') }
+    if (group.calls.length > 0) assistant.tool_calls = group.calls
+    ops.push({ op: 'add_message', message: withTimestamp(assistant, group.timestamp) })
+    for (const result of group.results) ops.push({ op: 'add_message', message: result })
+    for (const call of group.calls) {
+      if (group.answered.has(call.id)) continue
+      ops.push({
+        op: 'add_message',
+        message: withTimestamp(
+          { role: 'tool', tool_call_id: call.id, content: NO_RESULT_RECORDED },
+          group.callTimestamps.get(call.id),
+        ),
+      })
+    }
+  }
+  ops.push({ op: 'get_messages_for_request' })
+  return { config: {}, now: DEFAULT_REPLAY_NOW, ops }
+}

@@ -1,0 +1,131 @@
+/**
+ * Input format recognition (`--format auto`, RECORDING.md) and loading any supported input into
+ * recordings.
+ */
+import * as t from 'io-ts'
+import type { Recording } from '../../core/recording.js'
+import { RecordingFormatError, describeValue, iterateJsonLines, parseRecordingJsonl } from '../recording-file.js'
+import { importClaudeCodeSession } from './claude-code.js'
+import { importOpenAiChatTrajectories } from './openai-chat.js'
+
+/**
+ * A format `loadRecordings` reads.
+ *
+ * @example
+ * const format: InputFormat = 'claude-code'
+ */
+export type InputFormat = 'recording' | 'claude-code' | 'openai-chat'
+
+/**
+ * A format choice (`--format`): a known format or `auto` (recognised by `detectFormat`).
+ *
+ * @example
+ * const choice: InputFormatChoice = 'auto'
+ */
+export type InputFormatChoice = InputFormat | 'auto'
+
+/**
+ * The `--format` choices, `auto` first.
+ *
+ * @example
+ * INPUT_FORMAT_CHOICES.includes('openai-chat') // true
+ */
+export const INPUT_FORMAT_CHOICES: ReadonlyArray<InputFormatChoice> = ['auto', 'recording', 'claude-code', 'openai-chat']
+
+const NONE_MATCHES =
+  'not a recognised format: expected a recording (JSON Lines with a {"type":"recording"} header or {"op":...} lines), ' +
+  'a Claude Code session (JSON Lines events with "type", "sessionId", "message") or ' +
+  'OpenAI chat trajectories (a JSON array of {task_id, trial, traj})'
+
+/** Recognises one JSON Lines line; `undefined` when the line alone does not decide. */
+const classifyLine = (value: unknown): InputFormat | undefined => {
+  if (!t.UnknownRecord.is(value)) return undefined
+  if (value.type === 'recording' || typeof value.op === 'string') return 'recording'
+  if (typeof value.type === 'string' && (typeof value.sessionId === 'string' || t.UnknownRecord.is(value.message))) {
+    return 'claude-code'
+  }
+  return undefined
+}
+
+/**
+ * Recognises the format of an input text (RECORDING.md `--format auto`):
+ * - `openai-chat`: a JSON array whose first item is an object holding `traj`;
+ * - `recording`: JSON Lines whose first deciding line is the `{"type":"recording"}` header or an
+ *   object with a string `op`;
+ * - `claude-code`: JSON Lines whose first deciding line is an event with a string `type` and a
+ *   `sessionId` or an object `message`.
+ * Lines that decide nothing (a `file-history-snapshot` or `summary` event, say) are passed over.
+ *
+ * Throws `RecordingFormatError` for an empty text, a line that is not JSON before any deciding
+ * line (with its line number), and a text that matches no format.
+ *
+ * @example
+ * detectFormat('{"op":"clear"}\n') // 'recording'
+ * detectFormat('[{"task_id":0,"trial":0,"traj":[]}]') // 'openai-chat'
+ * detectFormat('{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}') // 'claude-code'
+ */
+export const detectFormat = (text: string, sourceName = 'input'): InputFormat => {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  const start = body.trimStart()
+  if (start === '') throw new RecordingFormatError(sourceName, undefined, 'empty file: nothing to read')
+  if (start.startsWith('[')) {
+    let document: unknown
+    try {
+      document = JSON.parse(body)
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new RecordingFormatError(sourceName, undefined, `starts like a JSON array but is not valid JSON (${reason})`)
+    }
+    if (Array.isArray(document) && document.length > 0 && t.UnknownRecord.is(document[0]) && 'traj' in document[0]) {
+      return 'openai-chat'
+    }
+    throw new RecordingFormatError(
+      sourceName,
+      undefined,
+      `${NONE_MATCHES}; got a JSON array whose first item is ${describeValue(Array.isArray(document) ? document[0] : document)}`,
+    )
+  }
+  for (const { value } of iterateJsonLines(body, sourceName)) {
+    const format = classifyLine(value)
+    if (format !== undefined) return format
+  }
+  throw new RecordingFormatError(sourceName, undefined, NONE_MATCHES)
+}
+
+/**
+ * What `loadRecordings` read: the format used (resolved when `auto` was asked) and the
+ * recordings, in file order.
+ *
+ * @example
+ * const loaded: LoadedRecordings = { format: 'recording', recordings: [] }
+ */
+export interface LoadedRecordings {
+  readonly format: InputFormat
+  readonly recordings: ReadonlyArray<Recording>
+}
+
+/**
+ * Reads any supported input into recordings: a recording file gives one recording, a Claude Code
+ * session one, an OpenAI chat trajectories file one per item (named `<task_id>-t<trial>`).
+ * With `format: 'auto'` the format comes from `detectFormat`.
+ *
+ * Throws `RecordingFormatError` when the format is not recognised or the text is not valid for
+ * the format (see `parseRecordingJsonl`, `importClaudeCodeSession`,
+ * `importOpenAiChatTrajectories`).
+ *
+ * @example
+ * const loaded = loadRecordings('{"op":"get_messages_for_request"}\n', 'r.jsonl', 'auto')
+ * loaded.format // 'recording'
+ * loaded.recordings.length // 1
+ */
+export const loadRecordings = (text: string, sourceName: string, format: InputFormatChoice): LoadedRecordings => {
+  const resolved = format === 'auto' ? detectFormat(text, sourceName) : format
+  switch (resolved) {
+    case 'recording':
+      return { format: resolved, recordings: [parseRecordingJsonl(text, sourceName)] }
+    case 'claude-code':
+      return { format: resolved, recordings: [importClaudeCodeSession(text, sourceName)] }
+    case 'openai-chat':
+      return { format: resolved, recordings: importOpenAiChatTrajectories(text, sourceName) }
+  }
+}
