@@ -44,6 +44,24 @@ export interface ReplayResult {
  * replayRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 1000 }] }, deps).lines[0].view // []
  */
 export const replayRecording = (recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): ReplayResult => {
+  const iterator = iterateReplay(recording, deps, options)
+  for (;;) {
+    const next = iterator.next()
+    if (next.done === true) return next.value
+  }
+}
+
+/**
+ * The same fold as `replayRecording`, one operation at a time: yields the 0-based index of each
+ * operation after applying it, and returns the result (for progress display).
+ *
+ * @example
+ * const iterator = iterateReplay(recording, deps)
+ * let next = iterator.next()
+ * while (next.done !== true) next = iterator.next()
+ * next.value.lines
+ */
+export function* iterateReplay(recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): Generator<number, ReplayResult> {
   const step = makeStep(deps)
   let state = makeInitialState()
   let systemPrompt: string | null = null
@@ -141,6 +159,9 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
     }
   }
 
-  recording.ops.forEach(applyOp)
+  for (let index = 0; index < recording.ops.length; index += 1) {
+    applyOp(recording.ops[index], index)
+    yield index
+  }
   return { lines, historySizes, spills, logs, state }
 }

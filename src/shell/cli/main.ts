@@ -1,0 +1,266 @@
+/**
+ * The `context-simple` command line: `replay` a recording, a Claude Code session or OpenAI chat
+ * trajectories through the pure core and print a timeline (or the replay-output JSON lines).
+ */
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { SingleBar, Presets } from 'cli-progress'
+import Table from 'cli-table3'
+import { Command, CommanderError, Option } from 'commander'
+import { isLeft } from 'fp-ts/lib/Either.js'
+import { decodeConfig } from '../../core/codecs.js'
+import { makeCachedEstimator } from '../../core/estimate.js'
+import { toExtractiveSummary } from '../../core/extractive-summary.js'
+import type { Recording } from '../../core/recording.js'
+import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../core/replay.js'
+import { seqOf } from '../../core/compaction/context.js'
+import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
+import { makeFileSpillWriter } from '../spill-fs.js'
+import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, UsageError, type BudgetOverride } from './options.js'
+import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
+
+/** The real session replayed when no FILE is given (MIT, see sessions/LICENSE). */
+export const BUNDLED_SESSION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../sessions/claude-code-tool-heavy.jsonl')
+
+/** Claude Code sessions replay against Claude's window unless a budget is given (tokens). */
+export const CLAUDE_CODE_WINDOW = { contextWindow: 200_000, maxOutputTokens: 64_000 }
+
+/** Where the CLI writes: injectable for tests. */
+export interface CliIo {
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  readonly isTty: boolean
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  isTty: process.stderr.isTTY === true,
+}
+
+interface ReplayFlags {
+  readonly format: InputFormatChoice
+  readonly config?: string
+  readonly set: ReadonlyArray<string>
+  readonly window?: string
+  readonly maxOutput?: string
+  readonly budget?: string
+  readonly json?: boolean
+  readonly summarizer: 'recorded' | 'none' | 'extractive'
+  readonly progress: boolean
+}
+
+const readConfigFile = (path: string): Record<string, unknown> => {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(`--config ${path}: cannot read the file (${(error as Error).message})`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`--config ${path}: not valid JSON (${(error as Error).message})`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--config ${path}: expected a JSON object of configuration keys`)
+  return value as Record<string, unknown>
+}
+
+const toBudgetOverride = (flags: ReplayFlags): BudgetOverride | null => {
+  if (flags.budget !== undefined && (flags.window !== undefined || flags.maxOutput !== undefined)) {
+    throw new UsageError('--budget cannot be combined with --window/--max-output: give one or the other')
+  }
+  if (flags.budget !== undefined) return { kind: 'budget', tokens: parseTokenCount('--budget', flags.budget) }
+  if ((flags.window === undefined) !== (flags.maxOutput === undefined)) throw new UsageError('--window and --max-output go together, e.g. --window 200000 --max-output 64000')
+  if (flags.window !== undefined && flags.maxOutput !== undefined) {
+    return { kind: 'window', contextWindow: parseTokenCount('--window', flags.window), maxOutputTokens: parseTokenCount('--max-output', flags.maxOutput) }
+  }
+  return null
+}
+
+const extractiveSummarizer: ReplaySummarizer = (request, history) => {
+  const wanted = new Set(request.seqs)
+  return { text: toExtractiveSummary(history.filter((message) => wanted.has(seqOf(message) ?? -1))) }
+}
+
+const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
+
+const fmt = (value: number | null): string => (value === null ? '' : value.toLocaleString('en-US'))
+
+const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, showHybrid: boolean): string => {
+  const head = [
+    ...(multiSession ? ['session'] : []),
+    'request',
+    'history msgs',
+    'estimated',
+    'measured',
+    ...(showHybrid ? ['hybrid'] : []),
+    'budget',
+    'level',
+    'boundary',
+    'view msgs',
+  ]
+  const table = new Table({ head, style: { head: [], border: [], compact: true }, colAligns: head.map((name) => (name === 'session' || name === 'boundary' ? 'left' : 'right')) })
+  for (const row of rows) {
+    const marks = [row.boundary, row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.replayed ? 'replay' : ''].filter((mark) => mark !== '')
+    table.push([
+      ...(multiSession ? [row.session ?? ''] : []),
+      row.request,
+      row.historyMessages,
+      fmt(row.estimatedTokens),
+      fmt(row.measuredTokens),
+      ...(showHybrid ? [row.hybridTokens === null ? '' : `${fmt(row.hybridTokens)}${row.hybridKind === 'usage' ? '' : ' (est)'}`] : []),
+      fmt(row.budget),
+      row.level === null ? '' : row.level,
+      marks.join(', '),
+      row.viewMessages === null ? 'ERROR' : row.viewMessages,
+    ])
+  }
+  return table.toString()
+}
+
+const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>): string => {
+  const lines = [
+    `sessions: ${summary.sessions}`,
+    `requests: ${summary.requests}`,
+    `compaction boundaries: ${summary.compactionBoundaries}`,
+    `highest level: ${summary.highestLevel}`,
+    `views that break tool pairing (R1-R3): ${summary.brokenViews}`,
+    `skipped compactions: ${summary.skippedCompactions}`,
+    `last-user replays: ${summary.replays}`,
+    `spill files: ${summary.spills}`,
+    `failed requests: ${summary.failedRequests}`,
+  ]
+  lines.push(
+    summary.drift === null
+      ? 'estimator drift: no provider usage in this input'
+      : `estimator drift (measured / estimated, ${summary.drift.requests} requests): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
+  )
+  for (const row of rows.filter((r) => r.error !== null).slice(0, 3)) lines.push(`request ${row.request}${row.session ? ` (${row.session})` : ''} failed: ${row.error}`)
+  for (const row of rows.filter((r) => r.pairingProblems.length > 0).slice(0, 5)) lines.push(`request ${row.request} breaks pairing: ${row.pairingProblems.slice(0, 2).join('; ')}`)
+  return lines.join('\n')
+}
+
+const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo): Promise<number> => {
+  const override = toBudgetOverride(flags)
+  const path = file ?? BUNDLED_SESSION
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
+  }
+  const loaded = loadRecordings(text, path, flags.format)
+  const fileConfig = flags.config === undefined ? null : readConfigFile(flags.config)
+  const settings = flags.set.map(parseSetting)
+  const budget = override ?? (loaded.format === 'claude-code' ? { kind: 'window' as const, ...CLAUDE_CODE_WINDOW } : null)
+
+  const prepared = loaded.recordings.map((recording) => {
+    const decoded = decodeConfig(mergeConfig(recording.config, fileConfig, settings))
+    if (isLeft(decoded)) throw new UsageError(decoded.left.message)
+    let ready = applyBudgetOverride(recording, budget)
+    if (flags.summarizer !== 'recorded') ready = withoutSummaryResults(ready)
+    return { recording: ready, config: decoded.right.config, warnings: decoded.right.warnings }
+  })
+  for (const warning of prepared[0]?.warnings ?? []) io.stderr(`warning: ${warning.message}\n`)
+
+  const totalOps = prepared.reduce((sum, item) => sum + item.recording.ops.length, 0)
+  const bar = !flags.json && flags.progress && io.isTty ? new SingleBar({ format: 'replaying [{bar}] {percentage}% | {value}/{total} ops', stream: process.stderr }, Presets.shades_classic) : null
+  bar?.start(totalOps, 0)
+  const results: ReplayResult[] = []
+  let done = 0
+  for (const item of prepared) {
+    const iterator = iterateReplay(item.recording, { config: item.config, estimate: makeCachedEstimator() }, {
+      summarizer: flags.summarizer === 'extractive' ? extractiveSummarizer : undefined,
+    })
+    let next = iterator.next()
+    while (next.done !== true) {
+      done += 1
+      if (bar !== null && done % 50 === 0) bar.update(done)
+      next = iterator.next()
+    }
+    results.push(next.value)
+  }
+  bar?.update(totalOps)
+  bar?.stop()
+
+  const writer = makeFileSpillWriter()
+  let spillFiles = 0
+  const spillPaths = new Set<string>()
+  for (const result of results) {
+    for (const spill of result.spills) {
+      if (spillPaths.has(spill.path)) continue
+      spillPaths.add(spill.path)
+      try {
+        await writer.write(spill.directory, spill.path, spill.content)
+        spillFiles += 1
+      } catch (error) {
+        io.stderr(`warning: could not spill ${spill.path}: ${(error as Error).message}\n`)
+      }
+    }
+  }
+
+  const rows: RequestRow[] = []
+  let failed = false
+  for (const result of results) {
+    result.lines.forEach((line, index) => {
+      if (line.error !== undefined) failed = true
+      if (flags.json) io.stdout(JSON.stringify(line) + '\n')
+      else rows.push(toRequestRow(line, index, result.historySizes[index]))
+    })
+  }
+  if (!flags.json) {
+    const multiSession = results.length > 1
+    const showHybrid = rows.some((row) => row.measuredTokens !== null)
+    io.stdout(`${path} (${loaded.format}, ${results.length} session${results.length === 1 ? '' : 's'})\n`)
+    io.stdout(renderTable(rows, multiSession, showHybrid) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, results.length, spillFiles), rows) + '\n')
+  }
+  return failed ? 1 : 0
+}
+
+/**
+ * Run the CLI with `argv` (without the node and script names). Resolves to the exit code: 0 on
+ * success, 1 when a replayed request raised the fail-loud error, 2 for bad flags or bad input
+ * files (one line on stderr).
+ *
+ * @example
+ * await main(['replay', 'session.jsonl', '--json'])
+ */
+export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): Promise<number> => {
+  const program = new Command('context-simple')
+    .description('Conversation context manager for LLM agents: replay recorded sessions through the compaction core.')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+  let exitCode = 0
+  program
+    .command('replay')
+    .description('Replay a recording, a Claude Code session or OpenAI chat trajectories and print the request timeline.')
+    .argument('[file]', 'input file (default: the bundled Claude Code session)')
+    .addOption(new Option('--format <format>', 'input format').choices(['auto', 'recording', 'claude-code', 'openai-chat']).default('auto'))
+    .option('--config <file>', 'JSON file of configuration keys (over the recording header)')
+    .option('--set <key=value>', 'one configuration key (repeatable; value parsed as JSON when it parses)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--window <tokens>', "model context window for every request (with --max-output)")
+    .option('--max-output <tokens>', "model max output tokens for every request (with --window)")
+    .option('--budget <tokens>', 'explicit token budget for every request')
+    .option('--json', 'print exactly the replay-output JSON lines on stdout')
+    .addOption(new Option('--summarizer <mode>', 'summary answers: recorded lines, none, or a local extractive stand-in').choices(['recorded', 'none', 'extractive']).default('recorded'))
+    .option('--no-progress', 'no progress bar')
+    .action(async (file: string | undefined, flags: ReplayFlags) => {
+      exitCode = await runReplay(file, flags, io)
+    })
+  try {
+    await program.parseAsync(argv as string[], { from: 'user' })
+    return exitCode
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2
+    const name = (error as Error).name
+    if (error instanceof UsageError || name === 'RecordingFormatError' || name === 'ConfigError') {
+      io.stderr(`context-simple: ${(error as Error).message}\n`)
+      return 2
+    }
+    throw error
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Replay options from the command line: configuration precedence (header, `--config`, `--set`),
+ * budget overrides, and typed usage errors that become one stderr line and exit code 2.
+ */
+import type { Recording, RecordingOp } from '../../core/recording.js'
+
+/** A bad flag or value on the command line (exit code 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+/**
+ * A budget that replaces every request's budget: an explicit token budget, or a provider window
+ * (tokens) from which the contract's formula derives it (SPEC 4).
+ */
+export type BudgetOverride =
+  | { readonly kind: 'budget'; readonly tokens: number }
+  | { readonly kind: 'window'; readonly contextWindow: number; readonly maxOutputTokens: number }
+
+/**
+ * Parse one `--set key=value`: the value is JSON when it parses, else the raw string.
+ *
+ * @example
+ * parseSetting('token_meter=hybrid') // ['token_meter', 'hybrid']
+ * parseSetting('target_usage=0.4') // ['target_usage', 0.4]
+ */
+export const parseSetting = (text: string): readonly [string, unknown] => {
+  const equals = text.indexOf('=')
+  if (equals <= 0) throw new UsageError(`--set ${text}: expected key=value, e.g. --set token_meter=hybrid`)
+  const key = text.slice(0, equals).trim()
+  const raw = text.slice(equals + 1)
+  try {
+    return [key, JSON.parse(raw)]
+  } catch {
+    return [key, raw]
+  }
+}
+
+/**
+ * Parse a non-negative integer flag value (tokens).
+ *
+ * @example
+ * parseTokenCount('--budget', '4500') // 4500
+ */
+export const parseTokenCount = (flag: string, text: string): number => {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag} ${text}: expected a whole number of tokens, e.g. ${flag} 4500`)
+  return Number.parseInt(text, 10)
+}
+
+/**
+ * The effective configuration of a recording: header (or defaults) < `--config` file < each
+ * `--set`, in that order.
+ *
+ * @example
+ * mergeConfig({ a: 1 }, { a: 2 }, [['a', 3]]) // { a: 3 }
+ */
+export const mergeConfig = (
+  header: Readonly<Record<string, unknown>>,
+  file: Readonly<Record<string, unknown>> | null,
+  settings: ReadonlyArray<readonly [string, unknown]>,
+): Record<string, unknown> => {
+  const merged: Record<string, unknown> = { ...header, ...(file ?? {}) }
+  for (const [key, value] of settings) merged[key] = value
+  return merged
+}
+
+/**
+ * Replace the budget of every request of `recording` (recording ops included) with `override`.
+ *
+ * @example
+ * applyBudgetOverride(recording, { kind: 'budget', tokens: 4500 })
+ */
+export const applyBudgetOverride = (recording: Recording, override: BudgetOverride | null): Recording => {
+  if (override === null) return recording
+  const ops = recording.ops.map((op): RecordingOp => {
+    if (op.op !== 'get_messages_for_request') return op
+    return override.kind === 'budget'
+      ? { op: 'get_messages_for_request', token_budget: override.tokens }
+      : { op: 'get_messages_for_request', provider: { context_window: override.contextWindow, max_output_tokens: override.maxOutputTokens } }
+  })
+  return { ...recording, ops }
+}

@@ -1,0 +1,112 @@
+/**
+ * Human replay report: per-request rows (history size, the three meters, budget, level, boundary,
+ * view size, pairing problems) and the summary figures, computed from replay output lines.
+ */
+import type { Message } from '../../core/message.js'
+import type { ReplayOutputLine } from '../../core/recording.js'
+import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
+import { findPairingViolations } from '../../core/tool-pairing.js'
+
+/** One row of the per-request table. Token figures are in tokens; null where not known. */
+export interface RequestRow {
+  readonly session: string | null
+  readonly request: number
+  readonly opIndex: number
+  readonly historyMessages: number
+  readonly estimatedTokens: number | null
+  readonly measuredTokens: number | null
+  readonly hybridTokens: number | null
+  readonly hybridKind: string | null
+  readonly budget: number | null
+  readonly level: number | null
+  readonly boundary: 'compacted' | 'skipped' | 'failed' | ''
+  readonly viewMessages: number | null
+  readonly pairingProblems: ReadonlyArray<string>
+  readonly replayed: boolean
+  readonly error: string | null
+}
+
+/** Summary figures of a replay. Ratios are `measured_tokens / estimated_tokens`. */
+export interface ReplaySummary {
+  readonly sessions: number
+  readonly requests: number
+  readonly compactionBoundaries: number
+  readonly highestLevel: number
+  readonly brokenViews: number
+  readonly failedRequests: number
+  readonly skippedCompactions: number
+  readonly replays: number
+  readonly spills: number
+  readonly drift: { readonly requests: number; readonly median: number; readonly p90: number } | null
+}
+
+const isEphemeralWithSource = (message: Message, source: string): boolean => {
+  const metadata = message.metadata as { source?: unknown; ephemeral?: unknown } | undefined
+  return metadata !== undefined && metadata !== null && metadata.source === source && metadata.ephemeral === true
+}
+
+/**
+ * The table row of one output line.
+ *
+ * @example
+ * toRequestRow(line, 0, 12)
+ */
+export const toRequestRow = (line: ReplayOutputLine, request: number, historyMessages: number): RequestRow => {
+  const meter = line.token_meter_stats as TokenMeterStats | null
+  const stats = line.compaction_stats as CompactionStats | null
+  const names = line.events.map((event) => event.name)
+  const view = line.view
+  const boundary = line.error !== undefined ? 'failed' : names.includes('context:compaction') ? 'compacted' : names.includes('context:compaction-skipped') ? 'skipped' : ''
+  return {
+    session: line.session ?? null,
+    request,
+    opIndex: line.op_index,
+    historyMessages,
+    estimatedTokens: meter?.estimated_tokens ?? null,
+    measuredTokens: meter?.measured_tokens ?? null,
+    hybridTokens: meter?.hybrid_tokens ?? null,
+    hybridKind: meter?.hybrid_kind ?? null,
+    budget: meter?.budget ?? null,
+    level: stats?.strategy_level ?? null,
+    boundary,
+    viewMessages: view === null ? null : view.length,
+    pairingProblems: view === null ? [] : findPairingViolations(view),
+    replayed: view !== null && view.some((message) => isEphemeralWithSource(message, 'context-replay')),
+    error: line.error?.message ?? null,
+  }
+}
+
+const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
+  if (sorted.length === 1) return sorted[0]
+  const position = (sorted.length - 1) * q
+  const low = Math.floor(position)
+  const high = Math.ceil(position)
+  return sorted[low] + (sorted[high] - sorted[low]) * (position - low)
+}
+
+/**
+ * Summary figures over rows: boundaries are requests that emitted `context:compaction`; drift is
+ * the median and 90th percentile (linear interpolation) of measured/estimated over requests with
+ * both; broken views count views violating R1–R3.
+ *
+ * @example
+ * summarizeRows(rows, 3, 0).brokenViews // 0
+ */
+export const summarizeRows = (rows: ReadonlyArray<RequestRow>, sessions: number, spills: number): ReplaySummary => {
+  const ratios = rows
+    .filter((row) => row.measuredTokens !== null && row.estimatedTokens !== null && row.estimatedTokens > 0)
+    .map((row) => (row.measuredTokens as number) / (row.estimatedTokens as number))
+    .sort((a, b) => a - b)
+  return {
+    sessions,
+    requests: rows.length,
+    compactionBoundaries: rows.filter((row) => row.boundary === 'compacted').length,
+    highestLevel: rows.reduce((max, row) => Math.max(max, row.level ?? 0), 0),
+    brokenViews: rows.filter((row) => row.pairingProblems.length > 0).length,
+    failedRequests: rows.filter((row) => row.error !== null).length,
+    skippedCompactions: rows.filter((row) => row.boundary === 'skipped').length,
+    replays: rows.filter((row) => row.replayed).length,
+    spills,
+    drift: ratios.length === 0 ? null : { requests: ratios.length, median: quantile(ratios, 0.5), p90: quantile(ratios, 0.9) },
+  }
+}
