@@ -1,0 +1,106 @@
+// The replay command end to end, in-process: JSON output, table and summary, exit codes.
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { main, type CliIo } from '../../../src/shell/cli/main.js'
+import { CONFORMANCE, SHARED, firstDifference } from '../../support/conformance.js'
+import { readFileSync } from 'node:fs'
+
+const run = async (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  let stdout = ''
+  let stderr = ''
+  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), isTty: false }
+  const code = await main(argv, io)
+  return { code, stdout, stderr }
+}
+
+const parseLines = (text: string): unknown[] => text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line))
+
+describe('context-simple replay --json', () => {
+  it('prints exactly the expected replay-output lines of a conformance case', async () => {
+    const recording = resolve(CONFORMANCE, 'generated/progressive-00.recording.jsonl')
+    const { code, stdout, stderr } = await run(['replay', recording, '--format', 'recording', '--json'])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const expected = parseLines(readFileSync(resolve(CONFORMANCE, 'generated/progressive-00.expected.jsonl'), 'utf8'))
+    expect(firstDifference(parseLines(stdout), expected)).toBeNull()
+  })
+
+  it('writes an error line and exits 1 when a request hits the fail-loud error, and goes on', async () => {
+    const recording = resolve(CONFORMANCE, 'generated/cal-extra-s2-06.recording.jsonl')
+    const { code, stdout } = await run(['replay', recording, '--json'])
+    const lines = parseLines(stdout) as Array<{ view: unknown; error?: { message: string } }>
+    const failed = lines.filter((line) => line.error !== undefined)
+    expect(failed.length).toBeGreaterThan(0)
+    expect(failed.every((line) => line.view === null && line.error!.message.startsWith('context-simple: compact_clear_at_least='))).toBe(true)
+    expect(lines.length).toBeGreaterThan(failed.length)
+    expect(code).toBe(1)
+  })
+
+  it('tags each line with its session for a multi-session file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
+    const file = join(dir, 'two.json')
+    const traj = [{ role: 'system', content: 's' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]
+    writeFileSync(file, JSON.stringify([{ task_id: 3, trial: 0, reward: 1, info: {}, traj }, { task_id: 4, trial: 1, reward: 0, info: {}, traj }]))
+    const { code, stdout } = await run(['replay', file, '--budget', '1000', '--json'])
+    expect(code).toBe(0)
+    const sessions = (parseLines(stdout) as Array<{ session: string }>).map((line) => line.session)
+    expect(sessions).toEqual(['3-t0', '3-t0', '4-t1', '4-t1'])
+  })
+})
+
+describe('context-simple replay (human output)', () => {
+  it('prints the table and a summary with 0 broken views and the drift on the bundled session', async () => {
+    const { code, stdout } = await run(['replay', '--no-progress'])
+    expect(code).toBe(0)
+    expect(stdout).toContain('history msgs')
+    expect(stdout).toContain('views that break tool pairing (R1-R3): 0')
+    expect(stdout).toMatch(/estimator drift \(measured \/ estimated, \d+ requests\): median \d+\.\d{3}, p90 \d+\.\d{3}/)
+  })
+
+  it('reports 0 broken views on the tau-bench trajectories at a 4,500-token budget', async () => {
+    const file = resolve(SHARED, 'sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json')
+    const { code, stdout } = await run(['replay', file, '--budget', '4500', '--no-progress'])
+    expect(code).toBe(0)
+    expect(stdout).toContain('views that break tool pairing (R1-R3): 0')
+    expect(stdout).toMatch(/compaction boundaries: [1-9]\d*/)
+  })
+
+  it('takes --set over --config over the header', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
+    const config = join(dir, 'config.json')
+    writeFileSync(config, JSON.stringify({ token_meter: 'actual' }))
+    const recording = resolve(CONFORMANCE, 'sessions/cc-short.recording.jsonl')
+    const fromFile = parseLines((await run(['replay', recording, '--config', config, '--json'])).stdout) as Array<{ token_meter_stats: { mode: string } }>
+    expect(fromFile[0].token_meter_stats.mode).toBe('actual')
+    const fromSet = parseLines((await run(['replay', recording, '--config', config, '--set', 'token_meter=hybrid', '--json'])).stdout) as Array<{ token_meter_stats: { mode: string } }>
+    expect(fromSet[0].token_meter_stats.mode).toBe('hybrid')
+  })
+})
+
+describe('context-simple replay errors', () => {
+  it.each([
+    [['replay', '--budget', 'lots'], /--budget lots: expected a whole number/],
+    [['replay', '--budget', '10', '--window', '100', '--max-output', '10'], /--budget cannot be combined/],
+    [['replay', '--window', '100'], /--window and --max-output go together/],
+    [['replay', 'no-such-file.jsonl'], /no-such-file.jsonl: cannot read the file/],
+    [['replay', '--set', 'compact_threshold="high"'], /config.compact_threshold: expected a number/],
+    [['replay', '--format', 'yaml'], /argument 'yaml' is invalid/],
+  ])('%j exits 2 with one line on stderr', async (argv, pattern) => {
+    const { code, stdout, stderr } = await run(argv as string[])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(pattern)
+  })
+
+  it('names the line of a bad recording', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
+    const file = join(dir, 'bad.jsonl')
+    writeFileSync(file, '{"op": "add_message", "message": {"role": "user", "content": "x"}}\n{"op": "nope"}\n')
+    const { code, stderr } = await run(['replay', file])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/bad.jsonl:2: unknown op "nope"/)
+  })
+})
