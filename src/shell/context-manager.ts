@@ -1,0 +1,460 @@
+/**
+ * The context manager embedders use: an async class around the pure core. It holds the only
+ * mutable cell (the core `State`), applies one event at a time from a FIFO queue, and runs effects.
+ */
+import { isLeft } from 'fp-ts/lib/Either.js'
+import { decodeConfig } from '../core/codecs.js'
+import type { Config } from '../core/config.js'
+import type { CoreDeps, TokenEstimator } from '../core/deps.js'
+import type { Effect, RaiseError } from '../core/effects.js'
+import { CompactionSkipLimitError } from '../core/errors.js'
+import { makeCachedEstimator } from '../core/estimate.js'
+import type { Event } from '../core/events.js'
+import type { Message } from '../core/message.js'
+import type { RecordingOp } from '../core/recording.js'
+import { makeStep } from '../core/reducer.js'
+import type { State } from '../core/state.js'
+import { makeInitialState } from '../core/state.js'
+import type { CompactionStats, TokenMeterStats } from '../core/stats.js'
+import type { Step } from '../core/step.js'
+import { isPlainObject, isPresent, isTruthy } from '../core/values.js'
+import type { Clock } from './clock.js'
+import { formatTimestamp, systemClock } from './clock.js'
+import type { HookBus } from './hooks.js'
+import type { Provider } from './provider.js'
+import { readProviderWindow } from './provider.js'
+import type { Recorder } from './recorder.js'
+import type { Dispatch, EffectRunner, Logger } from './runner.js'
+import { consoleLogger, describeError, makeDefaultRunner } from './runner.js'
+import type { SpillWriter } from './spill-fs.js'
+import { makeFileSpillWriter } from './spill-fs.js'
+import type { Summarizer } from './summarizer.js'
+import { makeProviderSummarizer } from './summarizer.js'
+
+/**
+ * The worth-the-rebuild fail-loud error (SPEC 14.4), thrown by `getMessagesForRequest` when the
+ * core raises it (a `raise_error` effect); `message` is the core's message and `name` is
+ * `'CompactionSkipLimitError'`. It is the class of `src/core/errors.ts`, re-exported here. The
+ * manager stays usable afterwards.
+ *
+ * @example
+ * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
+ */
+export { CompactionSkipLimitError }
+
+/**
+ * The system prompt factory (SPEC 2.6): returns the system prompt text, possibly asynchronously.
+ *
+ * @example
+ * await manager.setSystemPromptFactory(async () => 'You are a careful assistant.')
+ */
+export type SystemPromptFactory = () => string | Promise<string>
+
+/**
+ * A reducer: the pure core step (`makeStep(deps)` from `src/core/reducer.ts`).
+ *
+ * @example
+ * const step: StepFunction = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator() })
+ */
+export type StepFunction = (state: State, event: Event) => Step
+
+/**
+ * Collaborators of a manager; all optional.
+ * - `hooks`: the hook bus events are emitted on (none: nothing is emitted);
+ * - `clock`: time source (default `systemClock`);
+ * - `runner`: effect interpreter; when given, `hooks`, `spillWriter` and `summarizer` are not used
+ *   (the runner does that work). Default: `makeDefaultRunner` with these options;
+ * - `logger`: for log effects, configuration warnings and runner failures (default `consoleLogger`);
+ * - `estimator`: pure token estimator (default `makeCachedEstimator()`, SPEC 5);
+ * - `spillWriter`: default `makeFileSpillWriter()`; `summarizer`: default `makeProviderSummarizer`;
+ * - `recorder`: receives every input as a recording op, in the order applied;
+ * - `makeStep`: builds the reducer from the core dependencies (default: the core's `makeStep`);
+ *   for tests and alternative cores.
+ *
+ * @example
+ * new ContextManager({}, { clock: fixedClock('2026-01-01T00:00:00.000+00:00'), logger: silentLogger, spillWriter: makeMemorySpillWriter() })
+ */
+export interface ContextManagerOptions {
+  readonly hooks?: HookBus | null
+  readonly clock?: Clock
+  readonly runner?: EffectRunner
+  readonly logger?: Logger
+  readonly estimator?: TokenEstimator
+  readonly spillWriter?: SpillWriter
+  readonly summarizer?: Summarizer
+  readonly recorder?: Recorder
+  readonly makeStep?: (deps: CoreDeps) => StepFunction
+}
+
+/**
+ * Arguments of `getMessagesForRequest`: `tokenBudget` in tokens (null/absent: from the provider or
+ * `max_tokens`, SPEC 4), `provider` the provider of this request (its window is read; the summary
+ * strategy caches it for summarization).
+ *
+ * @example
+ * await manager.getMessagesForRequest({ tokenBudget: 50_000 })
+ */
+export interface RequestOptions {
+  readonly tokenBudget?: number | null
+  readonly provider?: Provider | null
+}
+
+/**
+ * What a hook handler returns to the host: the `llm:response` listener always continues.
+ *
+ * @example
+ * await manager.onLlmResponse({ usage: { input_tokens: 10 } }) // { action: 'continue' }
+ */
+export interface HookResult {
+  readonly action: 'continue'
+}
+
+/** Deep copy of JSON-like data (plain objects and arrays copied, other values shared). */
+const copy = <T>(value: T): T => {
+  if (Array.isArray(value)) return value.map(copy) as T
+  if (typeof value === 'object' && value !== null) {
+    const prototype = Object.getPrototypeOf(value)
+    if (prototype !== Object.prototype && prototype !== null) return value
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key])
+    return out as T
+  }
+  return value
+}
+
+/**
+ * The message as a recording should carry it: with the timestamp `add_message` stamps (SPEC 1.4)
+ * already in its metadata, so a replay on a fixed clock stores exactly what the live session stored.
+ */
+const stampedForRecording = (message: Message, timestamp: string): Message => {
+  if (!isPlainObject(message)) return message
+  const meta = isTruthy(message.metadata) && isPlainObject(message.metadata) ? message.metadata : {}
+  if (isPresent(meta, 'timestamp')) return message
+  return { ...message, metadata: { ...meta, timestamp } }
+}
+
+/** The `usage` of an `llm:response` payload, for the recording (null when there is none). */
+const usageOf = (data: unknown): unknown => (isPlainObject(data) && data.usage !== undefined ? data.usage : null)
+
+/** A queued unit of work; jobs run strictly one after another. */
+type Job = () => Promise<void>
+
+/**
+ * The context manager (SPEC 2): stores the conversation, builds the view for each model request,
+ * meters tokens, compacts, spills and summarizes, emitting the contract's hook events.
+ *
+ * Every public call is queued: calls are applied one at a time in call order (the order applied is
+ * the order recorded), each step's effects run in order before the next queued item starts, and
+ * answers from background work (spill results, summaries) are queued the same way. The core state is
+ * replaced, never mutated, so `snapshot` is a consistent value.
+ *
+ * Construction decodes `config` (the contract's snake_case keys, SPEC 3) and throws the decoder's
+ * `ConfigError` when a value has the wrong type; configuration warnings are logged.
+ *
+ * @example
+ * const manager = new ContextManager({ max_tokens: 100_000 }, { hooks: makeMittHooks() })
+ * await manager.addMessage({ role: 'user', content: 'hello' })
+ * const view = await manager.getMessagesForRequest({ tokenBudget: 50_000 })
+ * manager.lastTokenMeterStats?.used_tokens
+ */
+export class ContextManager {
+  #state: State = makeInitialState()
+  readonly #config: Config
+  readonly #step: StepFunction
+  readonly #runner: EffectRunner
+  readonly #logger: Logger
+  readonly #clock: Clock
+  readonly #recorder: Recorder | null
+  readonly #queue: Array<Job> = []
+  #draining = false
+  #pending = 0
+  #factory: SystemPromptFactory | null = null
+  #lastRecordedPrompt: string | null = null
+
+  constructor(config: unknown = {}, options: ContextManagerOptions = {}) {
+    const decoded = decodeConfig(config)
+    if (isLeft(decoded)) throw decoded.left
+    this.#config = decoded.right.config
+    this.#logger = options.logger ?? consoleLogger
+    this.#clock = options.clock ?? systemClock
+    this.#recorder = options.recorder ?? null
+    this.#step = (options.makeStep ?? makeStep)({ config: this.#config, estimate: options.estimator ?? makeCachedEstimator() })
+    this.#runner =
+      options.runner ??
+      makeDefaultRunner({
+        hooks: options.hooks ?? undefined,
+        logger: this.#logger,
+        spill: options.spillWriter ?? makeFileSpillWriter(),
+        summarizer: options.summarizer ?? makeProviderSummarizer({ logger: this.#logger }),
+      })
+    const warnings = decoded.right.warnings
+    if (warnings.length > 0) {
+      void this.#enqueue(async () => {
+        for (const warning of warnings) await this.#runEffect(warning)
+      })
+    }
+  }
+
+  /** The resolved configuration (SPEC 3), every key with its default filled in. */
+  get config(): Config {
+    return this.#config
+  }
+
+  /** The current core state: the only mutable cell, replaced after every applied event. */
+  get snapshot(): State {
+    return this.#state
+  }
+
+  /** The meter stats of the last request (SPEC 10.6), or null before the first one / after `clear`. */
+  get lastTokenMeterStats(): TokenMeterStats | null {
+    return this.#state.meterStats
+  }
+
+  /** The stats of the last accepted compaction (SPEC 6.7), or null when none since the last reset. */
+  get lastCompactionStats(): CompactionStats | null {
+    return this.#state.compactionStats
+  }
+
+  /**
+   * Appends a message to the history (SPEC 1.4): stamped with `metadata.timestamp` (module format,
+   * from the clock at call time) when it has none, numbered with `_seq`. The caller's object is
+   * copied at call time and never mutated. Resolves once the message is stored and the step's
+   * effects have run.
+   *
+   * @example
+   * await manager.addMessage({ role: 'user', content: 'hi' })
+   */
+  addMessage(message: Message): Promise<void> {
+    const timestamp = formatTimestamp(this.#clock.now())
+    const own = copy(message)
+    return this.#enqueue(async () => {
+      await this.#apply({ type: 'message_added', message: own, timestamp }, [
+        { op: 'add_message', message: stampedForRecording(own, timestamp) },
+      ])
+    })
+  }
+
+  /**
+   * Builds the view for the next model request (SPEC 2.3). When its turn comes in the queue, reads
+   * the provider's window (SPEC 4, `readProviderWindow`), awaits the system prompt factory if one is
+   * set (a non-string result is converted with `String`), caches the provider for summarization
+   * (summary strategy), then applies the request and returns a copy of the view.
+   *
+   * Throws `CompactionSkipLimitError` (after running the step's other effects) when the
+   * worth-the-rebuild predicate fails loud (SPEC 14.4); rejects with the factory's error if the
+   * factory throws. The manager stays usable either way.
+   *
+   * @example
+   * const view = await manager.getMessagesForRequest({ provider })
+   */
+  getMessagesForRequest(options: RequestOptions = {}): Promise<Array<Message>> {
+    const tokenBudget = options.tokenBudget ?? null
+    const provider = options.provider ?? null
+    return this.#enqueue(async () => {
+      const window = provider !== null ? await readProviderWindow(provider) : null
+      const factory = this.#factory
+      let systemPrompt: string | null = null
+      if (factory !== null) {
+        const result = await factory()
+        systemPrompt = typeof result === 'string' ? result : String(result)
+      }
+      if (provider !== null && this.#config.compaction_strategy === 'summary') this.#runner.setProvider?.(provider)
+      const ops: Array<RecordingOp> = []
+      if (systemPrompt !== null && systemPrompt !== this.#lastRecordedPrompt) {
+        ops.push({ op: 'set_system_prompt', content: systemPrompt })
+        this.#lastRecordedPrompt = systemPrompt
+      }
+      ops.push({
+        op: 'get_messages_for_request',
+        ...(tokenBudget === null ? {} : { token_budget: tokenBudget }),
+        ...(provider === null ? {} : { provider: window ?? {} }),
+      })
+      const step = await this.#apply(
+        {
+          type: 'request_received',
+          tokenBudget,
+          provider: window,
+          providerGiven: provider !== null,
+          systemPrompt,
+          now: formatTimestamp(this.#clock.now()),
+        },
+        ops,
+      )
+      const raised = step.effects.find((effect): effect is RaiseError => effect.type === 'raise_error')
+      if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
+      return copy(step.view ?? []) as Array<Message>
+    })
+  }
+
+  /**
+   * The stored history (SPEC 2.2), as deep copies, in order, with `metadata.timestamp` and
+   * `metadata._seq`; never compacted. Resolves after every call made before it has been applied.
+   *
+   * @example
+   * const history = await manager.getMessages()
+   */
+  getMessages(): Promise<Array<Message>> {
+    return this.#enqueue(async () => copy(this.#state.history) as Array<Message>)
+  }
+
+  /**
+   * Replaces the history for session resume (SPEC 2.4): `_seq` renumbered from 0, no timestamps
+   * added, compaction, meter and summary state reset (in-flight summaries cancelled, cached
+   * provider forgotten). The list is copied at call time.
+   *
+   * @example
+   * await manager.setMessages(savedHistory)
+   */
+  setMessages(messages: ReadonlyArray<Message>): Promise<void> {
+    const own = copy([...messages])
+    return this.#enqueue(async () => {
+      await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])
+      this.#runner.setProvider?.(null)
+    })
+  }
+
+  /**
+   * Empties the history and resets the session state (SPEC 2.5); the factory and configuration are
+   * kept, spill files are not deleted.
+   *
+   * @example
+   * await manager.clear()
+   */
+  clear(): Promise<void> {
+    return this.#enqueue(async () => {
+      await this.#apply({ type: 'history_cleared' }, [{ op: 'clear' }])
+      this.#runner.setProvider?.(null)
+    })
+  }
+
+  /**
+   * Sets the system prompt factory (SPEC 2.6), or returns to static mode with a falsy value. Takes
+   * effect for requests queued after this call. (A recording captures each distinct prompt as a
+   * `set_system_prompt` op; a return to static mode cannot be expressed in a recording.)
+   *
+   * @example
+   * await manager.setSystemPromptFactory(async () => 'You are a careful assistant.')
+   */
+  setSystemPromptFactory(factory: SystemPromptFactory | null | undefined): Promise<void> {
+    return this.#enqueue(async () => {
+      this.#factory = factory ? factory : null
+      if (this.#factory === null) this.#lastRecordedPrompt = null
+    })
+  }
+
+  /**
+   * Host protocol: always `false` (compaction happens inside `getMessagesForRequest`, SPEC 2.7).
+   *
+   * @example
+   * await manager.shouldCompact() // false
+   */
+  async shouldCompact(): Promise<boolean> {
+    return false
+  }
+
+  /**
+   * Host protocol: does nothing (SPEC 2.7).
+   *
+   * @example
+   * await manager.compact()
+   */
+  async compact(): Promise<void> {
+    return undefined
+  }
+
+  /**
+   * The `llm:response` listener (SPEC 10.2, 17.6): records the provider's usage from `data.usage`.
+   * Never throws to the dispatcher; resolves `{ action: 'continue' }` once the reading is applied.
+   *
+   * @example
+   * await manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300 } }) // { action: 'continue' }
+   */
+  async onLlmResponse(data: unknown): Promise<HookResult> {
+    const own = copy(data)
+    try {
+      await this.#enqueue(async () => {
+        await this.#apply({ type: 'usage_observed', data: own }, [{ op: 'llm_response', usage: usageOf(own) }])
+      })
+    } catch (error) {
+      this.#logger.warning(`context-simple: could not record llm:response usage: ${describeError(error)}`)
+    }
+    return { action: 'continue' }
+  }
+
+  /**
+   * Resolves when the queue is empty and the runner (if it offers `idle()`, as the default runner
+   * does) has no background work left — e.g. a summary has been applied. For tests and shutdown.
+   *
+   * @example
+   * await manager.idle()
+   */
+  async idle(): Promise<void> {
+    const runner = this.#runner as EffectRunner & { readonly idle?: () => Promise<void> }
+    for (;;) {
+      await this.#enqueue(async () => undefined)
+      if (typeof runner.idle === 'function') await runner.idle()
+      if (this.#pending === 0) return
+    }
+  }
+
+  /** Answers from the runner: queued like any call; applied in turn; never rejects. */
+  readonly #dispatch: Dispatch = (event: Event): Promise<void> =>
+    this.#enqueue(async () => {
+      await this.#apply(event, this.#answerOps(event))
+    }).catch((error: unknown) => {
+      this.#logger.warning(`context-simple: could not apply ${event.type}: ${describeError(error)}`)
+    })
+
+  /** The recording op of an answer event: a summary answer for the in-flight request, else none. */
+  #answerOps(event: Event): ReadonlyArray<RecordingOp> {
+    if (event.type !== 'summary_completed' && event.type !== 'summary_failed') return []
+    if (this.#state.summary.inFlight !== event.id) return []
+    return [event.type === 'summary_completed' ? { op: 'summary_result', text: event.text } : { op: 'summary_result', error: event.error }]
+  }
+
+  /** Queues `task`; resolves or rejects with its outcome once it has run in turn. */
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.#pending += 1
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push(async () => {
+        try {
+          resolve(await task())
+        } catch (error) {
+          reject(error)
+        } finally {
+          this.#pending -= 1
+        }
+      })
+      void this.#drain()
+    })
+  }
+
+  /** Runs queued jobs one at a time until the queue is empty; a second call while running returns. */
+  async #drain(): Promise<void> {
+    if (this.#draining) return
+    this.#draining = true
+    try {
+      for (let job = this.#queue.shift(); job !== undefined; job = this.#queue.shift()) await job()
+    } finally {
+      this.#draining = false
+    }
+  }
+
+  /** Reduces one event, replaces the state, records the ops, then runs the effects in order. */
+  async #apply(event: Event, ops: ReadonlyArray<RecordingOp>): Promise<Step> {
+    const step = this.#step(this.#state, event)
+    this.#state = step.state
+    if (this.#recorder !== null) for (const op of ops) this.#recorder.record(op)
+    for (const effect of step.effects) await this.#runEffect(effect)
+    return step
+  }
+
+  /** Runs one effect; a runner failure is logged and does not stop the queue. */
+  async #runEffect(effect: Effect): Promise<void> {
+    try {
+      await this.#runner.run(effect, this.#dispatch)
+    } catch (error) {
+      this.#logger.warning(`context-simple: effect ${effect.type} failed: ${describeError(error)}`)
+    }
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Records a live session as the inputs of a recording (`shared/RECORDING.md`): the manager hands
+ * every input, in the order applied, to a recorder, so the session can be saved and replayed.
+ */
+import type { Recording, RecordingOp } from '../core/recording.js'
+import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
+
+/**
+ * Receives every input the manager applies, as a recording op, in the order applied.
+ *
+ * @example
+ * const recorder: Recorder = { record: (op) => console.log(JSON.stringify(op)) }
+ */
+export interface Recorder {
+  readonly record: (op: RecordingOp) => void
+}
+
+/**
+ * A recorder that keeps its ops: `ops` in order, `toRecording()` the whole recording (a snapshot),
+ * `toJsonLines()` the RECORDING.md file text (header line, then one op per line, each line ending
+ * with `\n`).
+ *
+ * @example
+ * await writeFile('session.jsonl', makeRecorder({}).toJsonLines())
+ */
+export interface SessionRecorder extends Recorder {
+  readonly ops: ReadonlyArray<RecordingOp>
+  readonly toRecording: () => Recording
+  readonly toJsonLines: () => string
+}
+
+/**
+ * Options of `makeRecorder`: the replay clock value `now` (module format) and a session name.
+ *
+ * @example
+ * makeRecorder({}, { now: '2026-03-01T12:00:00.000+00:00', session: 'task-1-t0' })
+ */
+export interface RecorderOptions {
+  readonly now?: string
+  readonly session?: string
+}
+
+/** Deep copy of JSON-like data (plain objects and arrays copied, other values shared). */
+const copy = <T>(value: T): T => {
+  if (Array.isArray(value)) return value.map(copy) as T
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key])
+    return out as T
+  }
+  return value
+}
+
+/**
+ * Makes a recorder for a manager built with the raw configuration `config` (the contract's
+ * snake_case keys, stored in the header as given). Each op is deep-copied when recorded, so later
+ * mutation of the caller's objects does not change the recording. `now` defaults to
+ * `DEFAULT_REPLAY_NOW`; the manager stamps each added message's own timestamp into the recorded
+ * message, so `now` only matters for summary messages.
+ *
+ * @example
+ * const recorder = makeRecorder({ max_tokens: 1000 })
+ * const manager = new ContextManager({ max_tokens: 1000 }, { recorder })
+ * await manager.addMessage({ role: 'user', content: 'hi' })
+ * recorder.toRecording().ops[0].op // 'add_message'
+ */
+export const makeRecorder = (config: Readonly<Record<string, unknown>> = {}, options: RecorderOptions = {}): SessionRecorder => {
+  const ops: Array<RecordingOp> = []
+  const header = copy(config)
+  const now = options.now ?? DEFAULT_REPLAY_NOW
+  const toRecording = (): Recording => ({
+    config: copy(header),
+    now,
+    ops: ops.map(copy),
+    ...(options.session === undefined ? {} : { session: options.session }),
+  })
+  return {
+    ops,
+    record: (op) => {
+      ops.push(copy(op))
+    },
+    toRecording,
+    toJsonLines: () =>
+      [JSON.stringify({ type: 'recording', version: 1, config: header, now }), ...ops.map((op) => JSON.stringify(op))]
+        .map((line) => line + '\n')
+        .join(''),
+  }
+}

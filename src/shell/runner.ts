@@ -1,0 +1,286 @@
+/**
+ * The effect runner: interprets the core's effects (hooks, logs, spill writes, summaries) and
+ * feeds their answers back as events through `dispatch`. Also the `Logger` the shell writes to.
+ */
+import type { Effect } from '../core/effects.js'
+import type { Event } from '../core/events.js'
+import type { HookBus } from './hooks.js'
+import type { Provider } from './provider.js'
+import type { SpillWriter } from './spill-fs.js'
+import type { Summarizer } from './summarizer.js'
+
+/**
+ * Log levels the core uses (the `level` of a `log` effect).
+ *
+ * @example
+ * const level: LogLevel = 'warning'
+ */
+export type LogLevel = 'debug' | 'info' | 'warning'
+
+/**
+ * Where the shell writes log lines. Wording is not part of the contract, except for the
+ * substrings SPEC 3 requires in warnings (e.g. `unknown token_meter`).
+ *
+ * @example
+ * const logger: Logger = { debug: () => {}, info: console.info, warning: console.warn }
+ */
+export interface Logger {
+  readonly debug: (message: string) => void
+  readonly info: (message: string) => void
+  readonly warning: (message: string) => void
+}
+
+/**
+ * Logs to the console: `debug` → `console.debug`, `info` → `console.info`, `warning` →
+ * `console.warn`.
+ *
+ * @example
+ * consoleLogger.warning('context-simple: unknown token_meter "x"')
+ */
+export const consoleLogger: Logger = {
+  debug: (message) => console.debug(message),
+  info: (message) => console.info(message),
+  warning: (message) => console.warn(message),
+}
+
+/**
+ * Discards every line.
+ *
+ * @example
+ * silentLogger.warning('ignored')
+ */
+export const silentLogger: Logger = { debug: () => undefined, info: () => undefined, warning: () => undefined }
+
+/**
+ * One line captured by `memoryLogger`.
+ *
+ * @example
+ * const entry: LogEntry = { level: 'info', message: 'hello' }
+ */
+export interface LogEntry {
+  readonly level: LogLevel
+  readonly message: string
+}
+
+/**
+ * A logger that keeps its lines in `entries` (in order) for tests.
+ *
+ * @example
+ * const logger: MemoryLogger = memoryLogger()
+ * logger.messages('warning') // []
+ */
+export interface MemoryLogger extends Logger {
+  readonly entries: ReadonlyArray<LogEntry>
+  /** The messages logged at `level`, in order. */
+  readonly messages: (level: LogLevel) => ReadonlyArray<string>
+}
+
+/**
+ * Makes a logger that records every line in memory.
+ *
+ * @example
+ * const logger = memoryLogger()
+ * logger.warning('careful')
+ * logger.entries // [{ level: 'warning', message: 'careful' }]
+ */
+export const memoryLogger = (): MemoryLogger => {
+  const entries: Array<LogEntry> = []
+  const add = (level: LogLevel) => (message: string) => {
+    entries.push({ level, message })
+  }
+  return {
+    entries,
+    debug: add('debug'),
+    info: add('info'),
+    warning: add('warning'),
+    messages: (level) => entries.filter((entry) => entry.level === level).map((entry) => entry.message),
+  }
+}
+
+/**
+ * Hands an answer event back to the manager. It enqueues the event (never applies it reentrantly);
+ * the manager's dispatch returns a promise that resolves once the event has been applied and its
+ * effects have run. A runner must never await it from inside `run` (the manager is waiting for
+ * `run` to finish before it applies queued events); background work may await it.
+ *
+ * @example
+ * dispatch({ type: 'spill_written', path: '/tmp/spill/tool-result-000001-0123456789abcdef.txt' })
+ */
+export type Dispatch = (event: Event) => void | Promise<void>
+
+/**
+ * Interprets effects. The manager calls `run` for every effect of a step, in order, awaiting each;
+ * answers (`spill_written`/`spill_failed`, `summary_call_started`/`summary_completed`/
+ * `summary_failed`) go back through `dispatch`. `run` should not reject (the manager logs a
+ * rejection and goes on). `setProvider`, when present, receives the provider the summary strategy
+ * caches (SPEC 2.3 step 2), or null when `clear`/`setMessages` forget it.
+ *
+ * @example
+ * const runner: EffectRunner = { run: async (effect) => { console.log(effect.type) } }
+ */
+export interface EffectRunner {
+  readonly run: (effect: Effect, dispatch: Dispatch) => Promise<void>
+  readonly setProvider?: (provider: Provider | null) => void
+}
+
+/**
+ * What the default runner uses; every member is optional (see `makeDefaultRunner`).
+ *
+ * @example
+ * makeDefaultRunner({ hooks: makeMittHooks(), logger: silentLogger, spill: makeMemorySpillWriter() })
+ */
+export interface DefaultRunnerOptions {
+  readonly hooks?: HookBus
+  readonly logger?: Logger
+  readonly spill?: SpillWriter
+  readonly summarizer?: Summarizer
+}
+
+/**
+ * The default runner, with the provider cache and a way to wait for background summaries.
+ * `idle()` resolves when no summarization started by this runner is still running.
+ *
+ * @example
+ * const runner = makeDefaultRunner({})
+ * runner.setProvider(provider)
+ * await runner.idle()
+ */
+export interface DefaultRunner extends EffectRunner {
+  readonly setProvider: (provider: Provider | null) => void
+  readonly idle: () => Promise<void>
+}
+
+/**
+ * The text of an unknown thrown value.
+ *
+ * @example
+ * describeError(new Error('disk full')) // 'disk full'
+ */
+export const describeError = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error))
+
+/**
+ * The default effect interpreter:
+ * - `emit_hook` → `await hooks.emit(name, data)`; nothing when there is no bus; any exception or
+ *   rejection (including a bus without `emit`) is logged as a warning and swallowed (SPEC 9);
+ * - `log` → the logger at the effect's level (default logger: `consoleLogger`);
+ * - `write_spill` → `await spill.write(directory, path, content)`, then dispatch `spill_written`
+ *   (written or already there) or `spill_failed` with the error text (also when no writer is
+ *   configured);
+ * - `request_summary` → starts the summarization in the background and returns at once (never
+ *   blocks a request): with no provider it dispatches `summary_failed`; otherwise it dispatches
+ *   `summary_call_started`, waits for the manager to apply it (the core emits
+ *   `context:pre_summarize` then), calls `summarizer.summarize(request, provider, signal)` and
+ *   dispatches `summary_completed` with the text or `summary_failed` with the error (also when no
+ *   summarizer is configured);
+ * - `cancel_summary` → aborts that id's signal and forgets it: nothing more is dispatched for it;
+ * - `raise_error` → nothing (the manager throws it as a typed error).
+ *
+ * @example
+ * const runner = makeDefaultRunner({ hooks: makeMittHooks(), spill: makeMemorySpillWriter() })
+ * await runner.run({ type: 'log', level: 'info', message: 'hello' }, () => {})
+ */
+export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRunner => {
+  const logger = options.logger ?? consoleLogger
+  const inFlight = new Map<string, AbortController>()
+  const tasks = new Set<Promise<void>>()
+  let provider: Provider | null = null
+
+  const summarize = async (
+    effect: Extract<Effect, { type: 'request_summary' }>,
+    dispatch: Dispatch,
+    signal: AbortSignal,
+  ): Promise<void> => {
+    const { id } = effect
+    const cached = provider
+    if (cached === null) {
+      dispatch({ type: 'summary_failed', id, error: 'no provider is cached for summarization' })
+      return
+    }
+    await dispatch({ type: 'summary_call_started', id })
+    if (signal.aborted) return
+    try {
+      if (options.summarizer === undefined) throw new Error('no summarizer is configured')
+      const text = await options.summarizer.summarize(
+        {
+          id,
+          prompt: effect.prompt,
+          promptPath: effect.promptPath,
+          transcript: effect.transcript,
+          model: effect.model,
+          timeoutSeconds: effect.timeoutSeconds,
+        },
+        cached,
+        signal,
+      )
+      if (!signal.aborted) dispatch({ type: 'summary_completed', id, text })
+    } catch (error) {
+      if (!signal.aborted) dispatch({ type: 'summary_failed', id, error: describeError(error) })
+    }
+  }
+
+  const run = async (effect: Effect, dispatch: Dispatch): Promise<void> => {
+    switch (effect.type) {
+      case 'emit_hook': {
+        const hooks = options.hooks
+        if (hooks === undefined || hooks === null) return
+        try {
+          if (typeof hooks.emit !== 'function') throw new TypeError('the hook bus has no emit')
+          await hooks.emit(effect.name, effect.data)
+        } catch (error) {
+          logger.warning(`context-simple: hook ${effect.name} failed: ${describeError(error)}`)
+        }
+        return
+      }
+      case 'log':
+        logger[effect.level](effect.message)
+        return
+      case 'write_spill': {
+        try {
+          if (options.spill === undefined) throw new Error('no spill writer is configured')
+          await options.spill.write(effect.directory, effect.path, effect.content)
+          dispatch({ type: 'spill_written', path: effect.path })
+        } catch (error) {
+          dispatch({ type: 'spill_failed', path: effect.path, error: describeError(error) })
+        }
+        return
+      }
+      case 'request_summary': {
+        inFlight.get(effect.id)?.abort()
+        const controller = new AbortController()
+        inFlight.set(effect.id, controller)
+        const task: Promise<void> = summarize(effect, dispatch, controller.signal)
+          .catch((error: unknown) => logger.warning(`context-simple: summarization ${effect.id} failed: ${describeError(error)}`))
+          .finally(() => {
+            if (inFlight.get(effect.id) === controller) inFlight.delete(effect.id)
+            tasks.delete(task)
+          })
+        tasks.add(task)
+        return
+      }
+      case 'cancel_summary': {
+        const controller = inFlight.get(effect.id)
+        inFlight.delete(effect.id)
+        controller?.abort()
+        return
+      }
+      case 'raise_error':
+        return
+      default: {
+        const unknownEffect: never = effect
+        logger.warning(`context-simple: unknown effect ${JSON.stringify(unknownEffect)}`)
+      }
+    }
+  }
+
+  const idle = async (): Promise<void> => {
+    while (tasks.size > 0) await Promise.allSettled([...tasks])
+  }
+
+  return {
+    run,
+    setProvider: (next) => {
+      provider = next
+    },
+    idle,
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The summarizer behind the summary strategy (SPEC 12.3): reads the prompt file, asks the provider
+ * for a completion within the timeout, and returns the text of the response.
+ */
+import { readFile as readFileFromDisk } from 'node:fs/promises'
+import { pyStrip } from '../core/text.js'
+import type { CompletionRequest, Provider } from './provider.js'
+import type { Logger } from './runner.js'
+import { consoleLogger, describeError } from './runner.js'
+
+/**
+ * One summarization request, as the core's `request_summary` effect describes it: `prompt` is the
+ * default prompt, `promptPath` a file whose text replaces it (null = none), `transcript` the text to
+ * summarize, `model` the model (null = provider default), `timeoutSeconds` the time limit in seconds.
+ *
+ * @example
+ * const request: SummaryRequest = { id: 'summary-1', prompt: 'Summarize.', promptPath: null, transcript: '[user]: hi', model: null, timeoutSeconds: 30 }
+ */
+export interface SummaryRequest {
+  readonly id: string
+  readonly prompt: string
+  readonly promptPath: string | null
+  readonly transcript: string
+  readonly model: string | null
+  readonly timeoutSeconds: number
+}
+
+/**
+ * Produces the summary text of a request with a provider. Resolves to the summary text; rejects on
+ * any failure (exception, timeout, empty text). `signal`, when given, is aborted when the request is
+ * cancelled (the result would be ignored).
+ *
+ * @example
+ * const fake: Summarizer = { summarize: async (request) => `summary of ${request.transcript.length} chars` }
+ */
+export interface Summarizer {
+  readonly summarize: (request: SummaryRequest, provider: Provider, signal?: AbortSignal) => Promise<string>
+}
+
+/**
+ * Waits `ms` milliseconds and resolves; rejects (or never settles) once `signal` is aborted. The
+ * summarizer aborts the signal as soon as the call it guards settles.
+ *
+ * @example
+ * const timer: Timer = (ms, signal) => new Promise((resolve) => { const t = setTimeout(resolve, ms); signal.addEventListener('abort', () => clearTimeout(t)) })
+ */
+export type Timer = (ms: number, signal: AbortSignal) => Promise<void>
+
+/**
+ * Rejection of a summarization that did not answer within `timeoutSeconds`.
+ *
+ * @example
+ * new TimeoutError(30).message // 'summarization timed out after 30 s'
+ */
+export class TimeoutError extends Error {
+  override readonly name = 'TimeoutError'
+  readonly timeoutSeconds: number
+  constructor(timeoutSeconds: number) {
+    super(`summarization timed out after ${timeoutSeconds} s`)
+    this.timeoutSeconds = timeoutSeconds
+  }
+}
+
+/**
+ * Rejection of a summarization whose response text is empty after Python-style stripping.
+ *
+ * @example
+ * new EmptySummaryError().message // 'the summarizer returned an empty summary'
+ */
+export class EmptySummaryError extends Error {
+  override readonly name = 'EmptySummaryError'
+  constructor() {
+    super('the summarizer returned an empty summary')
+  }
+}
+
+/** The longest delay `setTimeout` honours (longer delays fire at once); beyond it: no timeout. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/**
+ * The real timer: `setTimeout`, cleared when `signal` aborts (the promise then rejects with the
+ * abort reason).
+ *
+ * @example
+ * await systemTimer(10, new AbortController().signal)
+ */
+export const systemTimer: Timer = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = (): void => {
+      clearTimeout(handle)
+      reject(signal.reason)
+    }
+    const handle = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+
+/**
+ * What `makeProviderSummarizer` uses: a timer, a file reader (UTF-8 text) and a logger.
+ *
+ * @example
+ * makeProviderSummarizer({ timer: systemTimer, readFile: async () => 'Summarize.', logger: silentLogger })
+ */
+export interface ProviderSummarizerOptions {
+  readonly timer?: Timer
+  readonly readFile?: (path: string) => Promise<string>
+  readonly logger?: Logger
+}
+
+/**
+ * The summary text of a completion response (SPEC 12.3 step 6): the concatenation, without a
+ * separator, of the truthy `text` of every block of `response.content` (a list). A truthy `text`
+ * that is not a string, or a response that is not an object, throws a `TypeError`; a missing or
+ * non-list `content` gives `""`.
+ *
+ * @example
+ * responseText({ content: [{ text: 'a' }, { type: 'thinking' }, { text: '' }, { text: 'b' }] }) // 'ab'
+ */
+export const responseText = (response: unknown): string => {
+  if (typeof response !== 'object' || response === null) throw new TypeError('the provider response is not an object')
+  const content = (response as { readonly content?: unknown }).content
+  if (!Array.isArray(content)) return ''
+  let text = ''
+  for (const block of content) {
+    if (typeof block !== 'object' || block === null) continue
+    const blockText = (block as { readonly text?: unknown }).text
+    if (blockText === undefined || blockText === null || blockText === '' || blockText === false || blockText === 0) continue
+    if (typeof blockText !== 'string') throw new TypeError('a response block has a non-string text')
+    text += blockText
+  }
+  return text
+}
+
+/**
+ * A summarizer that calls the provider (SPEC 12.3 steps 3, 5, 6):
+ * 1. prompt = the UTF-8 text of `promptPath` when it is a non-empty string and readable; an
+ *    unreadable file logs a warning and the request's default prompt is used;
+ * 2. `provider.complete({ messages: [{ role: 'system', content: prompt }, { role: 'user', content:
+ *    transcript }], model })` (a provider without `complete` fails);
+ * 3. limited to `timeoutSeconds` through the injectable `timer` (default `systemTimer`): when the
+ *    timer resolves first the call rejects with `TimeoutError` (a non-finite or huge timeout means
+ *    no limit; a negative one counts as 0); the timer's signal is aborted when the call settles;
+ * 4. text = `responseText(response)`; empty after stripping → `EmptySummaryError`.
+ * An aborted `signal` rejects the call at once with the abort reason.
+ *
+ * @example
+ * const summarizer = makeProviderSummarizer({ readFile: async () => 'Summarize.' })
+ * const provider = { complete: async () => ({ content: [{ type: 'text', text: '## Current Task State\n...' }] }) }
+ * await summarizer.summarize({ id: 's1', prompt: 'default', promptPath: null, transcript: '[user]: hi', model: null, timeoutSeconds: 30 }, provider)
+ * // '## Current Task State\n...'
+ */
+export const makeProviderSummarizer = (options: ProviderSummarizerOptions = {}): Summarizer => {
+  const timer = options.timer ?? systemTimer
+  const readFile = options.readFile ?? ((path: string) => readFileFromDisk(path, 'utf8'))
+  const logger = options.logger ?? consoleLogger
+
+  const readPrompt = async (request: SummaryRequest): Promise<string> => {
+    if (typeof request.promptPath !== 'string' || request.promptPath === '') return request.prompt
+    try {
+      return await readFile(request.promptPath)
+    } catch (error) {
+      logger.warning(
+        `context-simple: could not read summarization_prompt_path ${JSON.stringify(request.promptPath)} (${describeError(error)}); using the default prompt`,
+      )
+      return request.prompt
+    }
+  }
+
+  const summarize = async (request: SummaryRequest, provider: Provider, signal?: AbortSignal): Promise<string> => {
+    signal?.throwIfAborted()
+    const prompt = await readPrompt(request)
+    signal?.throwIfAborted()
+    const completion: CompletionRequest = {
+      messages: [
+        { role: 'system', content: prompt },
+        { role: 'user', content: request.transcript },
+      ],
+      model: request.model,
+    }
+    const timerControl = new AbortController()
+    const contenders: Array<Promise<unknown>> = [
+      Promise.resolve().then(() => {
+        if (typeof provider.complete !== 'function') throw new TypeError('the provider has no complete()')
+        return provider.complete(completion)
+      }),
+    ]
+    const ms = Math.max(0, request.timeoutSeconds * 1000)
+    if (Number.isFinite(ms) && ms <= MAX_TIMER_MS) {
+      contenders.push(
+        timer(ms, timerControl.signal).then(() => {
+          throw new TimeoutError(request.timeoutSeconds)
+        }),
+      )
+    }
+    let onAbort: (() => void) | undefined
+    if (signal !== undefined) {
+      contenders.push(
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(signal.reason)
+          signal.addEventListener('abort', onAbort, { once: true })
+        }),
+      )
+    }
+    let response: unknown
+    try {
+      response = await Promise.race(contenders)
+    } finally {
+      timerControl.abort()
+      if (signal !== undefined && onAbort !== undefined) signal.removeEventListener('abort', onAbort)
+    }
+    const text = responseText(response)
+    if (pyStrip(text) === '') throw new EmptySummaryError()
+    return text
+  }
+
+  return { summarize }
+}

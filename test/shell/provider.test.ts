@@ -1,0 +1,74 @@
+/** Tests of readProviderWindow: SPEC 4 step 2 with either naming, the both-truthy rule and exceptions. */
+import { describe, expect, it } from 'vitest'
+import { readProviderWindow } from '../../src/shell/provider.js'
+import type { Provider } from '../../src/shell/provider.js'
+
+const defaults = (value: unknown): Provider => ({ get_info: () => ({ defaults: value }) })
+
+describe('readProviderWindow', () => {
+  it('reads get_model_info (plain object, snake_case)', async () => {
+    await expect(readProviderWindow({ get_model_info: () => ({ context_window: 200_000, max_output_tokens: 64_000 }) })).resolves.toEqual({
+      context_window: 200_000,
+      max_output_tokens: 64_000,
+    })
+  })
+
+  it('reads getModelInfo (async, camelCase) and prefers it over get_model_info', async () => {
+    const provider: Provider = {
+      getModelInfo: async () => ({ contextWindow: 1000, maxOutputTokens: 100 }),
+      get_model_info: () => ({ context_window: 5, max_output_tokens: 5 }),
+    }
+    await expect(readProviderWindow(provider)).resolves.toEqual({ context_window: 1000, max_output_tokens: 100 })
+  })
+
+  it('reads attributes of a class instance (getters on the prototype)', async () => {
+    class Info {
+      get context_window(): number {
+        return 8000
+      }
+      get max_output_tokens(): number {
+        return 1000
+      }
+    }
+    await expect(readProviderWindow({ get_model_info: () => new Info() })).resolves.toEqual({ context_window: 8000, max_output_tokens: 1000 })
+  })
+
+  it('falls to get_info().defaults when model info is falsy or not both-truthy', async () => {
+    const info = () => ({ defaults: { context_window: 128_000, max_output_tokens: 16_384 } })
+    const expected = { context_window: 128_000, max_output_tokens: 16_384 }
+    await expect(readProviderWindow({ get_model_info: () => null, get_info: info })).resolves.toEqual(expected)
+    await expect(readProviderWindow({ get_model_info: () => ({}), get_info: info })).resolves.toEqual(expected)
+    await expect(readProviderWindow({ get_model_info: () => ({ context_window: 200_000, max_output_tokens: 0 }), get_info: info })).resolves.toEqual(expected)
+    await expect(readProviderWindow({ getInfo: async () => ({ defaults: { contextWindow: 10, maxOutputTokens: 2 } }) })).resolves.toEqual({
+      context_window: 10,
+      max_output_tokens: 2,
+    })
+  })
+
+  it('resolves null when neither source gives both limits', async () => {
+    await expect(readProviderWindow(defaults({ context_window: 128_000, max_output_tokens: 0 }))).resolves.toBeNull()
+    await expect(readProviderWindow(defaults(null))).resolves.toBeNull()
+    await expect(readProviderWindow(defaults(undefined))).resolves.toBeNull()
+    await expect(readProviderWindow({})).resolves.toBeNull()
+  })
+
+  it('an exception anywhere abandons the whole step: a throwing get_model_info skips get_info', async () => {
+    const provider: Provider = {
+      get_model_info: () => {
+        throw new Error('no model info')
+      },
+      get_info: () => ({ defaults: { context_window: 128_000, max_output_tokens: 16_384 } }),
+    }
+    await expect(readProviderWindow(provider)).resolves.toBeNull()
+    await expect(readProviderWindow({ get_model_info: async () => Promise.reject(new Error('x')) })).resolves.toBeNull()
+    await expect(readProviderWindow({ get_info: () => null })).resolves.toBeNull()
+    await expect(readProviderWindow({ get_model_info: 5 as unknown as () => unknown })).resolves.toBeNull()
+  })
+
+  it('returns the values raw (the core decides what non-numbers give)', async () => {
+    await expect(readProviderWindow(defaults({ context_window: '1000', max_output_tokens: 10 }))).resolves.toEqual({
+      context_window: '1000',
+      max_output_tokens: 10,
+    })
+  })
+})
