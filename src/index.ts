@@ -1,0 +1,8 @@
+/**
+ * context-simple: the public API. Re-exports only: the pure core (reducers, replay, estimator,
+ * stats and config types) and the shell (ContextManager, mount, runners, hooks, importers).
+ */
+export * from './core/index.js'
+export * from './shell/index.js'
+export { loadRecordings, detectFormat } from './shell/importers/index.js'
+export { parseRecordingJsonl, serializeRecording, RecordingFormatError } from './shell/recording-file.js'
