@@ -85,6 +85,12 @@ const extractiveSummarizer: ReplaySummarizer = (request, history) => {
   return { text: toExtractiveSummary(history.filter((message) => wanted.has(seqOf(message) ?? -1))) }
 }
 
+/** The local stand-in is a summarizer provider: mark every request as passing one (SPEC 2.3 step 2). */
+const withSummarizerProvider = (recording: Recording): Recording => ({
+  ...recording,
+  ops: recording.ops.map((op) => (op.op === 'get_messages_for_request' && (op.provider === undefined || op.provider === null) ? { ...op, provider: {} } : op)),
+})
+
 const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
 
 const fmt = (value: number | null): string => (value === null ? '' : value.toLocaleString('en-US'))
@@ -162,6 +168,7 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
     if (isLeft(decoded)) throw new UsageError(decoded.left.message)
     let ready = applyBudgetOverride(recording, budget)
     if (flags.summarizer !== 'recorded') ready = withoutSummaryResults(ready)
+    if (flags.summarizer === 'extractive') ready = withSummarizerProvider(ready)
     return { recording: ready, config: decoded.right.config, warnings: decoded.right.warnings }
   })
   for (const warning of prepared[0]?.warnings ?? []) io.stderr(`warning: ${warning.message}\n`)

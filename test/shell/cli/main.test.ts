@@ -104,3 +104,16 @@ describe('context-simple replay errors', () => {
     expect(stderr).toMatch(/bad.jsonl:2: unknown op "nope"/)
   })
 })
+
+describe('context-simple replay --summarizer extractive', () => {
+  it('absorbs spans into summary messages offline and keeps tool pairing', async () => {
+    const recording = resolve(CONFORMANCE, 'sessions/tau-003-t0.recording.jsonl')
+    const { code, stdout } = await run(['replay', recording, '--budget', '3000', '--set', 'compaction_strategy=summary', '--summarizer', 'extractive', '--json'])
+    expect(code).toBe(0)
+    const lines = parseLines(stdout) as Array<{ view: Array<{ role: string; content: unknown; metadata?: { type?: string } }>; events: Array<{ name: string }> }>
+    const summaries = lines.flatMap((line) => line.view.filter((message) => message.metadata?.type === 'context_summary'))
+    expect(summaries.length).toBeGreaterThan(0)
+    expect(summaries.every((message) => message.role === 'user' && String(message.content).startsWith('<system-reminder source="context-summary">'))).toBe(true)
+    expect(lines.some((line) => line.events.some((event) => event.name === 'context:post_summarize'))).toBe(true)
+  })
+})
