@@ -130,7 +130,7 @@ export const toCacheAggregates = (meter: MeterState): CacheAggregates | null =>
  * Provenance counters are those before this request's trigger decision.
  *
  * @example
- * measureRequest(DEFAULT_CONFIG, working, 9200, meter, estimateOne).used_tokens
+ * measureRequest(DEFAULT_CONFIG, working, 326, 9200, meter, estimateOne).stats.used_tokens
  */
 export const measureRequest = (
   config: Config,

@@ -189,7 +189,7 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
  * included) is at most `target` (SPEC 6.2 step 10 onward). `current` is the starting total.
  *
  * @example
- * runLadder(nonSystem, 40, 2444, 1800, draft, context) // { working, levelReached: 2 } for SPEC 6.8
+ * runLadder(nonSystem, 0, 2444, 1800, draft, context) // { working, levelReached: 2 } for SPEC 6.8 (no system messages)
  */
 export const runLadder = (
   nonSystem: Messages,

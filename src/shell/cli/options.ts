@@ -74,8 +74,10 @@ export const applyBudgetOverride = (recording: Recording, override: BudgetOverri
   if (override === null) return recording
   const ops = recording.ops.map((op): RecordingOp => {
     if (op.op !== 'get_messages_for_request') return op
+    // A provider passed with the request stays passed (the summary strategy caches it, SPEC 2.3
+    // step 2); the explicit token budget wins over its window (SPEC 4 step 1).
     return override.kind === 'budget'
-      ? { op: 'get_messages_for_request', token_budget: override.tokens }
+      ? { op: 'get_messages_for_request', token_budget: override.tokens, ...(op.provider !== undefined && op.provider !== null ? { provider: op.provider } : {}) }
       : { op: 'get_messages_for_request', provider: { context_window: override.contextWindow, max_output_tokens: override.maxOutputTokens } }
   })
   return { ...recording, ops }

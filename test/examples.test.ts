@@ -1,0 +1,66 @@
+// The runnable examples of examples/*.ts: each exports `run()`, whose result is checked here so
+// that `npm test` keeps the examples (and the docs that link to them) honest.
+import { describe, expect, it } from 'vitest'
+import { run as runCustomRunner } from '../examples/custom-runner.js'
+import { run as runEmbedding } from '../examples/embedding.js'
+import { run as runReplay } from '../examples/replay.js'
+import { run as runSummarizer } from '../examples/summarizer.js'
+
+describe('examples', () => {
+  it('embedding.ts: compaction fires under a small budget, stats and usage are readable', async () => {
+    const result = await runEmbedding()
+    expect(result.historyMessages).toBe(12)
+    expect(result.viewMessages).toBe(13) // the history plus the compaction notice
+    expect(result.viewRoles.slice(0, 2)).toEqual(['system', 'user'])
+    expect(result.noticeAtTail).toBe(true)
+    expect(result.truncatedInView).toBe(2)
+    expect(result.firstTruncatedContent).toMatch(/^\[truncated: ~\d+ tokens - call tool again if needed\] /)
+    expect(result.firstTruncatedContent).toContain('chars omitted]...')
+    expect(result.strategyLevel).toBe(2)
+    expect(result.secondViewSameAsFirst).toBe(true)
+    expect(result.hookEvents).toEqual(['context:token_meter', 'context:compaction', 'context:token_meter'])
+    expect(result.usedTokensBeforeUsage).toBeGreaterThanOrEqual(0.92 * 2_600)
+    expect(result.measuredTokensAfterUsage).toBe(3_000)
+    expect(result.budget).toBe(2_600)
+  })
+
+  it('custom-runner.ts: the runner sees every effect and answers the spill in memory', async () => {
+    const result = await runCustomRunner()
+    expect(result.effectTypes).toEqual(['emit_hook', 'write_spill'])
+    expect(result.spillPaths).toHaveLength(1)
+    expect(result.spillPaths[0]).toMatch(/^\/virtual\/spill\/tool-result-000002-[0-9a-f]{16}\.txt$/)
+    expect(result.spilledContentIsOriginal).toBe(true)
+    expect(result.viewPointsAtSpill).toBe(true)
+    expect(result.spillsKnownToCore).toEqual(result.spillPaths)
+    expect(result.writesOnSecondRequest).toBe(0)
+    expect(result.hookNames).toEqual(['context:token_meter', 'context:compaction', 'context:token_meter'])
+  })
+
+  it('summarizer.ts: the summary is requested, answered in the background, then swapped in', async () => {
+    const result = await runSummarizer()
+    expect(result.summaryRequestedOnFirstRequest).toBe(true)
+    expect(result.firstViewHasSummary).toBe(false)
+    expect(result.providerCalls).toBe(1)
+    expect(result.requestRoles).toEqual(['system', 'user'])
+    expect(result.transcriptStart).toBe('[user]: Migrate billing job 0 ')
+    expect(result.pendingAfterIdle).toBe(true)
+    expect(result.secondViewHasSummary).toBe(true)
+    expect(result.absorbed).toBe(6)
+    expect(result.secondViewMessages).toBe(12 - 6 + 1)
+    expect(result.summaryStored).toBe(true)
+    expect(result.hookEvents.map((event) => event.split(' ')[0])).toEqual(['context:pre_summarize', 'context:post_summarize', 'context:compaction'])
+  })
+
+  it('replay.ts: a recording built in code replays deterministically, and so does a live session', async () => {
+    const result = await runReplay()
+    expect(result.outputLines).toBe(3)
+    expect(result.opIndexes).toEqual([2, 10, 13])
+    expect(result.eventsPerLine).toEqual([['context:token_meter'], ['context:token_meter'], ['context:token_meter', 'context:compaction']])
+    expect(result.viewSizes).toEqual([2, 8, 4])
+    expect(result.levelAfterLastRequest).toBe(5)
+    expect(result.measuredOnLastLine).toBe(650)
+    expect(result.jsonLinesRoundTripSame).toBe(true)
+    expect(result.liveCompactionLevel).toBe(3)
+    expect(result.liveViewsReplayed).toBe(true)
+  })
+})
