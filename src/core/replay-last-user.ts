@@ -7,7 +7,7 @@ import type { Message, Messages } from './message.js'
 import { estimateList } from './compaction/context.js'
 import { endsOutsideToolCall } from './compaction/notice.js'
 import { pyStrip } from './text.js'
-import { isPlainObject, isTruthy } from './values.js'
+import { isPlainObject, isPresent, isTruthy } from './values.js'
 
 const REMINDER_OPENER = '<system-reminder'
 
@@ -20,7 +20,7 @@ const REMINDER_OPENER = '<system-reminder'
  */
 export const isRealUserMessage = (message: Message): boolean => {
   if (message.role !== 'user') return false
-  if (Object.prototype.hasOwnProperty.call(message, 'tool_call_id')) return false
+  if (isPresent(message, 'tool_call_id')) return false
   const content = message.content
   if (typeof content === 'string') return !pyStrip(content).startsWith(REMINDER_OPENER)
   if (Array.isArray(content)) {

@@ -11,7 +11,7 @@ import type { PendingSummary, State, SummaryState } from './state.js'
 import { estimateList, seqOf } from './compaction/context.js'
 import { isToolCallMessage, selectResultRunEnd } from './compaction/tool-pairs.js'
 import { codePointLength, codePointSlice, pyrepr, pyStrip } from './text.js'
-import { isPlainObject, isTruthy } from './values.js'
+import { isPlainObject, isPresent, isTruthy } from './values.js'
 
 /**
  * Our default summarization prompt: five Markdown sections and guidelines (SPEC 12.3). The
@@ -60,20 +60,24 @@ const contentText = (content: unknown): string => {
   return pyrepr(content)
 }
 
+/** A value as Python's `str()` prints it: strings as is, anything else as its repr (`None`, `5`). */
+const asText = (value: unknown): string => (typeof value === 'string' ? value : pyrepr(value))
+
 const callLine = (call: Readonly<Record<string, unknown>>): string => {
   let name: unknown
   let args: unknown
-  if (Object.prototype.hasOwnProperty.call(call, 'function')) {
+  if (isPresent(call, 'function')) {
+    // Defaults apply to missing keys only (SPEC 0: a present null is a value, rendered as None/null).
     const fn = isPlainObject(call.function) ? call.function : {}
-    name = fn.name ?? 'unknown_tool'
-    args = fn.arguments ?? '{}'
+    name = isPresent(fn, 'name') ? fn.name : 'unknown_tool'
+    args = isPresent(fn, 'arguments') ? fn.arguments : '{}'
   } else {
     name = isTruthy(call.name) ? call.name : isTruthy(call.tool) ? call.tool : 'unknown_tool'
     args = isTruthy(call.input) ? call.input : isTruthy(call.arguments) ? call.arguments : '{}'
   }
   let text = typeof args === 'string' ? args : asciiJson(args)
   if (codePointLength(text) > TRANSCRIPT_ARGUMENT_LIMIT) text = codePointSlice(text, 0, TRANSCRIPT_ARGUMENT_LIMIT) + '...'
-  return `  [tool_call: ${typeof name === 'string' ? name : pyrepr(name)}(${text})]`
+  return `  [tool_call: ${asText(name)}(${text})]`
 }
 
 /**
@@ -90,8 +94,8 @@ export const toTranscript = (messages: Messages): string =>
       const text = contentText(message.content)
       const first =
         message.role === 'tool'
-          ? `[tool_result for ${message.tool_call_id === undefined || message.tool_call_id === null ? '' : String(message.tool_call_id)}]: ${text}`
-          : `[${message.role === undefined || message.role === null ? 'unknown' : String(message.role)}]: ${text}`
+          ? `[tool_result for ${isPresent(message, 'tool_call_id') ? asText(message.tool_call_id) : ''}]: ${text}`
+          : `[${isPresent(message, 'role') ? asText(message.role) : 'unknown'}]: ${text}`
       const lines = [first]
       if (Array.isArray(message.tool_calls)) for (const call of message.tool_calls) if (isPlainObject(call)) lines.push(callLine(call))
       return lines.join('\n')
@@ -160,7 +164,8 @@ export const selectAbsorbSpan = (
       break
     }
   }
-  let limit = Math.trunc(live.length * (1 - config.protected_recent))
+  // A negative protected_recent protects nothing: the boundary never passes the end of `live`.
+  let limit = Math.min(live.length, Math.trunc(live.length * (1 - config.protected_recent)))
   if (lastUser >= 0 && lastUser < limit) limit = lastUser
   if (limit <= 0) return []
   let end = limit
@@ -188,7 +193,7 @@ export const selectAbsorbSpan = (
  * summary (an id from the state's counter). Returns the new summary state and effects.
  *
  * @example
- * triggerSummary(state, config, 5000, 6000, estimateOne).effects // [{ type: 'request_summary', … }]
+ * triggerSummary(state, state.summary, config, 5000, 6000, estimateOne).effects // [{ type: 'request_summary', … }]
  */
 export const triggerSummary = (
   state: State,

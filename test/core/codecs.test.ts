@@ -1,0 +1,293 @@
+// Unit tests for src/core/codecs.ts (decodeConfig): SPEC 3 defaults and warn-and-fall-back keys
+// (B-CF-1..5), and SPEC 17.6: a wrong JSON type is a ConfigError naming the key, max_tokens must be
+// a positive integer, and in-type out-of-range values are accepted.
+import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { decodeConfig, type DecodedConfig } from '../../src/core/codecs.js'
+import { DEFAULT_CONFIG } from '../../src/core/config.js'
+import { ConfigError } from '../../src/core/errors.js'
+
+const right = (decoded: Either<ConfigError, DecodedConfig>): DecodedConfig => {
+  if (isLeft(decoded)) throw new Error(`expected Right, got ${decoded.left.message}`)
+  return decoded.right
+}
+
+const left = (decoded: Either<ConfigError, DecodedConfig>): ConfigError => {
+  if (isRight(decoded)) throw new Error('expected a ConfigError')
+  return decoded.left
+}
+
+const warning = (...parts: string[]) => ({
+  type: 'log',
+  level: 'warning',
+  message: expect.stringMatching(new RegExp(parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*'))),
+})
+
+describe('decodeConfig: defaults (SPEC 3)', () => {
+  it('an absent, null or empty config decodes to the defaults without warnings', () => {
+    for (const raw of [undefined, null, {}]) expect(right(decodeConfig(raw))).toEqual({ config: DEFAULT_CONFIG, warnings: [] })
+  })
+
+  it('the defaults are the contract values', () => {
+    expect(DEFAULT_CONFIG).toEqual({
+      max_tokens: 200_000,
+      compact_threshold: 0.92,
+      target_usage: 0.5,
+      protected_recent: 0.3,
+      protected_tool_results: 5,
+      truncate_chars: 250,
+      compaction_notice_enabled: true,
+      compaction_notice_token_reserve: 800,
+      compaction_notice_verbosity: 'normal',
+      compaction_notice_min_level: 1,
+      output_reserve_fraction: 0.5,
+      token_meter: 'estimate',
+      compaction_strategy: 'progressive',
+      compact_clear_at_least: null,
+      compact_max_consecutive_skips: 3,
+      summary_trigger: 0.6,
+      summarization_model: null,
+      summarization_prompt_path: null,
+      summarization_timeout_s: 30,
+      tool_result_budget_tokens: null,
+      tool_result_shape: 'head',
+      tool_result_budget_by_tool: {},
+      tool_result_exempt_tools: [],
+      tool_result_spill_dir: null,
+      replay_last_user_on_compaction: false,
+    })
+  })
+
+  it('unknown keys (the README max_messages) are ignored', () => {
+    expect(right(decodeConfig({ max_messages: 100, whatever: 'x' }))).toEqual({ config: DEFAULT_CONFIG, warnings: [] })
+  })
+
+  it('given values replace the defaults', () => {
+    const raw = {
+      max_tokens: 3000,
+      compact_threshold: 0.5,
+      target_usage: 0.6,
+      protected_recent: 0.5,
+      protected_tool_results: 4,
+      truncate_chars: 50,
+      compaction_notice_enabled: false,
+      compaction_notice_token_reserve: 100,
+      compaction_notice_verbosity: 'minimal',
+      compaction_notice_min_level: 3,
+      output_reserve_fraction: 0.25,
+      token_meter: 'hybrid',
+      compaction_strategy: 'summary',
+      compact_clear_at_least: 0.15,
+      compact_max_consecutive_skips: 4,
+      summary_trigger: 0.7,
+      summarization_model: 'small',
+      summarization_prompt_path: '/tmp/prompt.md',
+      summarization_timeout_s: 2.5,
+      tool_result_budget_tokens: 100,
+      tool_result_shape: 'head_tail',
+      tool_result_budget_by_tool: { grep: 500 },
+      tool_result_exempt_tools: ['load_skill'],
+      tool_result_spill_dir: '/tmp/spill',
+      replay_last_user_on_compaction: true,
+    }
+    expect(right(decodeConfig(raw))).toEqual({ config: raw, warnings: [] })
+  })
+})
+
+describe('decodeConfig: warn-and-fall-back keys', () => {
+  it('B-CF-1: unknown token_meter, compaction_strategy and tool_result_shape fall back with warnings', () => {
+    expect(right(decodeConfig({ token_meter: 'bogus' }))).toEqual({
+      config: DEFAULT_CONFIG,
+      warnings: [warning('unknown token_meter', 'bogus')],
+    })
+    expect(right(decodeConfig({ token_meter: null }))).toEqual({ config: DEFAULT_CONFIG, warnings: [warning('unknown token_meter')] })
+    expect(right(decodeConfig({ token_meter: 3 }))).toEqual({ config: DEFAULT_CONFIG, warnings: [warning('unknown token_meter', '3')] })
+    expect(right(decodeConfig({ compaction_strategy: 'fancy' }))).toEqual({
+      config: DEFAULT_CONFIG,
+      warnings: [warning('unknown compaction_strategy', 'fancy')],
+    })
+    expect(right(decodeConfig({ tool_result_shape: 'middle' }))).toEqual({
+      config: DEFAULT_CONFIG,
+      warnings: [warning('tool_result_shape', 'middle')],
+    })
+  })
+
+  it('the three valid token_meter modes and both strategies are accepted silently', () => {
+    for (const mode of ['estimate', 'actual', 'hybrid']) expect(right(decodeConfig({ token_meter: mode }))).toEqual({ config: { ...DEFAULT_CONFIG, token_meter: mode }, warnings: [] })
+    for (const strategy of ['progressive', 'summary']) {
+      expect(right(decodeConfig({ compaction_strategy: strategy }))).toEqual({ config: { ...DEFAULT_CONFIG, compaction_strategy: strategy }, warnings: [] })
+    }
+  })
+
+  it('B-CF-2: tool_result_budget_tokens of 0, −5, "1000", 3.5 or true becomes null with a warning', () => {
+    for (const value of [0, -5, '1000', 3.5, true]) {
+      expect(right(decodeConfig({ tool_result_budget_tokens: value }))).toEqual({
+        config: DEFAULT_CONFIG,
+        warnings: [warning('tool_result_budget_tokens')],
+      })
+    }
+    expect(right(decodeConfig({ tool_result_budget_tokens: null }))).toEqual({ config: DEFAULT_CONFIG, warnings: [] })
+    expect(right(decodeConfig({ tool_result_budget_tokens: 1 }))).toEqual({ config: { ...DEFAULT_CONFIG, tool_result_budget_tokens: 1 }, warnings: [] })
+  })
+
+  it('B-CF-3: tool_result_budget_by_tool keeps only integer ≥ 1 entries of named tools, one warning per bad entry', () => {
+    expect(right(decodeConfig({ tool_result_budget_by_tool: { grep: 500, bash: -1, ls: 'big', '': 10, cat: 2.5, ok: true } }))).toEqual({
+      config: { ...DEFAULT_CONFIG, tool_result_budget_by_tool: { grep: 500 } },
+      warnings: [
+        warning('tool_result_budget_by_tool', 'bash'),
+        warning('tool_result_budget_by_tool', 'ls'),
+        warning('tool_result_budget_by_tool', "''"),
+        warning('tool_result_budget_by_tool', 'cat'),
+        warning('tool_result_budget_by_tool', 'ok'),
+      ],
+    })
+  })
+
+  it('B-CF-3: a non-object by-tool value becomes {} with a warning; a falsy one silently', () => {
+    for (const value of ['grep', [1], 5, true]) {
+      expect(right(decodeConfig({ tool_result_budget_by_tool: value }))).toEqual({
+        config: DEFAULT_CONFIG,
+        warnings: [warning('tool_result_budget_by_tool')],
+      })
+    }
+    for (const value of [null, {}, 0, '', false, []]) {
+      expect(right(decodeConfig({ tool_result_budget_by_tool: value }))).toEqual({ config: DEFAULT_CONFIG, warnings: [] })
+    }
+  })
+
+  it('B-CF-4: tool_result_exempt_tools collapses duplicates and drops empty names', () => {
+    expect(right(decodeConfig({ tool_result_exempt_tools: ['a', 'a', 'b', ''] })).config.tool_result_exempt_tools).toEqual(['a', 'b'])
+    expect(right(decodeConfig({ tool_result_exempt_tools: null })).config.tool_result_exempt_tools).toEqual([])
+  })
+
+  it('B-CF-5: compact_max_consecutive_skips is converted to an integer and clamped to at least 1', () => {
+    const cases: ReadonlyArray<readonly [unknown, number]> = [
+      [0, 1],
+      [-3, 1],
+      [1, 1],
+      [2.7, 2],
+      [0.5, 1],
+      ['4', 4],
+      [' 4 ', 4],
+      ['-2', 1],
+      [true, 1],
+      [false, 1],
+    ]
+    for (const [value, expected] of cases) {
+      expect(right(decodeConfig({ compact_max_consecutive_skips: value }))).toEqual({
+        config: { ...DEFAULT_CONFIG, compact_max_consecutive_skips: expected },
+        warnings: [],
+      })
+    }
+  })
+
+  it('compact_max_consecutive_skips that cannot be converted throws at construction', () => {
+    for (const value of ['abc', '4.0', null, [], {}]) {
+      const error = left(decodeConfig({ compact_max_consecutive_skips: value }))
+      expect(error).toBeInstanceOf(ConfigError)
+      expect(error.key).toBe('compact_max_consecutive_skips')
+      expect(error.message).toMatch(/^config\.compact_max_consecutive_skips: /)
+    }
+  })
+
+  it('compact_clear_at_least is stored raw (resolved per judged call, SPEC 14.1); non-numeric strings never raise here', () => {
+    for (const value of [null, 20000, 0.15, '20000', ' 1e4 ', 'nonsense', 'inf', true, -0.5]) {
+      expect(right(decodeConfig({ compact_clear_at_least: value }))).toEqual({ config: { ...DEFAULT_CONFIG, compact_clear_at_least: value }, warnings: [] })
+    }
+  })
+
+  it('truthiness keys: null reads as false; empty strings unset the optional paths', () => {
+    expect(right(decodeConfig({ compaction_notice_enabled: null, replay_last_user_on_compaction: null })).config).toEqual({
+      ...DEFAULT_CONFIG,
+      compaction_notice_enabled: false,
+      replay_last_user_on_compaction: false,
+    })
+    expect(right(decodeConfig({ summarization_prompt_path: '', tool_result_spill_dir: '' })).config).toEqual(DEFAULT_CONFIG)
+    expect(right(decodeConfig({ summarization_model: null, tool_result_spill_dir: null })).config).toEqual(DEFAULT_CONFIG)
+  })
+})
+
+describe('decodeConfig: SPEC 17.6 types', () => {
+  const wrongTypes: ReadonlyArray<readonly [string, unknown]> = [
+    ['compact_threshold', 'high'],
+    ['target_usage', true],
+    ['protected_recent', '0.3'],
+    ['protected_tool_results', null],
+    ['truncate_chars', [250]],
+    ['compaction_notice_enabled', 'yes'],
+    ['compaction_notice_enabled', 1],
+    ['compaction_notice_token_reserve', '800'],
+    ['compaction_notice_verbosity', 1],
+    ['compaction_notice_min_level', false],
+    ['output_reserve_fraction', {}],
+    ['compact_clear_at_least', [1]],
+    ['compact_clear_at_least', { floor: 1 }],
+    ['summary_trigger', 'often'],
+    ['summarization_model', 5],
+    ['summarization_prompt_path', false],
+    ['summarization_timeout_s', '30'],
+    ['tool_result_exempt_tools', 'load_skill'],
+    ['tool_result_exempt_tools', [1, 2]],
+    ['tool_result_spill_dir', 7],
+    ['replay_last_user_on_compaction', 'on'],
+  ]
+
+  it.each(wrongTypes)('%s = %j is a ConfigError naming the key', (key, value) => {
+    const error = left(decodeConfig({ [key]: value }))
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.name).toBe('ConfigError')
+    expect(error.key).toBe(key)
+    expect(error.message.startsWith(`config.${key}: expected `)).toBe(true)
+    expect(error.message).toContain(JSON.stringify(value))
+  })
+
+  it('the message follows the house format', () => {
+    expect(left(decodeConfig({ compact_threshold: 'high' })).message).toBe(
+      'config.compact_threshold: expected a number (fraction of the effective budget), got "high"',
+    )
+  })
+
+  it('max_tokens must be a positive integer', () => {
+    for (const value of [0, -1, 1.5, '1000', null, true, Number.NaN]) {
+      const error = left(decodeConfig({ max_tokens: value }))
+      expect(error.key).toBe('max_tokens')
+      expect(error.message).toMatch(/^config\.max_tokens: expected a positive integer/)
+    }
+    expect(right(decodeConfig({ max_tokens: 1 })).config.max_tokens).toBe(1)
+    expect(right(decodeConfig({ max_tokens: 100 })).config.max_tokens).toBe(100)
+  })
+
+  it('a non-object root is a ConfigError', () => {
+    for (const raw of [[], 'config', 3]) expect(left(decodeConfig(raw))).toBeInstanceOf(ConfigError)
+  })
+
+  it('every in-type out-of-range value is accepted unchanged (SPEC 3: the arithmetic decides)', () => {
+    const raw = {
+      compact_threshold: 5,
+      target_usage: -1,
+      protected_recent: 2,
+      protected_tool_results: -1,
+      truncate_chars: -10,
+      compaction_notice_token_reserve: -100,
+      compaction_notice_verbosity: 'verbose',
+      compaction_notice_min_level: 9,
+      output_reserve_fraction: 1.5,
+      summary_trigger: 0,
+      summarization_timeout_s: 0,
+    }
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...DEFAULT_CONFIG, ...raw }, warnings: [] })
+  })
+
+  it('a ConfigError stops decoding before any warning is reported', () => {
+    expect(left(decodeConfig({ token_meter: 'bogus', compact_threshold: 'high' })).key).toBe('compact_threshold')
+  })
+
+  it('several warnings come out in key order, all as log effects', () => {
+    expect(right(decodeConfig({ tool_result_shape: 'x', token_meter: 'y', compaction_strategy: 'z', tool_result_budget_tokens: 0 })).warnings).toEqual([
+      warning('unknown token_meter'),
+      warning('unknown compaction_strategy'),
+      warning('tool_result_budget_tokens'),
+      warning('tool_result_shape'),
+    ])
+  })
+})
