@@ -6,6 +6,8 @@ import type { Config } from './config.js'
 import { isPerToolConfigActive } from './config.js'
 import type { Effect } from './effects.js'
 import type { Message } from './message.js'
+import { castDraft } from 'immer'
+import { update } from './immer.js'
 import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
 import { isPlainObject, isPresent, isTruthy } from './values.js'
 
@@ -54,12 +56,11 @@ export const toStoredMessage = (message: Message, timestamp: string, seq: number
  */
 export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string): State => {
   const stored = toStoredMessage(message, timestamp, state.nextSeq)
-  return {
-    ...state,
-    history: [...state.history, stored],
-    nextSeq: state.nextSeq + 1,
-    toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, stored) : state.toolNames,
-  }
+  return update(state, (draft) => {
+    draft.history.push(castDraft(stored))
+    draft.nextSeq += 1
+    if (isPerToolConfigActive(config)) draft.toolNames = harvestToolNames(state.toolNames, stored)
+  })
 }
 
 const cancelInFlight = (state: State): ReadonlyArray<Effect> =>

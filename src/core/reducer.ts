@@ -8,6 +8,7 @@ import type { Event } from './events.js'
 import type { State } from './state.js'
 import type { Step } from './step.js'
 import { makeDerivationMemo } from './compaction/context.js'
+import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
 import { applyRequest } from './request.js'
 import { applySummaryAnswer, applySummaryCallStarted } from './summary.js'
@@ -53,7 +54,9 @@ export const makeStep = (deps: CoreDeps): ((state: State, event: Event) => Step)
       }
       case 'spill_written':
         return {
-          state: state.spillWritten.has(event.path) ? state : { ...state, spillWritten: new Set([...state.spillWritten, event.path]) },
+          state: update(state, (draft) => {
+            ;(draft.spillWritten as Set<string>).add(event.path)
+          }),
           view: undefined,
           effects: [],
         }
