@@ -1,6 +1,7 @@
 // Unit tests for src/core/summary.ts: the summary strategy of SPEC 12 with 17.3, 17.4, 17.6
 // (B-SU-1..16): trigger and span selection, snapping, the transcript, answers keyed by request id,
 // cancellation on clear / set_messages, and the swap with its shrink guard.
+import { findPairingViolations } from '../../src/core/tool-pairing.js'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG, type Config } from '../../src/core/config.js'
 import { estimateOne } from '../../src/core/estimate.js'
@@ -380,6 +381,24 @@ describe('swap (SPEC 12.6)', () => {
     expect(next.state.summary).toMatchObject({ pending: null, absorbedCount: 2, failures: 0 })
     // B-SU-7: later turns come after the summary.
     expect(step(next.state, added(user('next'))).state.history[11]).toEqual(stored(user('next'), 11))
+  })
+
+  it('keeps the summary pending while the history ends inside an open tool group, and swaps once it is answered', () => {
+    const { step, state } = pendingState()
+    const open = step(state, added(calls(['open1', 'open2']))).state
+    const waiting = step(open, request({ tokenBudget: TOTAL }))
+    expect(waiting.state.history).toEqual(open.history)
+    expect(waiting.state.summary.pending).toEqual({ seqs: [0, 1], text: TEXT })
+    expect(findPairingViolations(waiting.view ?? [])).toEqual([])
+    const partly = step(waiting.state, added(result('open1', 'one'))).state
+    expect(step(partly, request({ tokenBudget: TOTAL })).state.summary.pending).not.toBeNull()
+    const answered = step(partly, added(result('open2', 'two'))).state
+    const swapped = step(answered, request({ tokenBudget: TOTAL }))
+    expect(swapped.state.summary.pending).toBeNull()
+    // Consumed now (swapped, stale or refused by the shrink guard); a summary can only follow the answered group.
+    const appended = swapped.state.history.slice(answered.history.length)
+    expect(appended.every((message) => (message.metadata as { type?: unknown }).type === 'context_summary')).toBe(true)
+    expect(findPairingViolations(swapped.view ?? [])).toEqual([])
   })
 
   it('A-7: the summary-only pass shows no notice under the default min level', () => {

@@ -12,6 +12,7 @@ import { trySwap } from '../summary.js'
 import { estimateList, type PassContext } from './context.js'
 import { runLadder } from './ladder.js'
 import { applySticky, hasNewDecision, toStickyDraft, type StickyDraft } from './sticky.js'
+import { endsInOpenToolGroup } from './tool-pairs.js'
 
 /** Everything a pass reads besides the working list. */
 export interface PassInput {
@@ -72,7 +73,10 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   let history = input.history
   let nextSeq = input.nextSeq
   let swapped = false
-  if (!input.stickyOnly && config.compaction_strategy === 'summary' && summary.pending !== null) {
+  // A swap appends the summary after the last stored message; while the history ends inside an
+  // open tool group that would put a user message between a call and its results, so the summary
+  // stays pending until the group is answered (the contract's tool-pair promise, SPEC 17.3).
+  if (!input.stickyOnly && config.compaction_strategy === 'summary' && summary.pending !== null && !endsInOpenToolGroup(nonSystem)) {
     const pending = summary.pending
     summary = { ...summary, pending: null }
     const swap = trySwap(pending, nonSystem, draft.removed, input.now, nextSeq, estimate)

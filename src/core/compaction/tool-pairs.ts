@@ -52,3 +52,20 @@ export const selectResultRunEnd = (messages: Messages, position: number): number
   }
   return end
 }
+
+/**
+ * True when the list ends inside an open tool group: its last assistant with tool calls is
+ * followed only by some of its results (or none), so more results are still to come.
+ *
+ * @example
+ * endsInOpenToolGroup([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // true
+ */
+export const endsInOpenToolGroup = (messages: Messages): boolean => {
+  let position = messages.length - 1
+  while (position >= 0 && messages[position].role === 'tool') position -= 1
+  if (position < 0 || !isToolCallMessage(messages[position])) return false
+  const end = selectResultRunEnd(messages, position)
+  if (end !== messages.length) return false
+  const answered = new Set(messages.slice(position + 1, end).map((message) => message.tool_call_id))
+  return toCallIds(messages[position]).some((id) => !answered.has(id))
+}
