@@ -5,7 +5,7 @@
 import type { Config } from './config.js'
 import type { Effect } from './effects.js'
 import type { Messages } from './message.js'
-import { fmtInt, fmtPct, pyNumberRepr, pyrepr } from './text.js'
+import { fmtInt, fmtPct, pyNumberRepr, pyrepr, pyStrip } from './text.js'
 
 /** The resolved floor in tokens (0 = predicate disabled) and any warning the resolution gave. */
 export interface ResolvedFloor {
@@ -27,7 +27,7 @@ export const toPythonFloat = (value: unknown): number | null => {
   if (typeof value === 'number') return value
   if (typeof value === 'boolean') return value ? 1 : 0
   if (typeof value !== 'string') return null
-  const text = value.trim()
+  const text = pyStrip(value)
   if (!PY_FLOAT.test(text)) return null
   const lower = text.toLowerCase().replace(/_/g, '')
   const sign = lower.startsWith('-') ? -1 : 1

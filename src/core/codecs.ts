@@ -8,7 +8,7 @@ import * as t from 'io-ts'
 import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type TokenMeterMode, type ToolResultShape } from './config.js'
 import type { Log } from './effects.js'
 import { ConfigError } from './errors.js'
-import { pyrepr } from './text.js'
+import { pyrepr, pyStrip } from './text.js'
 import { isPlainObject, isTruthy } from './values.js'
 
 /** A positive integer number of tokens (`max_tokens`, SPEC 17.6). */
@@ -80,7 +80,7 @@ const isTokenCount = (value: unknown): value is number => typeof value === 'numb
 const toSkipCap = (value: unknown): number | null => {
   if (typeof value === 'boolean') return value ? 1 : 0
   if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : null
-  if (typeof value === 'string' && /^\s*[+-]?\d(_?\d)*\s*$/.test(value)) return Number.parseInt(value.replace(/_/g, ''), 10)
+  if (typeof value === 'string' && /^[+-]?\d(_?\d)*$/.test(pyStrip(value))) return Number.parseInt(pyStrip(value).replace(/_/g, ''), 10)
   return null
 }
 

@@ -3,6 +3,7 @@
  * calls and metadata. The module never validates message shape; these types only name the fields
  * it reads (SPEC 1.1, 1.2).
  */
+import { isPlainObject } from './values.js'
 
 /** A JSON value as carried inside messages, configs and recordings. */
 export type JsonValue =
@@ -45,6 +46,19 @@ export interface Message {
   readonly name?: unknown
   readonly metadata?: unknown
   readonly [key: string]: unknown
+}
+
+/**
+ * The `_seq` of a message, or undefined when it has none (view-only messages).
+ *
+ * @example
+ * seqOf({ role: 'user', metadata: { _seq: 3 } }) // 3
+ */
+export const seqOf = (message: Message): number | undefined => {
+  const metadata = message.metadata
+  if (!isPlainObject(metadata)) return undefined
+  const seq = metadata._seq
+  return typeof seq === 'number' ? seq : undefined
 }
 
 /** A list of messages (history, working list or view). */

@@ -15,7 +15,7 @@ import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
 import { selectReplay, toBoundaryIdentity } from './replay-last-user.js'
 import { triggerSummary } from './summary.js'
-import { decideTrigger, measureRequest } from './token-meter.js'
+import { copyMeterStats, decideTrigger, measureRequest } from './token-meter.js'
 import { isPlainObject } from './values.js'
 
 /**
@@ -56,8 +56,8 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const working = toWorkingList(state.history, event.systemPrompt)
   const estimated = estimateList(working, estimate)
   const { stats: meterStats, hybrid } = measureRequest(config, working, estimated, effective, state.meter, estimate)
-  let meter: MeterState = { ...state.meter, lastHybrid: { tokens: hybrid.tokens, kind: hybrid.kind } }
-  effects.push({ type: 'emit_hook', name: 'context:token_meter', data: { ...meterStats } })
+  let meter: MeterState = state.meter
+  effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
 
   if (config.compaction_strategy === 'summary') {
     const started = triggerSummary(state, summary, config, meterStats.used_tokens, effective, estimate)

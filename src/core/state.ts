@@ -24,7 +24,6 @@ export interface MeterState {
   readonly anchorSeq: number | null
   readonly anchorEstimate: number | null
   readonly lastSentEstimate: number | null
-  readonly lastHybrid: { readonly tokens: number; readonly kind: 'usage' | 'estimated' | 'none' } | null
   readonly usageEvents: number
   readonly usageEventsWithCache: number
   readonly cacheReadTotal: number
@@ -82,7 +81,6 @@ export const EMPTY_METER: MeterState = {
   anchorSeq: null,
   anchorEstimate: null,
   lastSentEstimate: null,
-  lastHybrid: null,
   usageEvents: 0,
   usageEventsWithCache: 0,
   cacheReadTotal: 0,

@@ -177,6 +177,18 @@ export const measureRequest = (
   return { stats, hybrid }
 }
 
+/**
+ * A copy of meter stats for a hook payload (the nested `cache_aggregates` copied too), so a
+ * listener that mutates its payload can never change stored state.
+ *
+ * @example
+ * copyMeterStats(stats) !== stats // true
+ */
+export const copyMeterStats = (stats: TokenMeterStats): TokenMeterStats => ({
+  ...stats,
+  cache_aggregates: stats.cache_aggregates === null ? null : { ...stats.cache_aggregates },
+})
+
 /** The outer trigger's decision (SPEC 6.1, 10.5) with the provenance counters after it. */
 export interface TriggerDecision {
   readonly fires: boolean

@@ -9,6 +9,7 @@ import type { Config, ToolResultShape } from './config.js'
 import type { Message } from './message.js'
 import { codePointLength, codePointSlice, fmtInt } from './text.js'
 import { isPlainObject } from './values.js'
+import { seqOf } from './message.js'
 
 /** Characters per token when a token budget is converted to characters (SPEC 11.1). */
 export const CHARS_PER_TOKEN = 4
@@ -127,14 +128,12 @@ export const toSpillPath = (directory: string, seq: unknown, content: string): s
   const digest = toContentDigest(content)
   const name =
     typeof seq === 'number' && Number.isInteger(seq)
-      ? `tool-result-${seq < 0 ? '-' + String(-seq).padStart(6, '0') : String(seq).padStart(6, '0')}-${digest}.txt`
+      ? `tool-result-${String(seq).padStart(6, '0')}-${digest}.txt`
       : `tool-result-${digest}.txt`
   const normalized = normalizeSpillDirectory(directory)
   if (normalized === '') return name
   return normalized.endsWith('/') ? normalized + name : `${normalized}/${name}`
 }
-
-const seqOf = (message: Message): unknown => (isPlainObject(message.metadata) ? message.metadata._seq : undefined)
 
 /**
  * Truncate one tool result (SPEC 11.2): unchanged when content is not a string, the tool is

@@ -4,8 +4,9 @@
  */
 
 /**
- * The contract's truthiness (SPEC 0): falsy is absent, `null`, `false`, `0`, `NaN`, `""`, an empty
- * array or an empty object; everything else is truthy.
+ * The contract's truthiness (SPEC 0): falsy is absent, `null`, `false`, `0`, `""`, an empty
+ * array or an empty object (members whose value is `undefined` count as absent); everything else,
+ * `NaN` included (as in Python), is truthy.
  *
  * @example
  * isTruthy([]) // false
@@ -13,10 +14,9 @@
  */
 export const isTruthy = (value: unknown): boolean => {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return false
-  if (typeof value === 'number' && Number.isNaN(value)) return false
   if (Array.isArray(value)) return value.length > 0
   if (typeof value === 'object') {
-    for (const _ in value) return true
+    for (const key in value) if ((value as Record<string, unknown>)[key] !== undefined) return true
     return false
   }
   return true

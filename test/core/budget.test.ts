@@ -93,7 +93,7 @@ describe('budget through the request reducer', () => {
       state: {
         ...state,
         meterStats: stats,
-        meter: { ...state.meter, lastHybrid: { tokens: estimated, kind: 'estimated' }, lastSentEstimate: tokens([viewed(stored(history[0], 0))]) },
+        meter: { ...state.meter, lastSentEstimate: tokens([viewed(stored(history[0], 0))]) },
       },
       view: [viewed(stored(history[0], 0))],
       effects: [meterEvent(stats)],

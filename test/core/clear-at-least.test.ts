@@ -153,7 +153,7 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     const { state, next } = run({ compact_clear_at_least: 100_000 })
     const meterStats = estimateMeterStats(2444, 3000)
     expect(next).toEqual({
-      state: { ...state, skipStreak: 1, meterStats, meter: { ...state.meter, lastHybrid: { tokens: 2444, kind: 'estimated' }, lastSentEstimate: tokens(state.history.map(viewed)) } },
+      state: { ...state, skipStreak: 1, meterStats, meter: { ...state.meter, lastSentEstimate: tokens(state.history.map(viewed)) } },
       view: state.history.map(viewed),
       effects: [
         meterEvent(meterStats),
@@ -237,7 +237,7 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
       `context-simple: compact_clear_at_least=100000 could not be satisfied ${streak} consecutive times (cap: 2). The compaction ladder reached level 2 and freed only 651 tokens against a required floor of 100,000. Protected set holding the floor: protected_tool_results=4 (of 8 tool results in the view), protected_recent=50% of 24 messages. Baseline view is 2,444 tokens against a budget of 3,000. Lower compact_clear_at_least, lower protected_recent/protected_tool_results, or raise the budget -- compacting harder will not help.`
     const meterStats = estimateMeterStats(2444, 3000)
     expect(steps[1]).toEqual({
-      state: { ...steps[0].state, skipStreak: 2, meterStats, meter: { ...steps[0].state.meter, lastHybrid: { tokens: 2444, kind: 'estimated' } } },
+      state: { ...steps[0].state, skipStreak: 2, meterStats, meter: { ...steps[0].state.meter } },
       view: undefined,
       effects: [meterEvent(meterStats), { type: 'raise_error', name: 'CompactionSkipLimitError', message: message(2) }],
     })

@@ -60,7 +60,6 @@ const busyState = (history: ReadonlyArray<Message>): State => ({
     anchorSeq: 2,
     anchorEstimate: 246,
     lastSentEstimate: 250,
-    lastHybrid: { tokens: 400, kind: 'usage' },
     usageEvents: 3,
     usageEventsWithCache: 3,
     cacheReadTotal: 300,

@@ -66,7 +66,7 @@ describe('requests below the threshold (SPEC 2.3 step 7)', () => {
     const estimated = tokens(state.history)
     const stats = estimateMeterStats(estimated, 199_200)
     expect(next).toEqual({
-      state: { ...state, meterStats: stats, meter: { ...state.meter, lastHybrid: { tokens: estimated, kind: 'estimated' }, lastSentEstimate: tokens(view) } },
+      state: { ...state, meterStats: stats, meter: { ...state.meter, lastSentEstimate: tokens(view) } },
       view,
       effects: [meterEvent(stats)],
     })
@@ -187,7 +187,7 @@ describe('sticky-only requests (SPEC 17.1)', () => {
       state: {
         ...first.state,
         meterStats: stats,
-        meter: { ...first.state.meter, lastHybrid: { tokens: 2444, kind: 'estimated' }, lastSentEstimate: tokens(first.view ?? []) },
+        meter: { ...first.state.meter, lastSentEstimate: tokens(first.view ?? []) },
       },
       view: first.view,
       effects: [meterEvent(stats)],

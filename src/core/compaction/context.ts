@@ -7,6 +7,9 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../message.js'
 import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-result-budget.js'
 import { isPlainObject } from '../values.js'
+import { seqOf } from '../message.js'
+
+export { seqOf }
 import { toStub } from './stub.js'
 
 /**
@@ -71,18 +74,6 @@ export const makePassContext = (
   return { config, estimate, toolNames, truncate, stub, spills }
 }
 
-/**
- * The `_seq` of a message, or undefined when it has none (view-only messages).
- *
- * @example
- * seqOf({ role: 'user', metadata: { _seq: 3 } }) // 3
- */
-export const seqOf = (message: Message): number | undefined => {
-  const metadata = message.metadata
-  if (!isPlainObject(metadata)) return undefined
-  const seq = metadata._seq
-  return typeof seq === 'number' ? seq : undefined
-}
 
 /**
  * Sum of per-message estimates (SPEC 5.1: additive).

@@ -7,6 +7,7 @@ import type { Message, Messages } from '../message.js'
 import type { CompactionStats } from '../stats.js'
 import { fmtInt, fmtPct } from '../text.js'
 import { isTruthy } from '../values.js'
+import { endsInOpenToolGroup } from './tool-pairs.js'
 
 const MINIMAL_TEXT =
   '<system-reminder source="context-compaction">\nContext has been compacted to fit within token budget. Some older messages and tool results may be truncated.\n</system-reminder>'
@@ -68,14 +69,16 @@ export const toNoticeText = (stats: CompactionStats, verbosity: string): string 
 }
 
 /**
- * True when a view's tail is safe for an appended tail item: the list is empty or its last
- * message has no truthy `tool_calls` (SPEC 8).
+ * True when a view's tail is safe for an appended tail item: the list is empty, or its last
+ * message has no truthy `tool_calls` (SPEC 8) and it does not end inside a partly answered tool
+ * group (an item appended there would sit between a call and its missing results; SPEC 17.3).
  *
  * @example
  * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // false
+ * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }, { id: 'b' }] }, { role: 'tool', tool_call_id: 'a' }]) // false
  */
 export const endsOutsideToolCall = (messages: Messages): boolean =>
-  messages.length === 0 || !isTruthy(messages[messages.length - 1].tool_calls)
+  messages.length === 0 || (!isTruthy(messages[messages.length - 1].tool_calls) && !endsInOpenToolGroup(messages))
 
 /**
  * The notice message to append to a compacted list, or null when a condition of SPEC 8 fails

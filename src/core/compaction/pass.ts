@@ -11,7 +11,7 @@ import { needsEscalation, type HybridReading } from '../token-meter.js'
 import { trySwap } from '../summary.js'
 import { estimateList, type PassContext } from './context.js'
 import { runLadder } from './ladder.js'
-import { applySticky, hasNewDecision, toStickyDraft, type StickyDraft } from './sticky.js'
+import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
 
 /** Everything a pass reads besides the working list. */
@@ -84,10 +84,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     if (swap.seqConsumed) nextSeq += 1
     if (swap.swapped && swap.summaryMessage !== null) {
       for (const message of swap.absorbed) {
-        const seq = (message.metadata as { _seq: number })._seq
-        draft.removed.add(seq)
-        draft.truncated.delete(seq)
-        draft.stubbed.delete(seq)
+        recordRemoved(draft, message)
       }
       history = [...history, swap.summaryMessage]
       nonSystem = [...swap.nonSystem]
@@ -168,7 +165,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     protected_tool_results: config.protected_tool_results,
     ...(config.compaction_strategy === 'summary' ? { messages_absorbed_by_summary: summary.absorbedCount } : {}),
   }
-  effects.push({ type: 'emit_hook', name: 'context:compaction', data: stats })
+  effects.push({ type: 'emit_hook', name: 'context:compaction', data: { ...stats } })
   if (input.effective > 0 && afterTokens > input.effective) {
     const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
     effects.push({

@@ -124,7 +124,7 @@ describe('SPEC 6.8 worked example', () => {
         sticky: { removed: new Set(), truncated: new Set([2, 5, 8, 11]), stubbed: new Set(), cumulativeLevel: 2 },
         compactionStats: stats,
         meterStats,
-        meter: { ...state.meter, lastHybrid: { tokens: 2444, kind: 'estimated' }, lastSentEstimate: 1728 },
+        meter: { ...state.meter, lastSentEstimate: 1728 },
       },
       view: expectedView,
       effects: [meterEvent(meterStats), compactionEvent(stats)],
@@ -165,7 +165,7 @@ describe('SPEC 6.8 worked example', () => {
         sticky: { removed: new Set([1, 2, 4, 5]), truncated: new Set([8]), stubbed: new Set(), cumulativeLevel: 3 },
         compactionStats: stats,
         meterStats,
-        meter: { ...state.meter, lastHybrid: { tokens: 2444, kind: 'estimated' }, lastSentEstimate: tokens(expectedView) },
+        meter: { ...state.meter, lastSentEstimate: tokens(expectedView) },
       },
       view: expectedView,
       effects: [meterEvent(meterStats), compactionEvent(stats)],
@@ -270,7 +270,7 @@ describe('outer trigger and target (SPEC 6.1, 6.2)', () => {
     const second = step(first.state, request({ tokenBudget: 2600 }))
     const meterStats = estimateMeterStats(2444, 2600)
     expect(second).toEqual({
-      state: { ...first.state, meterStats, meter: { ...first.state.meter, lastHybrid: { tokens: 2444, kind: 'estimated' } } },
+      state: { ...first.state, meterStats, meter: { ...first.state.meter } },
       view: first.view,
       effects: [meterEvent(meterStats)],
     })
