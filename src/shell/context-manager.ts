@@ -2,6 +2,7 @@
  * The context manager embedders use: an async class around the pure core. It holds the only
  * mutable cell (the core `State`), applies one event at a time from a FIFO queue, and runs effects.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { isLeft } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../core/codecs.js'
 import type { Config } from '../core/config.js'
@@ -167,6 +168,8 @@ export class ContextManager {
   readonly #recorder: Recorder | null
   readonly #queue: Array<Job> = []
   #draining = false
+  #currentJob: symbol | null = null
+  readonly #jobContext = new AsyncLocalStorage<symbol>()
   #pending = 0
   #factory: SystemPromptFactory | null = null
   #lastRecordedPrompt: string | null = null
@@ -200,19 +203,22 @@ export class ContextManager {
     return this.#config
   }
 
-  /** The current core state: the only mutable cell, replaced after every applied event. */
+  /**
+   * The current core state (read-only: the core's immutable snapshot, shared, not copied; mutate
+   * nothing reachable from it). Replaced after every applied event.
+   */
   get snapshot(): State {
     return this.#state
   }
 
   /** The meter stats of the last request (SPEC 10.6), or null before the first one / after `clear`. */
   get lastTokenMeterStats(): TokenMeterStats | null {
-    return this.#state.meterStats
+    return copy(this.#state.meterStats)
   }
 
   /** The stats of the last accepted compaction (SPEC 6.7), or null when none since the last reset. */
   get lastCompactionStats(): CompactionStats | null {
-    return this.#state.compactionStats
+    return copy(this.#state.compactionStats)
   }
 
   /**
@@ -224,7 +230,7 @@ export class ContextManager {
    * @example
    * await manager.addMessage({ role: 'user', content: 'hi' })
    */
-  addMessage(message: Message): Promise<void> {
+  async addMessage(message: Message): Promise<void> {
     const timestamp = formatTimestamp(this.#clock.now())
     const own = copy(message)
     return this.#enqueue(async () => {
@@ -247,7 +253,7 @@ export class ContextManager {
    * @example
    * const view = await manager.getMessagesForRequest({ provider })
    */
-  getMessagesForRequest(options: RequestOptions = {}): Promise<Array<Message>> {
+  async getMessagesForRequest(options: RequestOptions = {}): Promise<Array<Message>> {
     const tokenBudget = options.tokenBudget ?? null
     const provider = options.provider ?? null
     return this.#enqueue(async () => {
@@ -305,7 +311,7 @@ export class ContextManager {
    * @example
    * await manager.setMessages(savedHistory)
    */
-  setMessages(messages: ReadonlyArray<Message>): Promise<void> {
+  async setMessages(messages: ReadonlyArray<Message>): Promise<void> {
     const own = copy([...messages])
     return this.#enqueue(async () => {
       await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])
@@ -370,8 +376,8 @@ export class ContextManager {
    * await manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300 } }) // { action: 'continue' }
    */
   async onLlmResponse(data: unknown): Promise<HookResult> {
-    const own = copy(data)
     try {
+      const own = copy(data)
       await this.#enqueue(async () => {
         await this.#apply({ type: 'usage_observed', data: own }, [{ op: 'llm_response', usage: usageOf(own) }])
       })
@@ -399,7 +405,7 @@ export class ContextManager {
 
   /** Answers from the runner: queued like any call; applied in turn; never rejects. */
   readonly #dispatch: Dispatch = (event: Event): Promise<void> =>
-    this.#enqueue(async () => {
+    this.#enqueue(true, async () => {
       await this.#apply(event, this.#answerOps(event))
     }).catch((error: unknown) => {
       this.#logger.warning(`context-simple: could not apply ${event.type}: ${describeError(error)}`)
@@ -413,15 +419,27 @@ export class ContextManager {
   }
 
   /** Queues `task`; resolves or rejects with its outcome once it has run in turn. */
-  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+  #enqueue<T>(task: () => Promise<T>): Promise<T>
+  #enqueue<T>(alwaysQueue: true, task: () => Promise<T>): Promise<T>
+  #enqueue<T>(first: boolean | (() => Promise<T>), second?: () => Promise<T>): Promise<T> {
+    const task = (typeof first === 'function' ? first : second) as () => Promise<T>
+    const alwaysQueue = first === true
+    // A call made from inside the running job (a hook listener, the system prompt factory, a
+    // provider read during the request) runs at once: queueing it behind the job that awaits it
+    // would deadlock. Answers of background work (`alwaysQueue`) are always queued.
+    const caller = this.#jobContext.getStore()
+    if (!alwaysQueue && caller !== undefined && caller === this.#currentJob) return task()
     this.#pending += 1
     return new Promise<T>((resolve, reject) => {
       this.#queue.push(async () => {
+        const token = Symbol('job')
+        this.#currentJob = token
         try {
-          resolve(await task())
+          resolve(await this.#jobContext.run(token, task))
         } catch (error) {
           reject(error)
         } finally {
+          this.#currentJob = null
           this.#pending -= 1
         }
       })
@@ -429,7 +447,6 @@ export class ContextManager {
     })
   }
 
-  /** Runs queued jobs one at a time until the queue is empty; a second call while running returns. */
   async #drain(): Promise<void> {
     if (this.#draining) return
     this.#draining = true

@@ -68,7 +68,8 @@ export interface CompletionResponse {
 /**
  * The provider shape the manager reads (SPEC 17.7). Every member is optional and may be sync or
  * async: the window comes from `getModelInfo()`/`get_model_info()` (a `ModelInfo`), else from
- * `getInfo()`/`get_info()` `.defaults`; the summarizer calls `complete(request)`.
+ * `getInfo()`/`get_info()` `.defaults`; the summarizer calls `complete(request, { signal })`, whose
+ * signal aborts when the call times out or the summary is cancelled (`clear`, `setMessages`).
  *
  * @example
  * const provider: Provider = {
@@ -81,7 +82,7 @@ export interface Provider {
   readonly get_model_info?: () => unknown
   readonly getInfo?: () => unknown
   readonly get_info?: () => unknown
-  readonly complete?: (request: CompletionRequest) => Promise<CompletionResponse> | CompletionResponse
+  readonly complete?: (request: CompletionRequest, options?: { readonly signal?: AbortSignal }) => Promise<CompletionResponse> | CompletionResponse
   readonly [key: string]: unknown
 }
 

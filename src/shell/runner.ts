@@ -235,13 +235,19 @@ export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRu
         logger[effect.level](effect.message)
         return
       case 'write_spill': {
-        try {
-          if (options.spill === undefined) throw new Error('no spill writer is configured')
-          await options.spill.write(effect.directory, effect.path, effect.content)
-          dispatch({ type: 'spill_written', path: effect.path })
-        } catch (error) {
-          dispatch({ type: 'spill_failed', path: effect.path, error: describeError(error) })
-        }
+        // Written in the background: a slow or hung file system never stalls a request (the
+        // pointer text does not depend on the write, SPEC 11.5). `idle()` waits for it.
+        const spill = options.spill
+        const task: Promise<void> = (async () => {
+          try {
+            if (spill === undefined) throw new Error('no spill writer is configured')
+            await spill.write(effect.directory, effect.path, effect.content)
+            await dispatch({ type: 'spill_written', path: effect.path })
+          } catch (error) {
+            await dispatch({ type: 'spill_failed', path: effect.path, error: describeError(error) })
+          }
+        })().finally(() => tasks.delete(task))
+        tasks.add(task)
         return
       }
       case 'request_summary': {

@@ -74,7 +74,7 @@ export class EmptySummaryError extends Error {
   }
 }
 
-/** The longest delay `setTimeout` honours (longer delays fire at once); beyond it: no timeout. */
+/** The longest delay `setTimeout` honours (longer delays fire at once); longer timeouts are capped to it. */
 const MAX_TIMER_MS = 2_147_483_647
 
 /**
@@ -184,14 +184,22 @@ export const makeProviderSummarizer = (options: ProviderSummarizerOptions = {}):
       model: request.model,
     }
     const timerControl = new AbortController()
+    // The provider gets its own signal, aborted when the call loses the race (timeout or
+    // cancellation), so an abandoned call can stop spending tokens.
+    const callControl = new AbortController()
+    let answered = false
     const contenders: Array<Promise<unknown>> = [
-      Promise.resolve().then(() => {
+      Promise.resolve().then(async () => {
         if (typeof provider.complete !== 'function') throw new TypeError('the provider has no complete()')
-        return provider.complete(completion)
+        const response = await provider.complete(completion, { signal: callControl.signal })
+        answered = true
+        return response
       }),
     ]
-    const ms = Math.max(0, request.timeoutSeconds * 1000)
-    if (Number.isFinite(ms) && ms <= MAX_TIMER_MS) {
+    const requested = request.timeoutSeconds * 1000
+    // Beyond setTimeout's range (or not a number) the wait is capped, never dropped.
+    const ms = Number.isNaN(requested) ? MAX_TIMER_MS : Math.min(MAX_TIMER_MS, Math.max(0, requested))
+    {
       contenders.push(
         timer(ms, timerControl.signal).then(() => {
           throw new TimeoutError(request.timeoutSeconds)
@@ -212,6 +220,7 @@ export const makeProviderSummarizer = (options: ProviderSummarizerOptions = {}):
       response = await Promise.race(contenders)
     } finally {
       timerControl.abort()
+      if (!answered) callControl.abort()
       if (signal !== undefined && onAbort !== undefined) signal.removeEventListener('abort', onAbort)
     }
     const text = responseText(response)

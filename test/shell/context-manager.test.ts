@@ -416,3 +416,48 @@ describe('ContextManager recording', () => {
     expect(lines).toHaveLength(1 + recording.ops.length)
   })
 })
+
+describe('ContextManager re-entrant calls', () => {
+  it('a hook listener may call the manager during a request without deadlock', async () => {
+    const hooks = makeMittHooks({ logger: silentLogger })
+    const manager = new ContextManager({}, { hooks, clock, logger: silentLogger })
+    const seen: number[] = []
+    hooks.register('context:token_meter', async () => {
+      seen.push((await manager.getMessages()).length)
+      await manager.addMessage({ role: 'user', content: 'added by a listener' })
+    })
+    await manager.addMessage({ role: 'user', content: 'hi' })
+    const view = await manager.getMessagesForRequest({ tokenBudget: 10_000 })
+    expect(view).toHaveLength(1)
+    expect(seen).toEqual([1])
+    expect((await manager.getMessages()).map((message) => message.content)).toEqual(['hi', 'added by a listener'])
+  })
+
+  it('a system prompt factory may read the history', async () => {
+    const manager = new ContextManager({}, { clock, logger: silentLogger })
+    await manager.addMessage({ role: 'user', content: 'hi' })
+    await manager.setSystemPromptFactory(async () => `history has ${(await manager.getMessages()).length} messages`)
+    const view = await manager.getMessagesForRequest({ tokenBudget: 10_000 })
+    expect(view[0]).toEqual({ role: 'system', content: 'history has 1 messages' })
+  })
+
+  it('bad input rejects the promise instead of throwing synchronously, and history is kept', async () => {
+    const manager = new ContextManager({}, { clock, logger: silentLogger })
+    await manager.addMessage({ role: 'user', content: 'kept' })
+    const circular: Record<string, unknown> = { role: 'user' }
+    circular.self = circular
+    const added = manager.addMessage(circular)
+    await expect(added).rejects.toThrow()
+    expect((await manager.getMessages()).map((message) => message.content)).toEqual(['kept'])
+    await expect(manager.onLlmResponse(circular)).resolves.toEqual({ action: 'continue' })
+  })
+
+  it('stats getters return copies', async () => {
+    const manager = new ContextManager({}, { clock, logger: silentLogger })
+    await manager.addMessage({ role: 'user', content: 'hi' })
+    await manager.getMessagesForRequest({ tokenBudget: 1000 })
+    const stats = manager.lastTokenMeterStats as { used_tokens: number }
+    stats.used_tokens = -1
+    expect(manager.lastTokenMeterStats?.used_tokens).not.toBe(-1)
+  })
+})

@@ -112,14 +112,29 @@ describe('makeDefaultRunner', () => {
 
   it('write_spill answers spill_failed on a refusal, an error or a missing writer', async () => {
     const { events, dispatch } = recordingDispatch()
-    await makeDefaultRunner({ spill: makeMemorySpillWriter() }).run({ type: 'write_spill', directory: '/s', path: '/s/../x.txt', content: 'x' }, dispatch)
-    await makeDefaultRunner({ spill: { write: async () => Promise.reject(new Error('disk full')) } }).run(
-      { type: 'write_spill', directory: '/s', path: '/s/x.txt', content: 'x' },
-      dispatch,
-    )
-    await makeDefaultRunner({}).run({ type: 'write_spill', directory: '/s', path: '/s/y.txt', content: 'x' }, dispatch)
+    const first = makeDefaultRunner({ spill: makeMemorySpillWriter() })
+    await first.run({ type: 'write_spill', directory: '/s', path: '/s/../x.txt', content: 'x' }, dispatch)
+    await first.idle()
+    const second = makeDefaultRunner({ spill: { write: async () => Promise.reject(new Error('disk full')) } })
+    await second.run({ type: 'write_spill', directory: '/s', path: '/s/x.txt', content: 'x' }, dispatch)
+    await second.idle()
+    const third = makeDefaultRunner({})
+    await third.run({ type: 'write_spill', directory: '/s', path: '/s/y.txt', content: 'x' }, dispatch)
+    await third.idle()
     expect(events.map((e) => e.type)).toEqual(['spill_failed', 'spill_failed', 'spill_failed'])
     expect(events[1]).toEqual({ type: 'spill_failed', path: '/s/x.txt', error: 'disk full' })
+  })
+
+  it('write_spill never blocks the caller: a hung file system leaves run() resolved', async () => {
+    const { events, dispatch } = recordingDispatch()
+    let release: () => void = () => undefined
+    const hung = new Promise<void>((resolve) => (release = resolve))
+    const runner = makeDefaultRunner({ spill: { write: async () => (await hung, 'written' as const) } })
+    await runner.run({ type: 'write_spill', directory: '/s', path: '/s/z.txt', content: 'z' }, dispatch)
+    expect(events).toEqual([])
+    release()
+    await runner.idle()
+    expect(events).toEqual([{ type: 'spill_written', path: '/s/z.txt' }])
   })
 
   it('request_summary returns at once, then dispatches started, calls the summarizer, dispatches completed', async () => {

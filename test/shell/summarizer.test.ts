@@ -113,6 +113,25 @@ describe('makeProviderSummarizer', () => {
     await expect(result).rejects.toThrow('timed out after 2.5 s')
   })
 
+  it('aborts the provider call signal on a timeout, never after an answer; caps huge timeouts', async () => {
+    const { timer, pending } = manualTimer()
+    const signals: AbortSignal[] = []
+    const slow: Provider = { complete: (_request, options) => (signals.push(options!.signal!), new Promise(() => undefined)) }
+    const summarizer = makeProviderSummarizer({ timer, logger: memoryLogger() })
+    const result = summarizer.summarize(request({ timeoutSeconds: 1e12 }), slow)
+    await vi.waitFor(() => expect(pending).toHaveLength(1))
+    expect(pending[0].ms).toBe(2_147_483_647)
+    expect(signals[0].aborted).toBe(false)
+    pending[0].fire()
+    await expect(result).rejects.toBeInstanceOf(TimeoutError)
+    expect(signals[0].aborted).toBe(true)
+
+    const answeredSignals: AbortSignal[] = []
+    const quick: Provider = { complete: async (_request, options) => (answeredSignals.push(options!.signal!), { content: [{ type: 'text', text: 'ok' }] }) }
+    await expect(summarizer.summarize(request(), quick)).resolves.toBe('ok')
+    expect(answeredSignals[0].aborted).toBe(false)
+  })
+
   it('times out with the system timer under fake timers', async () => {
     vi.useFakeTimers()
     const provider: Provider = { complete: () => new Promise(() => undefined) }
