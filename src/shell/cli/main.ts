@@ -209,6 +209,14 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
     }
   }
 
+  // Warnings the core logged while replaying (an unparseable compact_clear_at_least, a notice
+  // reserve that swallows the budget, ...), each distinct message once, with its count.
+  const warnings = new Map<string, number>()
+  for (const result of results) for (const log of result.logs) if (log.type === 'log' && log.level === 'warning') warnings.set(log.message, (warnings.get(log.message) ?? 0) + 1)
+  const shown = [...warnings].slice(0, 10)
+  for (const [message, count] of shown) io.stderr(`warning: ${message}${count > 1 ? ` (${count} times)` : ''}\n`)
+  if (warnings.size > shown.length) io.stderr(`warning: … and ${warnings.size - shown.length} more distinct warnings\n`)
+
   const rows: RequestRow[] = []
   let failed = false
   for (const result of results) {

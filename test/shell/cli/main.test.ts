@@ -117,3 +117,11 @@ describe('context-simple replay --summarizer extractive', () => {
     expect(lines.some((line) => line.events.some((event) => event.name === 'context:post_summarize'))).toBe(true)
   })
 })
+
+describe('context-simple replay warnings', () => {
+  it('prints the warnings the core logged while replaying on stderr, once each with a count', async () => {
+    const { code, stderr } = await run(['replay', '--budget', '500', '--no-progress'])
+    expect(code).toBe(0)
+    expect(stderr).toMatch(/warning: context-simple: compaction_notice_token_reserve=800 leaves no room in a budget of 500 tokens; using the full budget \(\d+ times\)/)
+  })
+})
