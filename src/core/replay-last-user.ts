@@ -4,7 +4,7 @@
  */
 import type { TokenEstimator } from './deps.js'
 import type { Message, Messages } from './message.js'
-import { estimateList } from './compaction/context.js'
+import { estimateMessages } from './estimate.js'
 import { endsOutsideToolCall } from './compaction/notice.js'
 import { pyStrip } from './text.js'
 import { isPlainObject, isPresent, isTruthy } from './values.js'
@@ -97,6 +97,6 @@ export const selectReplay = (
   const text = toReplayText(source)
   if (pyStrip(text) === '') return null
   const replay: Message = { role: 'user', content: toReplayEnvelope(text), metadata: { source: 'context-replay', ephemeral: true } }
-  if (effective > 0 && estimateList(list, estimate) + estimate(replay) > effective) return null
+  if (effective > 0 && estimateMessages(list, estimate) + estimate(replay) > effective) return null
   return replay
 }

@@ -10,7 +10,8 @@ import type { Message, Messages } from './message.js'
 import type { MeterState, State } from './state.js'
 import { hasStickyDecisions } from './state.js'
 import type { Step } from './step.js'
-import { estimateList, makePassContext, stripMessage, type DerivationMemo } from './compaction/context.js'
+import { estimateMessages } from './estimate.js'
+import { makePassContext, stripMessage, type DerivationMemo } from './compaction/context.js'
 import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
 import { selectReplay, toBoundaryIdentity } from './replay-last-user.js'
@@ -54,7 +55,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   effects.push(...budgetEffects)
 
   const working = toWorkingList(state.history, event.systemPrompt)
-  const estimated = estimateList(working, estimate)
+  const estimated = estimateMessages(working, estimate)
   const { stats: meterStats, hybrid } = measureRequest(config, working, estimated, effective, state.meter, estimate)
   let meter: MeterState = state.meter
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
@@ -82,7 +83,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   if (!decision.fires && !hasStickyDecisions(state.sticky)) {
     const view = strip(working)
     return {
-      state: { ...state, summary, meterStats, meter: { ...meter, lastSentEstimate: estimateList(view, estimate) } },
+      state: { ...state, summary, meterStats, meter: { ...meter, lastSentEstimate: estimateMessages(view, estimate) } },
       view,
       effects,
     }
@@ -136,7 +137,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   if (notice !== null) list.push(notice)
   const view = strip(list)
   return {
-    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: estimateList(view, estimate) } },
+    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: estimateMessages(view, estimate) } },
     view,
     effects: [...effects, ...spills, ...pass.effects],
   }

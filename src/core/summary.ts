@@ -8,7 +8,8 @@ import type { TokenEstimator } from './deps.js'
 import type { Effect } from './effects.js'
 import type { Message, Messages } from './message.js'
 import type { PendingSummary, State, SummaryState } from './state.js'
-import { estimateList, seqOf } from './compaction/context.js'
+import { estimateMessages } from './estimate.js'
+import { seqOf } from './message.js'
 import { isToolCallMessage, selectResultRunEnd } from './compaction/tool-pairs.js'
 import { codePointLength, codePointSlice, pyrepr, pyStrip } from './text.js'
 import { isPlainObject, isPresent, isTruthy } from './values.js'
@@ -283,7 +284,7 @@ export const trySwap = (
   }
   const summaryMessage = toSummaryMessage(pending.text, now, nextSeq)
   const summaryTokens = estimate(summaryMessage)
-  const spanTokens = estimateList(absorbed, estimate)
+  const spanTokens = estimateMessages(absorbed, estimate)
   if (summaryTokens >= spanTokens) {
     return {
       swapped: false,

@@ -4,6 +4,7 @@
  */
 import type { Recording, RecordingOp } from '../core/recording.js'
 import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
+import { serializeRecording } from './recording-file.js'
 
 /**
  * Receives every input the manager applies, as a recording op, in the order applied.
@@ -80,9 +81,6 @@ export const makeRecorder = (config: Readonly<Record<string, unknown>> = {}, opt
       ops.push(copy(op))
     },
     toRecording,
-    toJsonLines: () =>
-      [JSON.stringify({ type: 'recording', version: 1, config: header, now }), ...ops.map((op) => JSON.stringify(op))]
-        .map((line) => line + '\n')
-        .join(''),
+    toJsonLines: () => serializeRecording(toRecording()),
   }
 }

@@ -30,7 +30,7 @@ describe('makeRecorder', () => {
     recorder.record({ op: 'clear' })
     expect(recorder.toRecording()).toEqual({ config: {}, now: '2026-03-01T12:00:00.000+00:00', ops: [{ op: 'clear' }], session: 'task-1-t0' })
     expect(recorder.toJsonLines()).toBe(
-      '{"type":"recording","version":1,"config":{},"now":"2026-03-01T12:00:00.000+00:00"}\n{"op":"clear"}\n',
+      '{"type":"recording","version":1,"config":{},"now":"2026-03-01T12:00:00.000+00:00","session":"task-1-t0"}\n{"op":"clear"}\n',
     )
   })
 })

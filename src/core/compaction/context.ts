@@ -75,17 +75,6 @@ export const makePassContext = (
 }
 
 
-/**
- * Sum of per-message estimates (SPEC 5.1: additive).
- *
- * @example
- * estimateList([], estimateOne) // 0
- */
-export const estimateList = (messages: Messages, estimate: TokenEstimator): number => {
-  let total = 0
-  for (const message of messages) total += estimate(message)
-  return total
-}
 
 /**
  * The message as a view carries it (SPEC 1.6): `metadata` without `_seq`, memoized per message.

@@ -6,7 +6,8 @@
 import type { Message, Messages } from '../message.js'
 import { codePointLength } from '../text.js'
 import { isTruthy } from '../values.js'
-import { estimateList, type PassContext } from './context.js'
+import { estimateMessages } from '../estimate.js'
+import type { PassContext } from './context.js'
 import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from './sticky.js'
 import { isStubbable } from './stub.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
@@ -117,7 +118,7 @@ const runRemoval = (
   const recentStart = Math.trunc(n * (1 - fraction))
   const isProtected = (i: number): boolean => i === last || i >= recentStart
   const removed = new Set<number>()
-  let current = estimateList(working, context.estimate) + systemTokens
+  let current = estimateMessages(working, context.estimate) + systemTokens
   for (let i = 0; i < n; i += 1) {
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
@@ -152,7 +153,7 @@ const runRemoval = (
     }
   }
   cursor.working = next
-  cursor.current = estimateList(next, context.estimate) + systemTokens
+  cursor.current = estimateMessages(next, context.estimate) + systemTokens
 }
 
 const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, draft: StickyDraft, context: PassContext): void => {

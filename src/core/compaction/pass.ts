@@ -9,7 +9,8 @@ import type { CompactionStats } from '../stats.js'
 import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from '../clear-at-least.js'
 import { needsEscalation, type HybridReading } from '../token-meter.js'
 import { trySwap } from '../summary.js'
-import { estimateList, type PassContext } from './context.js'
+import { estimateMessages } from '../estimate.js'
+import type { PassContext } from './context.js'
 import { runLadder } from './ladder.js'
 import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
@@ -93,9 +94,9 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     }
   }
 
-  const systemTokens = estimateList(system, estimate)
+  const systemTokens = estimateMessages(system, estimate)
   const stickyApplied = applySticky(nonSystem, draft, context)
-  const current = systemTokens + estimateList(stickyApplied, estimate)
+  const current = systemTokens + estimateMessages(stickyApplied, estimate)
   const unchanged = (list: Messages): PassOutcome => ({
     list,
     refused: false,
@@ -126,7 +127,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     levelReached = ladder.levelReached
   }
   const finalList: Messages = [...system, ...working]
-  const afterTokens = estimateList(finalList, estimate)
+  const afterTokens = estimateMessages(finalList, estimate)
 
   let skipStreak = input.skipStreak
   if (escalate && floor > 0 && hasNewDecision(draft, toSticky(snapshot, 0))) {

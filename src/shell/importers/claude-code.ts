@@ -3,6 +3,7 @@
  * history is always well paired (every call answered right after its assistant message).
  */
 import * as t from 'io-ts'
+import { formatTimestamp } from '../clock.js'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Message } from '../../core/message.js'
 import { DEFAULT_REPLAY_NOW } from '../../core/recording.js'
@@ -30,9 +31,7 @@ export const NO_RESULT_RECORDED = '[no result recorded]'
 export const toModuleTimestamp = (iso: unknown): string | undefined => {
   if (typeof iso !== 'string') return undefined
   const millis = Date.parse(iso)
-  if (Number.isNaN(millis)) return undefined
-  const text = new Date(millis).toISOString()
-  return text.endsWith('Z') ? `${text.slice(0, -1)}+00:00` : undefined
+  return Number.isNaN(millis) ? undefined : formatTimestamp(millis)
 }
 
 // ---------------------------------------------------------------------------------------------
