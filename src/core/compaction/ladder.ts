@@ -10,7 +10,7 @@ import { estimateMessages } from '../estimate.js'
 import type { PassContext } from './context.js'
 import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from './sticky.js'
 import { isStubbable } from './stub.js'
-import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
+import { endsInOpenToolGroup, isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-result-budget.js'
 
 /** Flat token charge per old stub removed at level 8 (an approximation; SPEC 6.5). */
@@ -94,6 +94,9 @@ const selectRemovalGroup = (working: Messages, position: number, isProtected: (i
   }
   if (isToolCallMessage(message)) {
     const end = selectResultRunEnd(working, position)
+    // An open group at the tail (calls still waiting for results) stays: removing the call now
+    // would orphan the results that arrive after it in every later view.
+    if (end === working.length && endsInOpenToolGroup(working)) return null
     const group: number[] = [position]
     for (let i = position + 1; i < end; i += 1) {
       if (isProtected(i)) return null

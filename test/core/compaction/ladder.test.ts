@@ -2,6 +2,7 @@
 // progressive levels of SPEC 6 (B-TR-*, B-L*-*, B-ST-1, B-FN-*), the exact worked example of 6.8 with
 // protected_tool_results 4 and 5, and 17.2 (the first user message is never removed).
 import { describe, expect, it } from 'vitest'
+import { findPairingViolations } from '../../../src/core/tool-pairing.js'
 import type { Config } from '../../../src/core/config.js'
 import { toStub } from '../../../src/core/compaction/stub.js'
 import type { Message, Messages } from '../../../src/core/message.js'
@@ -458,6 +459,20 @@ describe('removal (SPEC 6.4, levels 3, 5, 7)', () => {
     expect(next.state.compactionStats?.strategy_level).toBe(8)
     expect(next.view).toEqual([toStub(storedHistory[0]), storedHistory[2], storedHistory[3], storedHistory[4]].map(viewed))
     expect(next.state.sticky).toEqual({ removed: new Set([1]), truncated: new Set(), stubbed: new Set([0]), cumulativeLevel: 8 })
+  })
+})
+
+describe('open tool group at the tail (port decision beyond SPEC 6.4)', () => {
+  it('never removes an assistant whose calls are still waiting for results, so later results are never orphans', () => {
+    const history = [user(text('task', 200)), assistant(text('old answer', 400)), user(text('next', 200)), calls(['late1', 'late2'])]
+    const { config, state, next } = compactToTarget(history, 10, { protected_recent: 0 })
+    expect(next.view?.at(-1)).toEqual(viewed(stored(calls(['late1', 'late2']), 3)))
+    expect(next.state.sticky.removed.has(1)).toBe(true)
+    expect(next.state.sticky.removed.has(3)).toBe(false)
+    const step = stepFor(config)
+    const answered = withMessages(step, [result('late1', 'one'), result('late2', 'two')], next.state)
+    const later = step(answered, request({ tokenBudget: 20 }))
+    expect(findPairingViolations(later.view ?? [])).toEqual([])
   })
 })
 

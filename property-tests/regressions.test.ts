@@ -1,0 +1,225 @@
+// Counterexamples found by the property tests, kept as fixed regression tests (STYLE.md, Tests).
+// Each case names the property that found it, the seed, and what it pins.
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_CONFIG } from '../src/core/config.js'
+import { estimateOne } from '../src/core/estimate.js'
+import type { Message } from '../src/core/message.js'
+import { DEFAULT_REPLAY_NOW, type RecordingOp } from '../src/core/recording.js'
+import { selectAbsorbSpan } from '../src/core/summary.js'
+import { findPairingViolations } from '../src/core/tool-pairing.js'
+import { foldScenario, makeScenario } from './arbitraries.js'
+
+describe('regressions', () => {
+  // Found by "tool pairs: summary" (FC_SEED=-1651606253). SPEC 12.6 step 5 appends a swapped-in
+  // summary after the last stored message; when the history ended on an assistant whose call was
+  // still unanswered (an interrupted turn), the summary landed between the call and its results
+  // (R2). Fixed in 96fbc56 (by the lead, not by this suite): the swap waits while the history ends
+  // inside an open tool group and happens on a later pass once the group is answered. The case
+  // below is a hand-made minimal version of the counterexample that also shows the later swap.
+  it('a summary swap waits while the history ends on an unanswered call', () => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'user', content: 'please '.repeat(57), uid: 'm0' } },
+      { op: 'add_message', message: { role: 'assistant', content: 'sure '.repeat(80), uid: 'm1' } },
+      { op: 'add_message', message: { role: 'user', content: 'go on', uid: 'm2' } },
+      { op: 'get_messages_for_request', token_budget: 350, provider: { context_window: 9000, max_output_tokens: 2000 } },
+      { op: 'summary_result', text: 'short' },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }], uid: 'm3' } },
+      { op: 'get_messages_for_request', token_budget: 300, provider: null },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'c1', content: 'done', uid: 'm4' } },
+      { op: 'get_messages_for_request', token_budget: 300, provider: null },
+    ]
+    const scenario = makeScenario({ compaction_notice_enabled: false, compaction_strategy: 'summary', max_tokens: 300 }, ops)
+    const [started, waiting, swapped] = foldScenario(scenario).requests
+    for (const request of [started, waiting, swapped]) expect(findPairingViolations(request.view ?? [])).toEqual([])
+    expect(started.effects.some((effect) => effect.type === 'request_summary')).toBe(true)
+    // The compaction pass runs while m3's call is open: the summary stays pending.
+    expect(waiting.effects.some((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction')).toBe(true)
+    expect(waiting.after.history).toBe(waiting.before.history)
+    expect(waiting.after.summary.pending).toEqual({ seqs: [0], text: 'short' })
+    expect(waiting.view?.map((message) => message.uid)).toEqual(['m0', 'm2', 'm3'])
+    // Once the call is answered, the next pass swaps it in after the result.
+    expect(swapped.after.history.length).toBe(swapped.before.history.length + 1)
+    expect(swapped.after.summary.pending).toBeNull()
+    expect(swapped.view?.map((message) => message.uid ?? message.metadata)).toEqual(['m2', 'm3', 'm4', { timestamp: DEFAULT_REPLAY_NOW, type: 'context_summary' }])
+  })
+
+  // Found while extending the case above past the interrupted turn: SPEC 6.4 / 17.3 let the ladder
+  // remove an assistant whose calls have no adjacent results on its own (A-13); when the results arrived later they were
+  // orphaned in every later view (R1), since the removal is sticky. Fixed beyond the letter of the
+  // SPEC (port decision, docs/architecture.md): an open tool group at the tail is never removed.
+  it('an interrupted call is not removed before its result arrives, so the result is never orphaned', () => {
+    const call = (id: string): Record<string, unknown> => ({ id, type: 'function', function: { name: 'bash', arguments: '{"path":"a"}' } })
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'user', content: 'aaaaaaaa', uid: 'm0' } },
+      { op: 'add_message', message: { role: 'assistant', content: 'é', tool_calls: [call('call_0')], uid: 'm1' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_0', content: 'aé', uid: 'm2' } },
+      { op: 'get_messages_for_request', token_budget: 88, provider: null },
+      { op: 'add_message', message: { role: 'assistant', content: 'a', tool_calls: [call('call_1')], uid: 'm3' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_1', content: 'éaa', uid: 'm4' } },
+      { op: 'add_message', message: { role: 'user', content: 'aaaaaaaa', uid: 'm5' } },
+      { op: 'get_messages_for_request', token_budget: 176, provider: null },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [call('call_2')], uid: 'm6' } },
+      { op: 'get_messages_for_request', token_budget: 176, provider: null },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_2', content: 'done', uid: 'm7' } },
+      { op: 'get_messages_for_request', token_budget: 176, provider: null },
+    ]
+    const scenario = makeScenario({ protected_recent: 0, protected_tool_results: 0, truncate_chars: 1, compaction_notice_enabled: false, max_tokens: 176 }, ops)
+    const requests = foldScenario(scenario).requests
+    const interrupted = requests[2]
+    const answered = requests[3]
+    expect(interrupted.after.sticky.removed.has(6)).toBe(false)
+    expect(findPairingViolations(interrupted.view ?? [])).toEqual([])
+    expect(answered.view?.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_2', uid: 'm7' })
+    expect(answered.view?.at(-2)).toMatchObject({ role: 'assistant', uid: 'm6' })
+    expect(findPairingViolations(answered.view ?? [])).toEqual([])
+  })
+
+  // Found by "tool pairs: partly answered tail" (a variant of the tool-pairs property whose
+  // interrupted turn has some results; FC_SEED not recorded, counterexample below). SPEC 13 rule 2
+  // and SPEC 8 only check that C's last message has no truthy tool_calls, so with C ending on
+  // [assistant(call_1, call_2), result call_1] the replay (and likewise the notice) was appended
+  // after the partly answered group, between call_2 and its missing result (R2). Fixed in
+  // endsOutsideToolCall (compaction/notice.ts): a tail inside an open tool group is not safe.
+  it('no replay or notice is appended after a partly answered tool group', () => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'user', content: 'aaaaaaaa', uid: 'm0' } },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'bash', arguments: '{}' } }], uid: 'm1', metadata: { timestamp: '2025-12-31T23:59:59.999+00:00' } } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_0', content: "'".repeat(150), uid: 'm2', metadata: { tool_name: 'bash' } } },
+      {
+        op: 'add_message',
+        message: {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"path":"ééa"}' } },
+            { id: 'call_2', type: 'function', function: { name: 'bash', arguments: '{}' } },
+          ],
+          uid: 'm3',
+          metadata: { timestamp: null },
+        },
+      },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_1', content: 'a', uid: 'm4', metadata: { tool_name: 'bash' } } },
+      { op: 'get_messages_for_request', token_budget: 240, provider: null },
+    ]
+    const base = {
+      protected_recent: 0.3,
+      protected_tool_results: 0,
+      target_usage: 0.1,
+      tool_result_budget_by_tool: { bash: 5, read_file: 60 },
+      tool_result_exempt_tools: ['load_skill'],
+      replay_last_user_on_compaction: true,
+      compact_clear_at_least: 0.05,
+      compact_max_consecutive_skips: 1,
+      max_tokens: 192,
+    }
+    for (const notice of [false, true]) {
+      const [request] = foldScenario(makeScenario({ ...base, compaction_notice_enabled: notice, compaction_notice_token_reserve: notice ? 40 : 800 }, ops)).requests
+      const view = request.view ?? []
+      expect(request.after.compactionStats).not.toBeNull()
+      expect(view.at(-1)).toMatchObject({ uid: 'm4' })
+      expect(findPairingViolations(view)).toEqual([])
+    }
+  })
+
+  // Found by "spill pointer stable (alternate)" (FC_SEED=512482116): with the summary strategy, a
+  // negative protected_recent ("protects nothing", SPEC 3) and no user message among the live
+  // messages, the protected boundary trunc(|live| × 1.2) passed the end of `live`; the walk then
+  // ran past it and snapping read `live[live.length]`, so the reducer threw a TypeError out of
+  // get_messages_for_request. Fixed in selectAbsorbSpan: the boundary is clamped to |live|.
+  it('summary span selection with a negative protected_recent and no user message does not throw', () => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{}' } }], uid: 'm3' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_1', content: 'aaaaaaaaaaaaaaa', uid: 'm4' } },
+      { op: 'get_messages_for_request', token_budget: 60, provider: null },
+      {
+        op: 'add_message',
+        message: {
+          role: 'assistant',
+          content: "'",
+          tool_calls: [
+            { id: 'call_2', type: 'function', function: { name: 'bash', arguments: '{}' } },
+            { id: 'call_3', type: 'function', function: { name: 'bash', arguments: '{"path":"a"}' } },
+            { id: 'call_4', type: 'function', function: { name: 'bash', arguments: '{"path":"a"}' } },
+            { id: 'call_5', type: 'function', function: { name: 'bash', arguments: '{"path":"a"}' } },
+          ],
+          uid: 'm5',
+          metadata: {},
+        },
+      },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_2', content: 'a', uid: 'm6' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_3', content: [{ type: 'text', text: 'a' }], uid: 'm7' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_4', content: '', uid: 'm8' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_5', content: 'a', uid: 'm9' } },
+      { op: 'get_messages_for_request', token_budget: 60, provider: { context_window: 5156, max_output_tokens: 2000 } },
+      { op: 'get_messages_for_request', token_budget: 60, provider: null },
+    ]
+    const scenario = makeScenario(
+      {
+        protected_recent: -0.2,
+        protected_tool_results: 0,
+        compact_threshold: 0.2,
+        truncate_chars: 1,
+        compaction_notice_enabled: false,
+        compaction_strategy: 'summary',
+        tool_result_budget_by_tool: { grep: 20 },
+        tool_result_exempt_tools: ['ls', 'grep'],
+        tool_result_spill_dir: '/tmp/spill',
+        compact_max_consecutive_skips: 1,
+        max_tokens: 60,
+      },
+      ops,
+    )
+    const { requests } = foldScenario(scenario, { spills: 'alternate' })
+    expect(requests).toHaveLength(3)
+    // The request with a provider starts a summarization of every live message (nothing protected;
+    // seqs 0 and 1 were removed by the first request's ladder).
+    const started = requests[1].effects.find((effect) => effect.type === 'request_summary')
+    expect(started).toMatchObject({ type: 'request_summary', seqs: [2, 3, 4, 5, 6] })
+    for (const request of requests) expect(findPairingViolations(request.view ?? [])).toEqual([])
+  })
+
+  it('selectAbsorbSpan never reaches past the live messages', () => {
+    const history: Message[] = [
+      { role: 'assistant', content: 'x', metadata: { _seq: 0 } },
+      { role: 'assistant', content: 'y', tool_calls: [{ id: 'a' }], metadata: { _seq: 1 } },
+      { role: 'tool', tool_call_id: 'a', content: 'z', metadata: { _seq: 2 } },
+    ]
+    for (const protectedRecent of [-0.2, -1, -5]) {
+      const config = { ...DEFAULT_CONFIG, protected_recent: protectedRecent }
+      expect(selectAbsorbSpan(history, new Set(), config, 1_000_000, estimateOne)).toEqual([0, 1, 2])
+      expect(selectAbsorbSpan(history, new Set([0]), config, 1, estimateOne)).toEqual([1, 2])
+    }
+  })
+
+  // Found by "prefix: summary" (FC_SEED=-943956640). A pending summary is swapped in (m0 and m1
+  // absorbed, the summary appended), then the ladder escalates further and the worth-the-rebuild
+  // predicate refuses it. SPEC 12.6 says a swap cannot be rolled back and SPEC 14.3 says a refusal
+  // emits context:compaction-skipped and no context:compaction, so the view changes at a boundary
+  // that no context:compaction event marks, and the refusal is not append-only relative to the
+  // previous request (contrary to the closing remark of SPEC 14.3). Pinned as specified; flagged.
+  it('a summary swap followed by a refused escalation changes the view without a context:compaction event', () => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'user', content: 'a', uid: 'm0' } },
+      { op: 'add_message', message: { role: 'assistant', content: '', uid: 'm1' } },
+      { op: 'add_message', message: { role: 'user', content: 'a', uid: 'm2', metadata: {} } },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'bash', arguments: '{"path":"a"}' } }], uid: 'm3' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_0', content: "'''''''''''''''", uid: 'm4' } },
+      { op: 'get_messages_for_request', token_budget: 60, provider: { context_window: 5156, max_output_tokens: 2000 } },
+      { op: 'add_message', message: { role: 'user', content: 'a', uid: 'm5', metadata: {} } },
+      { op: 'summary_result', text: 'a' },
+      { op: 'get_messages_for_request', token_budget: 60, provider: null },
+    ]
+    const scenario = makeScenario(
+      { protected_recent: 0, protected_tool_results: 0, target_usage: 0.1, compaction_notice_enabled: false, compaction_strategy: 'summary', compact_clear_at_least: 128, max_tokens: 60 },
+      ops,
+    )
+    const [first, second] = foldScenario(scenario).requests
+    const names = (effects: typeof first.effects): string[] => effects.flatMap((effect) => (effect.type === 'emit_hook' ? [effect.name] : []))
+    expect(names(first.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
+    expect(first.view?.map((message) => message.uid)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
+    expect(names(second.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
+    expect([...second.after.sticky.removed]).toEqual([0, 1])
+    expect(second.after.summary.absorbedCount).toBe(2)
+    expect(second.view?.map((message) => message.uid ?? message.content)).toEqual(['m2', 'm3', 'm4', 'm5', '<system-reminder source="context-summary">\na\n</system-reminder>'])
+  })
+})
