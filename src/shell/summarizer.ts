@@ -142,10 +142,13 @@ export const responseText = (response: unknown): string => {
  * 1. prompt = the UTF-8 text of `promptPath` when it is a non-empty string and readable; an
  *    unreadable file logs a warning and the request's default prompt is used;
  * 2. `provider.complete({ messages: [{ role: 'system', content: prompt }, { role: 'user', content:
- *    transcript }], model })` (a provider without `complete` fails);
+ *    transcript }], model }, { signal })` (a provider without `complete` fails); that signal is
+ *    the call's own, aborted when the call loses the race (timeout or cancellation) so the
+ *    provider can stop;
  * 3. limited to `timeoutSeconds` through the injectable `timer` (default `systemTimer`): when the
- *    timer resolves first the call rejects with `TimeoutError` (a non-finite or huge timeout means
- *    no limit; a negative one counts as 0); the timer's signal is aborted when the call settles;
+ *    timer resolves first the call rejects with `TimeoutError` (a negative timeout counts as 0; one
+ *    beyond `setTimeout`'s range, 2,147,483,647 ms, or not a number is capped to that range, never
+ *    dropped); the timer's signal is aborted when the call settles;
  * 4. text = `responseText(response)`; empty after stripping → `EmptySummaryError`.
  * An aborted `signal` rejects the call at once with the abort reason.
  *

@@ -242,7 +242,7 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
  * files (one line on stderr).
  *
  * @example
- * await main(['replay', 'session.jsonl', '--json'])
+ * await main(['replay', '../shared/sessions/claude-code/short.jsonl', '--json'])
  */
 export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): Promise<number> => {
   const program = new Command('context-simple')

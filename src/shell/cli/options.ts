@@ -66,6 +66,9 @@ export const mergeConfig = (
 
 /**
  * Replace the budget of every request of `recording` (recording ops included) with `override`.
+ * `budget` sets `token_budget` and keeps a provider the request passed (the explicit budget wins
+ * over its window; the summary strategy still sees a provider); `window` replaces the request's
+ * provider with that window and drops its `token_budget`.
  *
  * @example
  * applyBudgetOverride(recording, { kind: 'budget', tokens: 4500 })
