@@ -4,51 +4,16 @@
  */
 import type { Message } from '../../../src/core/message.js'
 import type { Recording } from '../../../src/core/recording.js'
-
-const metadataOf = (message: Message): Readonly<Record<string, unknown>> =>
-  typeof message.metadata === 'object' && message.metadata !== null ? (message.metadata as Record<string, unknown>) : {}
-
-const callIds = (message: Message): unknown[] =>
-  Array.isArray(message.tool_calls) ? message.tool_calls.map((call: { id?: unknown }) => call?.id) : []
+import { findPairingViolations } from '../../../src/core/tool-pairing.js'
 
 /**
- * The R1-R3 violations of a message list, worded like `validate_views.py` (R4, a call id seen
- * twice, is not checked: it only repeats what the input did).
+ * The R1-R3 violations of a message list (the core's `findPairingViolations`, the rules of
+ * `validate_views.py`).
  *
  * @example
  * pairingProblems([{ role: 'tool', tool_call_id: 'a', content: '' }]) // ['R3 view starts with a tool result', ...]
  */
-export const pairingProblems = (view: ReadonlyArray<Message>): string[] => {
-  const problems: string[] = []
-  const firstConversation = view.find((message) => message.role !== 'system')
-  if (firstConversation !== undefined && firstConversation.role === 'tool') problems.push('R3 view starts with a tool result')
-  let i = 0
-  while (i < view.length) {
-    const message = view[i]
-    if (message.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
-      const ids = callIds(message)
-      const answered = new Set<unknown>()
-      let j = i + 1
-      while (j < view.length && view[j].role === 'tool') {
-        const id = view[j].tool_call_id
-        if (!ids.includes(id)) problems.push(`R1 result ${String(id)} at ${j} is not a call of message ${i}`)
-        answered.add(id)
-        j += 1
-      }
-      const missing = ids.filter((id) => !answered.has(id))
-      const rest = view.slice(j)
-      const onlyTail = rest.every((item) => Boolean(metadataOf(item).ephemeral))
-      if (missing.length > 0 && !(j === view.length || (onlyTail && j === i + 1))) {
-        problems.push(`R2 calls ${JSON.stringify(missing)} of message ${i} unanswered`)
-      }
-      i = j
-      continue
-    }
-    if (message.role === 'tool') problems.push(`R1 result ${String(message.tool_call_id)} at ${i} has no call right before it`)
-    i += 1
-  }
-  return problems
-}
+export const pairingProblems = (view: ReadonlyArray<Message>): string[] => [...findPairingViolations(view)]
 
 /**
  * Folds a recording's `add_message` / `set_messages` / `clear` ops into histories and returns the
