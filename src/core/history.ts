@@ -50,17 +50,20 @@ export const toStoredMessage = (message: Message, timestamp: string, seq: number
 
 /**
  * Reduce `add_message` (SPEC 1.4): append the stored form, advance `nextSeq`, harvest tool names.
+ * The hottest reducer: a plain spread here, not immer (a draft per add cost ~35 µs against ~6 µs,
+ * `npm run bench`).
  *
  * @example
  * applyMessageAdded(config, makeInitialState(), { role: 'user', content: 'hi' }, now).history.length // 1
  */
 export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string): State => {
   const stored = toStoredMessage(message, timestamp, state.nextSeq)
-  return update(state, (draft) => {
-    draft.history.push(castDraft(stored))
-    draft.nextSeq += 1
-    if (isPerToolConfigActive(config)) draft.toolNames = harvestToolNames(state.toolNames, stored)
-  })
+  return {
+    ...state,
+    history: [...state.history, stored],
+    nextSeq: state.nextSeq + 1,
+    toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, stored) : state.toolNames,
+  }
 }
 
 const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
@@ -86,23 +89,18 @@ export const applyMessagesReplaced = (
   let toolNames: Readonly<Record<string, string>> = {}
   if (isPerToolConfigActive(config)) for (const message of history) toolNames = harvestToolNames(toolNames, message)
   return {
-    state: {
-      ...state,
-      history,
-      nextSeq: history.length,
-      sticky: EMPTY_STICKY,
-      compactionStats: null,
-      toolNames,
-      replayMarker: null,
-      skipStreak: 0,
-      summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
-      meter: {
-        ...EMPTY_METER,
-        measured: state.meter.measured,
-        provenanceRefusals: state.meter.provenanceRefusals,
-        provenanceOverrides: state.meter.provenanceOverrides,
-      },
-    },
+    state: update(state, (draft) => {
+      draft.history = castDraft(history)
+      draft.nextSeq = history.length
+      draft.sticky = castDraft(EMPTY_STICKY)
+      draft.compactionStats = null
+      draft.toolNames = toolNames
+      draft.replayMarker = null
+      draft.skipStreak = 0
+      draft.summary = castDraft({ ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber })
+      // Kept: the last reading, the meter stats, the spill memo and the provenance counters.
+      draft.meter = { ...EMPTY_METER, measured: state.meter.measured, provenanceRefusals: state.meter.provenanceRefusals, provenanceOverrides: state.meter.provenanceOverrides }
+    }),
     effects: cancelInFlight(state),
   }
 }

@@ -9,6 +9,7 @@ import type { Messages } from './message.js'
 import type { MeterState } from './state.js'
 import type { CacheAggregates, CountKind, TokenMeterStats } from './stats.js'
 import { seqOf } from './compaction/context.js'
+import { update } from './immer.js'
 import { isPlainObject } from './values.js'
 
 /** The result of reading one `llm:response` payload: the new meter state and log effects. */
@@ -48,16 +49,17 @@ export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): U
   const write = isCount(cacheWrite) ? Math.trunc(cacheWrite) : 0
   const withCache = isCount(cacheRead) && isCount(cacheWrite)
   return {
-    meter: {
-      ...meter,
-      measured: Math.trunc(input) + write,
-      anchorSeq: nextSeq,
-      anchorEstimate: meter.lastSentEstimate,
-      usageEvents: meter.usageEvents + 1,
-      usageEventsWithCache: meter.usageEventsWithCache + (withCache ? 1 : 0),
-      cacheReadTotal: meter.cacheReadTotal + (withCache ? Math.trunc(cacheRead as number) : 0),
-      cacheWriteTotal: meter.cacheWriteTotal + (withCache ? Math.trunc(cacheWrite as number) : 0),
-    },
+    meter: update(meter, (draft) => {
+      draft.measured = Math.trunc(input) + write
+      draft.anchorSeq = nextSeq
+      draft.anchorEstimate = meter.lastSentEstimate
+      draft.usageEvents += 1
+      if (withCache) {
+        draft.usageEventsWithCache += 1
+        draft.cacheReadTotal += Math.trunc(cacheRead as number)
+        draft.cacheWriteTotal += Math.trunc(cacheWrite as number)
+      }
+    }),
     effects: [],
   }
 }
