@@ -30,3 +30,22 @@ export class ConfigError extends Error {
 export class CompactionSkipLimitError extends Error {
   override readonly name = 'CompactionSkipLimitError'
 }
+
+/**
+ * A value passed as a message that is not a message: `addMessage` and `setMessages` take JSON
+ * objects (SPEC 1.1; their shape is otherwise never validated). Raised before anything is stored,
+ * so the history is unchanged. `field` names the argument, e.g. `messages[3]`.
+ *
+ * @example
+ * new InvalidMessageError('message', 'expected a message object such as {"role": "user", "content": "hi"}, got "hi"').message
+ * // 'message: expected a message object such as {"role": "user", "content": "hi"}, got "hi"'
+ */
+export class InvalidMessageError extends Error {
+  override readonly name = 'InvalidMessageError'
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${field}: ${detail}`)
+  }
+}

@@ -8,7 +8,7 @@ import { decodeConfig } from '../core/codecs.js'
 import type { Config } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
-import { CompactionSkipLimitError } from '../core/errors.js'
+import { CompactionSkipLimitError, InvalidMessageError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
 import type { Message } from '../core/message.js'
@@ -21,6 +21,7 @@ import type { Step } from '../core/step.js'
 import { isPlainObject, isPresent, isTruthy } from '../core/values.js'
 import type { Clock } from './clock.js'
 import { formatTimestamp, systemClock } from './clock.js'
+import { describeValue } from './recording-file.js'
 import type { HookBus } from './hooks.js'
 import type { Provider } from './provider.js'
 import { readProviderWindow } from './provider.js'
@@ -41,7 +42,7 @@ import { makeProviderSummarizer } from './summarizer.js'
  * @example
  * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
  */
-export { CompactionSkipLimitError }
+export { CompactionSkipLimitError, InvalidMessageError }
 
 /**
  * The system prompt factory (SPEC 2.6): returns the system prompt text, possibly asynchronously.
@@ -138,6 +139,13 @@ const stampedForRecording = (message: Message, timestamp: string): Message => {
 const usageOf = (data: unknown): unknown => (isPlainObject(data) && data.usage !== undefined ? data.usage : null)
 
 /** A queued unit of work; jobs run strictly one after another. */
+/** Rejects anything but a JSON object as a message (before anything is stored). */
+const requireMessage = (message: unknown, field: string): void => {
+  if (!isPlainObject(message)) {
+    throw new InvalidMessageError(field, `expected a message object such as {"role": "user", "content": "hi"}, got ${describeValue(message)}`)
+  }
+}
+
 type Job = () => Promise<void>
 
 /**
@@ -231,6 +239,7 @@ export class ContextManager {
    * await manager.addMessage({ role: 'user', content: 'hi' })
    */
   async addMessage(message: Message): Promise<void> {
+    requireMessage(message, 'message')
     const timestamp = formatTimestamp(this.#clock.now())
     const own = copy(message)
     return this.#enqueue(async () => {
@@ -312,6 +321,8 @@ export class ContextManager {
    * await manager.setMessages(savedHistory)
    */
   async setMessages(messages: ReadonlyArray<Message>): Promise<void> {
+    if (!Array.isArray(messages)) throw new InvalidMessageError('messages', `expected an array of message objects, got ${describeValue(messages)}`)
+    messages.forEach((message, index) => requireMessage(message, `messages[${index}]`))
     const own = copy([...messages])
     return this.#enqueue(async () => {
       await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])

@@ -462,3 +462,15 @@ describe('ContextManager re-entrant calls', () => {
     expect(manager.lastTokenMeterStats?.used_tokens).not.toBe(-1)
   })
 })
+
+describe('ContextManager input checks', () => {
+  it('rejects a non-object message with a typed error naming the argument, and keeps the history', async () => {
+    const manager = new ContextManager({}, { clock, logger: silentLogger })
+    await manager.addMessage({ role: 'user', content: 'kept' })
+    await expect(manager.addMessage('hello' as never)).rejects.toMatchObject({ name: 'InvalidMessageError', field: 'message' })
+    await expect(manager.addMessage(null as never)).rejects.toThrow(/^message: expected a message object/)
+    await expect(manager.setMessages([{ role: 'user', content: 'a' }, 42] as never)).rejects.toThrow(/^messages\[1\]: expected a message object .* got 42$/)
+    await expect(manager.setMessages({} as never)).rejects.toThrow(/^messages: expected an array of message objects/)
+    expect((await manager.getMessages()).map((message) => message.content)).toEqual(['kept'])
+  })
+})
