@@ -49,3 +49,21 @@ export class InvalidMessageError extends Error {
     super(`${field}: ${detail}`)
   }
 }
+
+/**
+ * An invalid argument of `getMessagesForRequest`: `tokenBudget` must be a finite number of tokens
+ * (or absent/null), `provider` an object. Raised before the request is applied; state unchanged.
+ *
+ * @example
+ * new InvalidRequestError('tokenBudget', 'expected a finite number of tokens or null, got "lots"').message
+ * // 'tokenBudget: expected a finite number of tokens or null, got "lots"'
+ */
+export class InvalidRequestError extends Error {
+  override readonly name = 'InvalidRequestError'
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${field}: ${detail}`)
+  }
+}

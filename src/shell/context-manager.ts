@@ -8,7 +8,7 @@ import { decodeConfig } from '../core/codecs.js'
 import type { Config } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
-import { CompactionSkipLimitError, InvalidMessageError } from '../core/errors.js'
+import { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
 import type { Message } from '../core/message.js'
@@ -42,7 +42,7 @@ import { makeProviderSummarizer } from './summarizer.js'
  * @example
  * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
  */
-export { CompactionSkipLimitError, InvalidMessageError }
+export { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError }
 
 /**
  * The system prompt factory (SPEC 2.6): returns the system prompt text, possibly asynchronously.
@@ -265,6 +265,12 @@ export class ContextManager {
   async getMessagesForRequest(options: RequestOptions = {}): Promise<Array<Message>> {
     const tokenBudget = options.tokenBudget ?? null
     const provider = options.provider ?? null
+    if (tokenBudget !== null && (typeof tokenBudget !== 'number' || !Number.isFinite(tokenBudget))) {
+      throw new InvalidRequestError('tokenBudget', `expected a finite number of tokens or null, got ${describeValue(tokenBudget)}`)
+    }
+    if (provider !== null && typeof provider !== 'object') {
+      throw new InvalidRequestError('provider', `expected a provider object (getModelInfo/getInfo/complete), got ${describeValue(provider)}`)
+    }
     return this.#enqueue(async () => {
       const window = provider !== null ? await readProviderWindow(provider) : null
       const factory = this.#factory

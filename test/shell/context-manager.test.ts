@@ -473,4 +473,12 @@ describe('ContextManager input checks', () => {
     await expect(manager.setMessages({} as never)).rejects.toThrow(/^messages: expected an array of message objects/)
     expect((await manager.getMessages()).map((message) => message.content)).toEqual(['kept'])
   })
+
+  it('rejects a token budget that is not a finite number, and a provider that is not an object', async () => {
+    const manager = new ContextManager({}, { clock, logger: silentLogger })
+    await expect(manager.getMessagesForRequest({ tokenBudget: 'lots' as never })).rejects.toThrow(/^tokenBudget: expected a finite number of tokens or null, got "lots"$/)
+    await expect(manager.getMessagesForRequest({ tokenBudget: Number.NaN })).rejects.toMatchObject({ name: 'InvalidRequestError', field: 'tokenBudget' })
+    await expect(manager.getMessagesForRequest({ provider: 'claude' as never })).rejects.toMatchObject({ name: 'InvalidRequestError', field: 'provider' })
+    expect(manager.lastTokenMeterStats).toBeNull()
+  })
 })
