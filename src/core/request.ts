@@ -26,9 +26,15 @@ import { isPlainObject } from './values.js'
  * @example
  * toWorkingList(history, 'You are helpful.')[0] // { role: 'system', content: 'You are helpful.' }
  */
-export const toWorkingList = (history: Messages, systemPrompt: string | null): Messages => {
+export const toWorkingList = (history: Messages, systemPrompt: string | null, memo?: DerivationMemo): Messages => {
   if (systemPrompt === null) return history
-  const working: Message[] = [{ role: 'system', content: systemPrompt }]
+  let factoryMessage: Message = { role: 'system', content: systemPrompt }
+  if (memo !== undefined) {
+    // One message object per prompt text, so repeated requests do not re-estimate it.
+    if (memo.factoryMessage === null || memo.factoryMessage.content !== systemPrompt) memo.factoryMessage = factoryMessage
+    factoryMessage = memo.factoryMessage
+  }
+  const working: Message[] = [factoryMessage]
   for (const message of history) {
     if (message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')) continue
     working.push(message)
@@ -54,7 +60,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const { effective, effects: budgetEffects } = computeEffectiveBudget(config, budget)
   effects.push(...budgetEffects)
 
-  const working = toWorkingList(state.history, event.systemPrompt)
+  const working = toWorkingList(state.history, event.systemPrompt, memo)
   const estimated = estimateMessages(working, estimate)
   const { stats: meterStats, hybrid } = measureRequest(config, working, estimated, effective, state.meter, estimate)
   let meter: MeterState = state.meter
@@ -133,7 +139,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
       replayMarker = identity
     }
   }
-  const notice = selectNotice(config, pass.compactionStats, list)
+  const notice = selectNotice(config, pass.compactionStats, list, memo.notice)
   if (notice !== null) list.push(notice)
   const view = strip(list)
   return {

@@ -15,19 +15,36 @@ import { toStub } from './stub.js'
 /**
  * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
  * once for a message object is reused by every later request (no re-copy, no re-estimate).
+ * Tables are WeakMaps keyed by message (or stats) objects; one memo per `makeStep` reducer.
+ *
+ * @example
+ * const memo: DerivationMemo = makeDerivationMemo()
  */
 export interface DerivationMemo {
   readonly truncation: WeakMap<Message, { readonly toolName: string | null; readonly result: Truncation }>
   readonly stub: WeakMap<Message, Message>
   readonly stripped: WeakMap<Message, Message>
+  /** The notice of a stats object: built once per accepted pass, shared by every later view. */
+  readonly notice: WeakMap<object, Message | null>
+  /** The factory's system message for the last prompt text seen. */
+  factoryMessage: Message | null
 }
 
-/** Fresh, empty memo tables. */
-export const makeDerivationMemo = (): DerivationMemo => ({ truncation: new WeakMap(), stub: new WeakMap(), stripped: new WeakMap() })
+/**
+ * Fresh, empty memo tables (one per reducer, see `makeStep`).
+ *
+ * @example
+ * makeDerivationMemo().stub.has({ role: 'user' }) // false
+ */
+export const makeDerivationMemo = (): DerivationMemo => ({ truncation: new WeakMap(), stub: new WeakMap(), stripped: new WeakMap(), notice: new WeakMap(), factoryMessage: null })
 
 /**
  * What a compaction pass works with: config, estimator, the call-id → tool-name map, memoized
  * `truncate`/`stub`, and the spills requested so far in this request (by path).
+ * `estimate` returns tokens; `truncate` records a spill in `spills` when it spills (SPEC 11.5).
+ *
+ * @example
+ * const context: PassContext = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
  */
 export interface PassContext {
   readonly config: Config

@@ -82,16 +82,26 @@ export const endsOutsideToolCall = (messages: Messages): boolean =>
 
 /**
  * The notice message to append to a compacted list, or null when a condition of SPEC 8 fails
- * (disabled, no stats, unsafe tail, level below `compaction_notice_min_level`).
+ * (disabled, no stats, unsafe tail, level below `compaction_notice_min_level`). With `memo`, the
+ * message object is built once per stats object and shared by later views.
  *
  * @example
  * selectNotice(DEFAULT_CONFIG, null, []) // null
  */
-export const selectNotice = (config: Config, stats: CompactionStats | null, list: Messages): Message | null => {
+export const selectNotice = (
+  config: Config,
+  stats: CompactionStats | null,
+  list: Messages,
+  memo?: WeakMap<object, Message | null>,
+): Message | null => {
   if (!config.compaction_notice_enabled || stats === null) return null
   if (!endsOutsideToolCall(list)) return null
   if (stats.strategy_level < config.compaction_notice_min_level) return null
+  // The notice depends only on the stored stats: one message object per stats object.
+  const cached = memo?.get(stats)
+  if (cached !== undefined) return cached
   const text = toNoticeText(stats, config.compaction_notice_verbosity)
-  if (text === '') return null
-  return { role: 'user', content: text, metadata: { source: 'context-compaction', ephemeral: true } }
+  const notice: Message | null = text === '' ? null : { role: 'user', content: text, metadata: { source: 'context-compaction', ephemeral: true } }
+  memo?.set(stats, notice)
+  return notice
 }
