@@ -7,14 +7,21 @@ import type { Effect } from './effects.js'
 import type { ProviderWindow } from './events.js'
 import { isTruthy } from './values.js'
 
-/** The safety margin subtracted from a provider-derived budget, in tokens (SPEC 4). */
+/**
+ * The safety margin subtracted from a provider-derived budget, in tokens (SPEC 4). Never applied
+ * to an explicit `token_budget` or to the `max_tokens` fallback.
+ *
+ * @example
+ * BUDGET_SAFETY_MARGIN // 4096: a 128,000-token window with 16,384 max output gives 128000 − 8192 − 4096 = 115712
+ */
 export const BUDGET_SAFETY_MARGIN = 4096
 
 /**
  * The request budget in tokens (SPEC 4). An explicit `tokenBudget` is returned as is (even 0 or
  * negative); a provider window with a truthy context window and max output gives
  * `context_window − trunc(max_output_tokens × output_reserve_fraction) − 4096`; otherwise
- * `max_tokens`. `max_tokens` never caps a provider-derived budget.
+ * `max_tokens`. `max_tokens` never caps a provider-derived budget. All values are tokens;
+ * `output_reserve_fraction` is a fraction of the max output. Never throws.
  *
  * @example
  * computeBudget(DEFAULT_CONFIG, null, { context_window: 200000, max_output_tokens: 64000 }) // 163904
@@ -34,6 +41,7 @@ export const computeBudget = (config: Config, tokenBudget: number | null, provid
 /**
  * The effective budget E (SPEC 2.3 step 3): the budget minus the notice reserve when the notice is
  * enabled, falling back to the whole budget (with a warning) when the reserve would leave ≤ 0.
+ * Budget, reserve and result are in tokens. Never throws: the warning is a `log` effect.
  *
  * @example
  * computeEffectiveBudget(DEFAULT_CONFIG, 10000) // { effective: 9200, effects: [] }

@@ -7,7 +7,13 @@ import type { Effect } from './effects.js'
 import type { Messages } from './message.js'
 import { fmtInt, fmtPct, pyNumberRepr, pyrepr, pyStrip } from './text.js'
 
-/** The resolved floor in tokens (0 = predicate disabled) and any warning the resolution gave. */
+/**
+ * The resolved floor in tokens (0 = predicate disabled) and any warning the resolution gave
+ * (a `log` effect, SPEC 14.1).
+ *
+ * @example
+ * const resolved: ResolvedFloor = { floor: 25000, effects: [] }
+ */
 export interface ResolvedFloor {
   readonly floor: number
   readonly effects: ReadonlyArray<Effect>
@@ -41,6 +47,7 @@ export const toPythonFloat = (value: unknown): number | null => {
  * Resolve `compact_clear_at_least` for a judged call with effective budget E (SPEC 14.1, 17.6):
  * null/0/negative → 0; a fraction in (0, 1) → `trunc(E × value)` (0 when E ≤ 0); ≥ 1 → `trunc`
  * of the absolute value (1.0 means one token); unparseable or non-finite → 0 with a warning.
+ * E and the floor are in tokens. Never throws: the warning is a `log` effect in `effects`.
  *
  * @example
  * resolveClearFloor(0.25, 100000).floor // 25000
@@ -65,7 +72,14 @@ export const resolveClearFloor = (raw: unknown, effective: number): ResolvedFloo
   return { floor: Math.trunc(value), effects: [] }
 }
 
-/** What a refused pass reports (SPEC 14.3, 14.4). */
+/**
+ * What a refused pass reports (SPEC 14.3, 14.4). `freed`, `floor`, `baselineTokens` and
+ * `effective` (E) are estimator tokens; `levelReached` is the ladder level 1..8; `streak` and
+ * `cap` count consecutive refusals; `baseline` is the sticky baseline list (system messages first).
+ *
+ * @example
+ * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline, baselineTokens: 95000, effective: 100000 }
+ */
 export interface Refusal {
   readonly freed: number
   readonly floor: number
@@ -78,7 +92,9 @@ export interface Refusal {
 }
 
 /**
- * The `context:compaction-skipped` payload (SPEC 9, 14.3), keys in order.
+ * The `context:compaction-skipped` payload (SPEC 9, 14.3), keys in order: `freed_tokens`,
+ * `required_tokens`, `level_reached`, `consecutive_skips`, `max_consecutive_skips`,
+ * `baseline_tokens`, `budget` (E, tokens), `protected_recent` (fraction), `protected_tool_results`.
  *
  * @example
  * toSkippedPayload(config, refusal).consecutive_skips // 1
@@ -98,7 +114,9 @@ export const toSkippedPayload = (config: Config, refusal: Refusal): Record<strin
 const rawRepr = (raw: unknown): string => (typeof raw === 'number' ? pyNumberRepr(raw) : pyrepr(raw))
 
 /**
- * The fail-loud error message (SPEC 14.4), exactly the contract's one-line text.
+ * The fail-loud error message (SPEC 14.4), exactly the contract's one-line text (token counts in
+ * thousands format, `protected_recent` as a percent). The shell throws it as a
+ * `CompactionSkipLimitError`; this function itself never throws.
  *
  * @example
  * toSkipLimitMessage(config, refusal).startsWith('context-simple: compact_clear_at_least=') // true

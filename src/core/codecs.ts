@@ -11,25 +11,69 @@ import { ConfigError } from './errors.js'
 import { pyrepr, pyStrip } from './text.js'
 import { isPlainObject, isTruthy } from './values.js'
 
-/** A positive integer number of tokens (`max_tokens`, SPEC 17.6). */
+/**
+ * A positive integer number of tokens (`max_tokens`, SPEC 17.6). A failed decode becomes a
+ * `ConfigError` in `decodeConfig`.
+ *
+ * @example
+ * PositiveIntCodec.is(200000) // true
+ * PositiveIntCodec.is(0) // false
+ */
 export const PositiveIntCodec = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0, 'PositiveInt')
 
-/** Any finite or infinite JSON number. */
+/**
+ * Any number (the numeric keys of SPEC 3 are not range checked; units per key: tokens, fractions,
+ * characters or seconds, see `Config`).
+ *
+ * @example
+ * NumberCodec.is(0.92) // true
+ * NumberCodec.is('0.92') // false
+ */
 export const NumberCodec = t.number
 
-/** A boolean or null (null reads as false: truthiness, SPEC 3). */
+/**
+ * A boolean or null (null reads as false: truthiness, SPEC 3).
+ *
+ * @example
+ * FlagCodec.is(null) // true
+ * FlagCodec.is('yes') // false
+ */
 export const FlagCodec = t.union([t.boolean, t.null])
 
-/** A string or null. */
+/**
+ * A string or null (`summarization_model`, `summarization_prompt_path`, `tool_result_spill_dir`).
+ *
+ * @example
+ * OptionalStringCodec.is(null) // true
+ */
 export const OptionalStringCodec = t.union([t.string, t.null])
 
-/** `compact_clear_at_least`: null, a number, a numeric string or a boolean (SPEC 14.1). */
+/**
+ * `compact_clear_at_least`: null, a number, a string or a boolean (SPEC 14.1). Strings are kept
+ * raw; an unparseable one disables the predicate with a warning when resolved, never an error.
+ *
+ * @example
+ * ClearAtLeastCodec.is('20000') // true
+ * ClearAtLeastCodec.is([1]) // false
+ */
 export const ClearAtLeastCodec = t.union([t.null, t.number, t.string, t.boolean])
 
-/** `compact_max_consecutive_skips`: a number, an integer string or a boolean (SPEC 3). */
+/**
+ * `compact_max_consecutive_skips`: a number, a string or a boolean (SPEC 3). The type check only;
+ * a string that is not an integer is rejected afterwards by `decodeConfig`.
+ *
+ * @example
+ * SkipCapCodec.is(' 4 ') // true
+ * SkipCapCodec.is(null) // false
+ */
 export const SkipCapCodec = t.union([t.number, t.string, t.boolean])
 
-/** `tool_result_exempt_tools`: an array of strings, or null for none. */
+/**
+ * `tool_result_exempt_tools`: an array of tool-name strings, or null for none (SPEC 11.4).
+ *
+ * @example
+ * ExemptToolsCodec.is(['load_skill']) // true
+ */
 export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
 
 interface KeyRule {
@@ -84,7 +128,13 @@ const toSkipCap = (value: unknown): number | null => {
   return null
 }
 
-/** The decoded configuration and the warnings of its warn-and-fall-back keys. */
+/**
+ * The decoded configuration and the warnings of its warn-and-fall-back keys (SPEC 3), as `log`
+ * effects in key order.
+ *
+ * @example
+ * const decoded: DecodedConfig = { config: DEFAULT_CONFIG, warnings: [] }
+ */
 export interface DecodedConfig {
   readonly config: Config
   readonly warnings: ReadonlyArray<Log>

@@ -3,13 +3,32 @@
  * default. Raw user configuration is decoded into this shape by `codecs.ts` (`decodeConfig`).
  */
 
-/** Which number drives the compaction trigger (SPEC 10.1). */
+/**
+ * Which number drives the compaction trigger (SPEC 10.1): the estimate, the provider's measured
+ * tokens, or the hybrid anchor plus estimated tail. Unknown values fall back to `estimate` with a
+ * warning (SPEC 3).
+ *
+ * @example
+ * const mode: TokenMeterMode = 'hybrid'
+ */
 export type TokenMeterMode = 'estimate' | 'actual' | 'hybrid'
 
-/** Progressive ladder only, or LLM rolling summary first (SPEC 12). */
+/**
+ * Progressive ladder only, or LLM rolling summary first (SPEC 12). Unknown values fall back to
+ * `progressive` with a warning (SPEC 3).
+ *
+ * @example
+ * const strategy: CompactionStrategy = 'summary'
+ */
 export type CompactionStrategy = 'progressive' | 'summary'
 
-/** Shape of a truncated tool result under a token budget (SPEC 11.2). */
+/**
+ * Shape of a truncated tool result under a token budget (SPEC 11.2): the head only, or head and
+ * tail with an omitted-characters marker. The legacy `truncate_chars` budget is always `head`.
+ *
+ * @example
+ * const shape: ToolResultShape = 'head_tail'
+ */
 export type ToolResultShape = 'head' | 'head_tail'
 
 /**
@@ -17,7 +36,12 @@ export type ToolResultShape = 'head' | 'head_tail'
  * `truncate_chars` in characters (code points), fractions in [0, 1] by intent but not range
  * checked (the arithmetic decides), `summarization_timeout_s` in seconds.
  * `compact_clear_at_least` is kept raw and resolved per judged call (SPEC 14.1);
- * `compact_max_consecutive_skips` is already clamped to at least 1.
+ * `compact_max_consecutive_skips` is already clamped to at least 1; `protected_tool_results` is a
+ * count and `compaction_notice_min_level` a level 0..8. Built only by `decodeConfig` (which raises
+ * `ConfigError` for a wrongly typed value) or from `DEFAULT_CONFIG`.
+ *
+ * @example
+ * const config: Config = { ...DEFAULT_CONFIG, max_tokens: 100_000, token_meter: 'hybrid' }
  */
 export interface Config {
   readonly max_tokens: number

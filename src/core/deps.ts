@@ -8,7 +8,11 @@ export type { TokenEstimator }
 
 /**
  * Core dependencies: the resolved configuration and the token estimator. Both are fixed for the
- * life of a manager; the estimator must be pure (it may memoize per message object).
+ * life of a manager; the estimator must be pure (it may memoize per message object) and returns
+ * estimated tokens per message (SPEC 5).
+ *
+ * @example
+ * const deps: CoreDeps = { config: DEFAULT_CONFIG, estimate: makeCachedEstimator() }
  */
 export interface CoreDeps {
   readonly config: Config

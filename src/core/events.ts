@@ -4,20 +4,37 @@
  */
 import type { Message } from './message.js'
 
-/** `add_message(message)` happened at `timestamp` (module format `YYYY-MM-DDTHH:MM:SS.mmm+00:00`). */
+/**
+ * `add_message(message)` happened at `timestamp` (module format `YYYY-MM-DDTHH:MM:SS.mmm+00:00`,
+ * SPEC 1.4). The message is stored as given plus timestamp and `_seq`; any shape is accepted.
+ *
+ * @example
+ * const event: MessageAdded = { type: 'message_added', message: { role: 'user', content: 'hi' }, timestamp: '2026-02-06T10:00:00.123+00:00' }
+ */
 export interface MessageAdded {
   readonly type: 'message_added'
   readonly message: Message
   readonly timestamp: string
 }
 
-/** `set_messages(messages)` replaced the history (session resume, SPEC 2.4). */
+/**
+ * `set_messages(messages)` replaced the history (session resume, SPEC 2.4): renumbered `_seq`
+ * 0..n−1, no timestamps added.
+ *
+ * @example
+ * const event: MessagesReplaced = { type: 'messages_replaced', messages: [{ role: 'user', content: 'hi' }] }
+ */
 export interface MessagesReplaced {
   readonly type: 'messages_replaced'
   readonly messages: ReadonlyArray<Message>
 }
 
-/** `clear()` emptied the history (SPEC 2.5). */
+/**
+ * `clear()` emptied the history (SPEC 2.5).
+ *
+ * @example
+ * const event: HistoryCleared = { type: 'history_cleared' }
+ */
 export interface HistoryCleared {
   readonly type: 'history_cleared'
 }
@@ -25,6 +42,10 @@ export interface HistoryCleared {
 /**
  * The model window a provider reported, in tokens, from `get_model_info()` or
  * `get_info().defaults` (SPEC 4 step 2): the shell reads the provider, the core does the arithmetic.
+ * Values are raw; only truthy numbers for both yield a provider-derived budget.
+ *
+ * @example
+ * const window: ProviderWindow = { context_window: 200000, max_output_tokens: 64000 } // budget 163904 at the defaults
  */
 export interface ProviderWindow {
   readonly context_window?: unknown
@@ -36,7 +57,10 @@ export interface ProviderWindow {
  * (null when not given); `provider` the window the shell read from the provider (null when none or
  * reading it failed); `providerGiven` whether a provider object was passed at all (the summary
  * strategy caches it); `systemPrompt` the factory's result (null in static mode); `now` the time,
- * stamped on a summary message swapped in during this request.
+ * stamped on a summary message swapped in during this request (module timestamp format).
+ *
+ * @example
+ * const event: RequestReceived = { type: 'request_received', tokenBudget: 10000, provider: null, providerGiven: false, systemPrompt: null, now: '2026-02-06T10:00:00.123+00:00' }
  */
 export interface RequestReceived {
   readonly type: 'request_received'
@@ -47,46 +71,86 @@ export interface RequestReceived {
   readonly now: string
 }
 
-/** An `llm:response` hook event was observed; `data` is its raw payload (SPEC 10.2, 17.6). */
+/**
+ * An `llm:response` hook event was observed; `data` is its raw payload (SPEC 10.2, 17.6), whose
+ * `usage` counts are tokens. A malformed payload is ignored with a warning, never thrown.
+ *
+ * @example
+ * const event: UsageObserved = { type: 'usage_observed', data: { usage: { input_tokens: 1200, cache_write_tokens: 300 } } }
+ */
 export interface UsageObserved {
   readonly type: 'usage_observed'
   readonly data: unknown
 }
 
-/** The summarizer call of request `id` is starting (the runner is about to call the model). */
+/**
+ * The summarizer call of request `id` is starting (the runner is about to call the model); the
+ * core answers with `context:pre_summarize` (SPEC 12.3 step 4).
+ *
+ * @example
+ * const event: SummaryCallStarted = { type: 'summary_call_started', id: 'summary-1' }
+ */
 export interface SummaryCallStarted {
   readonly type: 'summary_call_started'
   readonly id: string
 }
 
-/** The summarizer answered request `id` with `text`. */
+/**
+ * The summarizer answered request `id` with `text` (empty text counts as a failure, SPEC 12.3).
+ *
+ * @example
+ * const event: SummaryCompleted = { type: 'summary_completed', id: 'summary-1', text: '## Current Task State\n...' }
+ */
 export interface SummaryCompleted {
   readonly type: 'summary_completed'
   readonly id: string
   readonly text: string
 }
 
-/** The summarizer call of request `id` failed (exception, timeout or no provider). */
+/**
+ * The summarizer call of request `id` failed (exception, timeout or no provider); `error` is the
+ * error text.
+ *
+ * @example
+ * const event: SummaryFailed = { type: 'summary_failed', id: 'summary-1', error: 'summarization timed out after 30 s' }
+ */
 export interface SummaryFailed {
   readonly type: 'summary_failed'
   readonly id: string
   readonly error: string
 }
 
-/** The spill file at `path` exists with the full content (written now or earlier). */
+/**
+ * The spill file at `path` exists with the full content (written now or earlier); the path is
+ * not requested again until `clear` empties the memo.
+ *
+ * @example
+ * const event: SpillWritten = { type: 'spill_written', path: '/tmp/spill/tool-result-000004-ba7816bf8f01cfea.txt' }
+ */
 export interface SpillWritten {
   readonly type: 'spill_written'
   readonly path: string
 }
 
-/** Writing the spill file at `path` failed; it is retried on a later request (SPEC 11.5). */
+/**
+ * Writing the spill file at `path` failed; it is retried on a later request (SPEC 11.5). The core
+ * logs `error` as a warning; the pointer text is unchanged.
+ *
+ * @example
+ * const event: SpillFailed = { type: 'spill_failed', path: '/tmp/spill/tool-result-000004-ba7816bf8f01cfea.txt', error: 'EACCES: permission denied' }
+ */
 export interface SpillFailed {
   readonly type: 'spill_failed'
   readonly path: string
   readonly error: string
 }
 
-/** Every event the core reduces. */
+/**
+ * Every event the core reduces, tagged by `type` (facts in the past tense).
+ *
+ * @example
+ * const events: ReadonlyArray<Event> = [{ type: 'history_cleared' }, { type: 'summary_call_started', id: 'summary-1' }]
+ */
 export type Event =
   | MessageAdded
   | MessagesReplaced

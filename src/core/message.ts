@@ -5,7 +5,12 @@
  */
 import { isPlainObject } from './values.js'
 
-/** A JSON value as carried inside messages, configs and recordings. */
+/**
+ * A JSON value as carried inside messages, configs and recordings.
+ *
+ * @example
+ * const value: JsonValue = { role: 'user', content: ['a', 1, null, true] }
+ */
 export type JsonValue =
   | null
   | boolean
@@ -17,7 +22,11 @@ export type JsonValue =
 /**
  * Message metadata (SPEC 1.2). `timestamp` is stamped by `add_message` when absent, `_seq` is the
  * permanent identity of a stored message (never present in a returned view), `source`,
- * `ephemeral` and `type` are written by the module on the notice, the replay and summaries.
+ * `ephemeral` and `type` are written by the module on the notice, the replay and summaries;
+ * `tool_name` optionally names the tool of a tool result (SPEC 11.4).
+ *
+ * @example
+ * const metadata: MessageMetadata = { timestamp: '2026-02-06T10:00:00.123+00:00', _seq: 0 }
  */
 export interface MessageMetadata {
   readonly timestamp?: unknown
@@ -61,5 +70,10 @@ export const seqOf = (message: Message): number | undefined => {
   return typeof seq === 'number' ? seq : undefined
 }
 
-/** A list of messages (history, working list or view). */
+/**
+ * A list of messages (history, working list or view), in conversation order.
+ *
+ * @example
+ * const view: Messages = [{ role: 'system', content: 'You are helpful.' }, { role: 'user', content: 'hi' }]
+ */
 export type Messages = ReadonlyArray<Message>

@@ -1,10 +1,16 @@
 /**
  * Recordings (the input of replay) and replay output lines, as plain data. The format is fixed
- * by `shared/RECORDING.md`; decoding from JSON Lines lives in `codecs.ts`.
+ * by `shared/RECORDING.md`; decoding from JSON Lines lives in `src/shell/recording-file.ts`.
  */
 import type { Message } from './message.js'
 
-/** The provider-reported usage of one `llm:response`, as RECORDING.md shapes it (tokens). */
+/**
+ * The provider-reported usage of one `llm:response`, as RECORDING.md shapes it (tokens;
+ * `cache_read_tokens` is included in `input_tokens`, SPEC 10.2).
+ *
+ * @example
+ * const usage: RecordedUsage = { input_tokens: 11518, output_tokens: 13, cache_read_tokens: 11515, cache_write_tokens: 13835 }
+ */
 export interface RecordedUsage {
   readonly input_tokens: number
   readonly output_tokens?: number
@@ -13,13 +19,24 @@ export interface RecordedUsage {
   readonly [key: string]: unknown
 }
 
-/** A provider's model window as recorded: `context_window` and `max_output_tokens` in tokens. */
+/**
+ * A provider's model window as recorded: `context_window` and `max_output_tokens` in tokens.
+ *
+ * @example
+ * const provider: RecordedProvider = { context_window: 128000, max_output_tokens: 16384 }
+ */
 export interface RecordedProvider {
   readonly context_window?: unknown
   readonly max_output_tokens?: unknown
 }
 
-/** One operation of a recording, applied in order to one context manager (RECORDING.md). */
+/**
+ * One operation of a recording, applied in order to one context manager (RECORDING.md).
+ * `token_budget` is in tokens; `summary_result` answers the in-flight summary request.
+ *
+ * @example
+ * const op: RecordingOp = { op: 'get_messages_for_request', token_budget: 10000 }
+ */
 export type RecordingOp =
   | { readonly op: 'add_message'; readonly message: Message }
   | { readonly op: 'llm_response'; readonly usage: unknown }
@@ -33,6 +50,9 @@ export type RecordingOp =
  * A whole recording: configuration (contract snake_case keys, raw, decoded at replay), the fixed
  * clock value `now` (`YYYY-MM-DDTHH:MM:SS.mmm+00:00`), the operations, and for files that hold
  * several sessions the session name (`<task_id>-t<trial>`).
+ *
+ * @example
+ * const recording: Recording = { config: { max_tokens: 3000 }, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }] }
  */
 export interface Recording {
   readonly config: Readonly<Record<string, unknown>>
@@ -41,10 +61,20 @@ export interface Recording {
   readonly session?: string
 }
 
-/** The module's default replay clock value (RECORDING.md). */
+/**
+ * The module's default replay clock value (RECORDING.md), in the module timestamp format.
+ *
+ * @example
+ * DEFAULT_REPLAY_NOW // '2026-01-01T00:00:00.000+00:00'
+ */
 export const DEFAULT_REPLAY_NOW = '2026-01-01T00:00:00.000+00:00'
 
-/** One hook event as reported in replay output: its contract name and payload. */
+/**
+ * One hook event as reported in replay output: its contract name and payload (SPEC 9).
+ *
+ * @example
+ * const event: ReplayEvent = { name: 'context:post_summarize', data: { summary_length: 812 } }
+ */
 export interface ReplayEvent {
   readonly name: string
   readonly data: unknown
@@ -52,7 +82,14 @@ export interface ReplayEvent {
 
 /**
  * One replay output line, produced per `get_messages_for_request` (RECORDING.md). `view` is
- * `null` and `error` is set when the request raised the fail-loud error of SPEC 14.4.
+ * `null` and `error` is set when the request raised the fail-loud error of SPEC 14.4. `op_index`
+ * is the 0-based index of the request op; `events` are the hook events since the previous line.
+ *
+ * @example
+ * const line: ReplayOutputLine = {
+ *   op_index: 1, view: [{ role: 'user', content: 'hi', metadata: { timestamp: DEFAULT_REPLAY_NOW } }],
+ *   events: [{ name: 'context:token_meter', data: meterStats }], token_meter_stats: meterStats, compaction_stats: null,
+ * }
  */
 export interface ReplayOutputLine {
   readonly session?: string

@@ -71,6 +71,7 @@ export const toBoundaryIdentity = (level: number, absorbed: number): string => `
 /**
  * The replay message for compacted list `list`, or null when a "does nothing" condition of
  * SPEC 13 holds (same boundary, unsafe tail, no real user text, already the tail, a stub, over E).
+ * `effective` (E) is in tokens; the budget check applies only when E > 0.
  *
  * @example
  * selectReplay(list, '3:0', null, 9200, estimateOne) // { role: 'user', content: '<system-reminder source="context-replay">…', metadata: { source: 'context-replay', ephemeral: true } }

@@ -12,11 +12,20 @@ import { makeInitialState, type State } from './state.js'
 
 /**
  * A local summarizer for replay: answers a summary request immediately with text or an error, or
- * null to leave it unanswered (the recording's `summary_result` lines may answer it).
+ * null to leave it unanswered (the recording's `summary_result` lines may answer it). `history` is
+ * the stored history (with `_seq`) when the request is made. A throw propagates out of the replay.
+ *
+ * @example
+ * const summarizer: ReplaySummarizer = (request) => ({ text: `summary of ${request.seqs.length} messages` })
  */
 export type ReplaySummarizer = (request: RequestSummary, history: ReadonlyArray<Message>) => { readonly text: string } | { readonly error: string } | null
 
-/** Options of a replay: a stand-in summarizer (default: none; answers come from the recording). */
+/**
+ * Options of a replay: a stand-in summarizer (default: none; answers come from the recording).
+ *
+ * @example
+ * const options: ReplayOptions = { summarizer: () => ({ error: 'offline' }) }
+ */
 export interface ReplayOptions {
   readonly summarizer?: ReplaySummarizer
 }
@@ -24,6 +33,10 @@ export interface ReplayOptions {
 /**
  * The result of a replay: output lines, the stored history size at each line's request, every spill the requests asked for (written by the
  * caller if wanted; replay treats them as written), the log effects, and the final state.
+ * `historySizes[i]` is the number of stored messages when `lines[i]` was produced.
+ *
+ * @example
+ * replayRecording(recording, deps).historySizes // [1] for one add_message then one request
  */
 export interface ReplayResult {
   readonly lines: ReadonlyArray<ReplayOutputLine>
@@ -38,7 +51,8 @@ export interface ReplayResult {
  * events applied in order; each `get_messages_for_request` yields an output line with the view
  * (or the fail-loud error), the hook events emitted since the previous line, and both stats.
  * Spill writes are answered as written; summary requests are answered by `summary_result`
- * operations (the oldest pending request) or by `options.summarizer`.
+ * operations (answering the in-flight request; ignored when none) or by `options.summarizer`.
+ * Throws only what `options.summarizer` throws; domain problems become `logs`.
  *
  * @example
  * replayRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 1000 }] }, deps).lines[0].view // []

@@ -21,7 +21,8 @@ import { isPlainObject } from './values.js'
 
 /**
  * The working list W (SPEC 2.3 step 4): in factory mode the factory's system message followed by
- * the history without non-hook system messages; in static mode the history itself.
+ * the history without non-hook system messages; in static mode the history itself. With `memo`,
+ * one factory message object is reused while the prompt text is unchanged (`memo` is updated).
  *
  * @example
  * toWorkingList(history, 'You are helpful.')[0] // { role: 'system', content: 'You are helpful.' }

@@ -5,7 +5,13 @@
 import type { Message } from './message.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
 
-/** Sticky decisions (SPEC 7): `_seq` sets and the highest level an accepted pass reached. */
+/**
+ * Sticky decisions (SPEC 7): `_seq` sets and the highest level (0..8) an accepted pass reached.
+ * A `_seq` is in at most one set; removed wins.
+ *
+ * @example
+ * const sticky: StickyState = { removed: new Set([2, 3]), truncated: new Set([5]), stubbed: new Set(), cumulativeLevel: 3 }
+ */
 export interface StickyState {
   readonly removed: ReadonlySet<number>
   readonly truncated: ReadonlySet<number>
@@ -17,7 +23,11 @@ export interface StickyState {
  * Token meter state (SPEC 10.2, 10.3): the last provider reading (tokens), the anchor split
  * (`anchorSeq`: messages with `_seq >= anchorSeq` are the unbilled tail), the estimate of the
  * view sent before that reading, usage-event and cache counters, provenance counters, and the
- * last hybrid number for the inner gate.
+ * last hybrid number for the inner gate. `measured`, `anchorEstimate`, `lastSentEstimate` and the
+ * cache totals are tokens; the other counters count events or decisions.
+ *
+ * @example
+ * const meter: MeterState = { ...EMPTY_METER, measured: 380, anchorSeq: 2, usageEvents: 1 }
  */
 export interface MeterState {
   readonly measured: number | null
@@ -32,7 +42,12 @@ export interface MeterState {
   readonly provenanceOverrides: number
 }
 
-/** A finished summary waiting to be swapped in (SPEC 12.1): the absorbed `_seq`s and the text. */
+/**
+ * A finished summary waiting to be swapped in (SPEC 12.1): the absorbed `_seq`s and the text.
+ *
+ * @example
+ * const pending: PendingSummary = { seqs: [0, 1, 2], text: '## Current Task State\n...' }
+ */
 export interface PendingSummary {
   readonly seqs: ReadonlyArray<number>
   readonly text: string
@@ -40,7 +55,12 @@ export interface PendingSummary {
 
 /**
  * Summary strategy state (SPEC 12.1). `inFlight` is the id of the outstanding summary request
- * (answers for any other id are ignored); `nextRequestNumber` numbers request ids.
+ * (answers for any other id are ignored); `nextRequestNumber` numbers request ids
+ * (`summary-<n>`). `failures` counts consecutive failed summaries, `absorbedCount` the messages
+ * absorbed since the last reset.
+ *
+ * @example
+ * const summary: SummaryState = { ...EMPTY_SUMMARY, providerKnown: true, inFlight: 'summary-1', inFlightSeqs: [0, 1, 2], nextRequestNumber: 2 }
  */
 export interface SummaryState {
   readonly providerKnown: boolean
@@ -57,6 +77,9 @@ export interface SummaryState {
  * next `_seq` to assign, `toolNames` maps call ids to tool names when per-tool config is active,
  * `spillWritten` memoizes spill paths known to be written, `replayMarker` the boundary identity of
  * the last replay that went out, `skipStreak` the predicate's consecutive refusals.
+ *
+ * @example
+ * const state: State = makeInitialState()
  */
 export interface State {
   readonly history: ReadonlyArray<Message>
@@ -72,10 +95,20 @@ export interface State {
   readonly summary: SummaryState
 }
 
-/** Sticky state with nothing decided. */
+/**
+ * Sticky state with nothing decided (level 0). Shared: never mutate it.
+ *
+ * @example
+ * hasStickyDecisions(EMPTY_STICKY) // false
+ */
 export const EMPTY_STICKY: StickyState = { removed: new Set(), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 }
 
-/** Meter state before any reading. */
+/**
+ * Meter state before any reading: no measurement, no anchor, all counters 0.
+ *
+ * @example
+ * EMPTY_METER.measured // null
+ */
 export const EMPTY_METER: MeterState = {
   measured: null,
   anchorSeq: null,
@@ -89,7 +122,12 @@ export const EMPTY_METER: MeterState = {
   provenanceOverrides: 0,
 }
 
-/** Summary state with nothing cached, in flight or pending. */
+/**
+ * Summary state with nothing cached, in flight or pending; request numbering starts at 1.
+ *
+ * @example
+ * EMPTY_SUMMARY.nextRequestNumber // 1
+ */
 export const EMPTY_SUMMARY: SummaryState = {
   providerKnown: false,
   inFlight: null,

@@ -4,10 +4,22 @@
  * snake_case names in the contract's order.
  */
 
-/** Where a token count came from (SPEC 10): provider usage, the estimator, or nothing. */
+/**
+ * Where a token count came from (SPEC 10): provider usage, the estimator, or nothing (`none`, an
+ * empty working list without a reading).
+ *
+ * @example
+ * const kind: CountKind = 'usage'
+ */
 export type CountKind = 'usage' | 'estimated' | 'none'
 
-/** Cache totals over every usage event since the last reset (SPEC 10.6), in tokens. */
+/**
+ * Cache totals over every usage event since the last reset (SPEC 10.6): `events` is a count, the
+ * two sums are tokens.
+ *
+ * @example
+ * const aggregates: CacheAggregates = { events: 2, cache_read_tokens: 23030, cache_write_tokens: 13835 }
+ */
 export interface CacheAggregates {
   readonly events: number
   readonly cache_read_tokens: number
@@ -18,7 +30,14 @@ export interface CacheAggregates {
  * Token meter stats of one request (SPEC 10.6), every key in order. Token counts are in tokens
  * (estimator tokens for `estimated_tokens`/`tail_estimated_tokens`/`anchor_estimate`, provider
  * tokens for `measured_tokens`/`anchor_tokens`); `budget` is the effective budget E;
- * `ratio = used_tokens / budget` or null when the budget is not positive.
+ * `ratio = used_tokens / budget` (a fraction) or null when the budget is not positive.
+ *
+ * @example
+ * measureRequest(DEFAULT_CONFIG, [], 0, 9200, EMPTY_METER, estimateOne).stats
+ * // { mode: 'estimate', source: 'estimate', kind: 'none', used_tokens: 0, estimated_tokens: 0, measured_tokens: null,
+ * //   hybrid_tokens: 0, hybrid_kind: 'none', anchor_tokens: null, anchor_estimate: null, anchor_rejected: false,
+ * //   tail_estimated_tokens: 0, tail_messages: 0, cache_aggregates: null, provenance_refusals: 0,
+ * //   provenance_overrides: 0, budget: 9200, ratio: 0 }
  */
 export interface TokenMeterStats {
   readonly mode: string
@@ -46,6 +65,14 @@ export interface TokenMeterStats {
  * tokens; the removed/truncated/stubbed counts are cumulative sticky-set sizes since the last
  * reset; `strategy_level` is the cumulative level 0..8; `budget` is E and `target_tokens` is
  * `trunc(E × target_usage)`. `messages_absorbed_by_summary` exists in summary strategy only.
+ *
+ * @example
+ * // SPEC 6.8: E = 3000, target_usage 0.6, protected_recent 0.5, protected_tool_results 4
+ * const stats: CompactionStats = {
+ *   before_tokens: 2444, after_tokens: 1793, before_messages: 24, after_messages: 24, messages_removed: 0,
+ *   messages_truncated: 4, user_messages_stubbed: 0, system_messages_preserved: 0, strategy_level: 2,
+ *   budget: 3000, target_tokens: 1800, protected_recent: 0.5, protected_tool_results: 4,
+ * }
  */
 export interface CompactionStats {
   readonly before_tokens: number

@@ -8,7 +8,11 @@ import type { State } from './state.js'
 
 /**
  * One reduction step. `view` is the message list to send (stripped of `_seq`) for a
- * `request_received` event, `undefined` for every other event and for a request that raised.
+ * `request_received` event, `undefined` for every other event and for a request that raised
+ * (its `raise_error` effect is then among `effects`).
+ *
+ * @example
+ * makeStep(deps)(makeInitialState(), { type: 'history_cleared' }) // { state, view: undefined, effects: [] }
  */
 export interface Step {
   readonly state: State

@@ -16,7 +16,11 @@ import { isPlainObject, isPresent, isTruthy } from './values.js'
 
 /**
  * Our default summarization prompt: five Markdown sections and guidelines (SPEC 12.3). The
- * wording is ours; only the headings are fixed by the contract.
+ * wording is ours; only the headings are fixed by the contract. Replaced by the text of
+ * `summarization_prompt_path` when that file is readable.
+ *
+ * @example
+ * DEFAULT_SUMMARY_PROMPT.includes('## Current Task State') // true
  */
 export const DEFAULT_SUMMARY_PROMPT = [
   'You compress the early part of a conversation between a user and a coding or tool-using agent into a short briefing that replaces it.',
@@ -45,7 +49,13 @@ export const DEFAULT_SUMMARY_PROMPT = [
   '- Leave out any section that would be empty.',
 ].join('\n')
 
-/** Maximum characters of tool-call arguments in a transcript line (SPEC 12.3). */
+/**
+ * Maximum characters (code points) of tool-call arguments in a transcript line (SPEC 12.3);
+ * longer arguments are cut to this many and end in `...`.
+ *
+ * @example
+ * TRANSCRIPT_ARGUMENT_LIMIT // 500
+ */
 export const TRANSCRIPT_ARGUMENT_LIMIT = 500
 
 const asciiJson = (value: unknown): string =>
@@ -137,7 +147,8 @@ export const snapAbsorbBoundary = (live: Messages, end: number, limit: number): 
 /**
  * Select the span to absorb (SPEC 12.4): the oldest live messages (not system, not removed, not a
  * summary) covering `excess` tokens, below the protected boundary and the last user message,
- * snapped by tool groups. Returns the `_seq` values (possibly empty).
+ * snapped by tool groups. `excess` is in estimator tokens. Returns the `_seq` values (possibly
+ * empty).
  *
  * @example
  * selectAbsorbSpan(history, removed, config, 1200, estimateOne) // [0, 1, 2]
@@ -191,7 +202,8 @@ export const selectAbsorbSpan = (
 /**
  * The summary trigger (SPEC 12.2): when nothing is in flight or pending, a provider is known,
  * `used / E ≥ summary_trigger` and `used` exceeds the target, select a span and request its
- * summary (an id from the state's counter). Returns the new summary state and effects.
+ * summary (an id from the state's counter). `used` and `effective` (E) are tokens. Returns the new
+ * summary state and effects.
  *
  * @example
  * triggerSummary(state, state.summary, config, 5000, 6000, estimateOne).effects // [{ type: 'request_summary', … }]
@@ -248,7 +260,13 @@ export const toSummaryMessage = (text: string, now: string, seq: number): Messag
   metadata: { timestamp: now, type: 'context_summary', _seq: seq },
 })
 
-/** The outcome of trying to swap a pending summary into a pass (SPEC 12.6). */
+/**
+ * The outcome of trying to swap a pending summary into a pass (SPEC 12.6). `seqConsumed` is true
+ * when the summary message took a `_seq`, even if the shrink guard then refused it.
+ *
+ * @example
+ * const outcome: SwapOutcome = { swapped: false, nonSystem: [], absorbed: [], summaryMessage: null, seqConsumed: false, effects: [] }
+ */
 export interface SwapOutcome {
   readonly swapped: boolean
   readonly nonSystem: Messages

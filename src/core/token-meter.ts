@@ -12,7 +12,14 @@ import { seqOf } from './compaction/context.js'
 import { update } from './immer.js'
 import { isPlainObject } from './values.js'
 
-/** The result of reading one `llm:response` payload: the new meter state and log effects. */
+/**
+ * The result of reading one `llm:response` payload: the new meter state and log effects (a
+ * warning for a malformed payload, which leaves the meter unchanged).
+ *
+ * @example
+ * applyUsage(EMPTY_METER, 'oops', 0)
+ * // { meter: EMPTY_METER, effects: [{ type: 'log', level: 'warning', message: 'context-simple: ignored llm:response usage: payload is not an object' }] }
+ */
 export interface UsageIntake {
   readonly meter: MeterState
   readonly effects: ReadonlyArray<Effect>
@@ -64,7 +71,14 @@ export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): U
   }
 }
 
-/** The hybrid meter's reading of one working list (SPEC 10.3). */
+/**
+ * The hybrid meter's reading of one working list (SPEC 10.3). `tokens`, `anchorTokens`,
+ * `anchorEstimate` and `tailEstimatedTokens` are tokens; `tailMessages` is a message count.
+ *
+ * @example
+ * readHybrid([], 0, EMPTY_METER, estimateOne)
+ * // { tokens: 0, kind: 'none', anchorTokens: null, anchorEstimate: null, anchorRejected: false, tailEstimatedTokens: 0, tailMessages: 0 }
+ */
 export interface HybridReading {
   readonly tokens: number
   readonly kind: CountKind
@@ -191,7 +205,13 @@ export const copyMeterStats = (stats: TokenMeterStats): TokenMeterStats => ({
   cache_aggregates: stats.cache_aggregates === null ? null : { ...stats.cache_aggregates },
 })
 
-/** The outer trigger's decision (SPEC 6.1, 10.5) with the provenance counters after it. */
+/**
+ * The outer trigger's decision (SPEC 6.1, 10.5) with the provenance counters after it and the
+ * override warning or refusal info line as `log` effects.
+ *
+ * @example
+ * const decision: TriggerDecision = { fires: false, meter: EMPTY_METER, effects: [] }
+ */
 export interface TriggerDecision {
   readonly fires: boolean
   readonly meter: MeterState
@@ -240,7 +260,7 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
 /**
  * The inner escalation gate (SPEC 6.2 step 7): the measured number in actual mode once one
  * exists, the hybrid number when its kind is `usage`, otherwise the sticky view's estimate.
- * Always false when E ≤ 0.
+ * `current` and `effective` (E) are tokens. Always false when E ≤ 0.
  *
  * @example
  * needsEscalation(DEFAULT_CONFIG, meter, null, 9000, 9200) // true (9000/9200 ≥ 0.92)

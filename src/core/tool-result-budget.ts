@@ -11,17 +11,33 @@ import { codePointLength, codePointSlice, fmtInt } from './text.js'
 import { isPlainObject } from './values.js'
 import { seqOf } from './message.js'
 
-/** Characters per token when a token budget is converted to characters (SPEC 11.1). */
+/**
+ * Characters (code points) per token when a token budget is converted to characters (SPEC 11.1).
+ *
+ * @example
+ * resolveToolResultBudget({ role: 'tool' }, { ...DEFAULT_CONFIG, tool_result_budget_tokens: 100 }, {}).budgetChars // 400
+ */
 export const CHARS_PER_TOKEN = 4
 
-/** A spill the shell must write: the full original content at `path` inside `directory`. */
+/**
+ * A spill the shell must write: the full original content at `path` directly inside `directory`
+ * (SPEC 11.5); becomes a `write_spill` effect.
+ *
+ * @example
+ * const spill: SpillRequest = { directory: '/tmp/spill', path: '/tmp/spill/tool-result-000004-ba7816bf8f01cfea.txt', content: 'abc' }
+ */
 export interface SpillRequest {
   readonly directory: string
   readonly path: string
   readonly content: string
 }
 
-/** The outcome of truncating one tool result: the view message and the spill, if any. */
+/**
+ * The outcome of truncating one tool result: the view message and the spill, if any.
+ *
+ * @example
+ * const unchanged: Truncation = { message: { role: 'tool', content: 'ok' }, spill: null }
+ */
 export interface Truncation {
   readonly message: Message
   readonly spill: SpillRequest | null
@@ -122,7 +138,7 @@ export const normalizeSpillDirectory = (directory: string): string => {
  * integer `_seq`.
  *
  * @example
- * toSpillPath('/tmp/spillx', 42, 'a'.repeat(10)) // '/tmp/spillx/tool-result-000042-<digest>.txt'
+ * toSpillPath('/tmp/spillx', 42, 'a'.repeat(10)) // '/tmp/spillx/tool-result-000042-bf2cb58a68f684d9.txt'
  */
 export const toSpillPath = (directory: string, seq: unknown, content: string): string => {
   const digest = toContentDigest(content)

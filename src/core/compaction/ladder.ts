@@ -13,10 +13,22 @@ import { isStubbable } from './stub.js'
 import { endsInOpenToolGroup, isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-result-budget.js'
 
-/** Flat token charge per old stub removed at level 8 (an approximation; SPEC 6.5). */
+/**
+ * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
+ * to stop; the stats recount exactly; SPEC 6.5 step 2).
+ *
+ * @example
+ * STUB_REMOVAL_TOKENS // 18
+ */
 export const STUB_REMOVAL_TOKENS = 18
 
-/** The outcome of running the ladder: the final working list and the level reached (1..8). */
+/**
+ * The outcome of running the ladder: the final non-system working list and the level reached
+ * (1..8, SPEC 6.2 step 10).
+ *
+ * @example
+ * const result: LadderResult = { working: [], levelReached: 3 }
+ */
 export interface LadderResult {
   readonly working: Messages
   readonly levelReached: number
@@ -191,6 +203,8 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
 /**
  * Run levels 1..8 over the sticky-applied non-system list until the total (system tokens
  * included) is at most `target` (SPEC 6.2 step 10 onward). `current` is the starting total.
+ * `systemTokens`, `current` and `target` are estimator tokens. Records every decision into `draft`
+ * (mutated); never mutates `nonSystem`. Never throws.
  *
  * @example
  * runLadder(nonSystem, 0, 2444, 1800, draft, context) // { working, levelReached: 2 } for SPEC 6.8 (no system messages)

@@ -15,7 +15,17 @@ import { runLadder } from './ladder.js'
 import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
 
-/** Everything a pass reads besides the working list. */
+/**
+ * Everything a pass reads: the working list W and its estimate `workingTokens` (tokens), the
+ * effective budget `effective` (E, tokens), whether the pass is sticky-only (SPEC 17.1), the state
+ * it may change, and `now` (module timestamp, stamped on a swapped-in summary).
+ *
+ * @example
+ * const input: PassInput = {
+ *   working: [], workingTokens: 0, effective: 9200, stickyOnly: false, sticky: EMPTY_STICKY, compactionStats: null,
+ *   skipStreak: 0, summary: EMPTY_SUMMARY, history: [], nextSeq: 0, meter: EMPTY_METER, hybrid: null, now: DEFAULT_REPLAY_NOW,
+ * }
+ */
 export interface PassInput {
   readonly working: Messages
   readonly workingTokens: number
@@ -35,6 +45,12 @@ export interface PassInput {
 /**
  * What a pass produced. `list` is C (system messages first), or null when the request must fail
  * (the fail-loud error is then among `effects`). `refused` marks a worth-the-rebuild refusal.
+ *
+ * @example
+ * const outcome: PassOutcome = {
+ *   list: [], refused: false, sticky: EMPTY_STICKY, compactionStats: null, skipStreak: 0,
+ *   summary: EMPTY_SUMMARY, history: [], nextSeq: 0, effects: [],
+ * }
  */
 export interface PassOutcome {
   readonly list: Messages | null
@@ -57,7 +73,8 @@ const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => (
 
 /**
  * Run one compaction pass. In sticky-only mode (SPEC 17.1) it re-applies decisions and returns,
- * deciding nothing and never swapping a pending summary.
+ * deciding nothing and never swapping a pending summary. Never throws: the fail-loud condition
+ * (SPEC 14.4) gives `list: null` and a `raise_error` effect; warnings are `log` effects.
  *
  * @example
  * runCompactionPass(input, context).list // the compacted list C

@@ -9,6 +9,9 @@ import { seqOf, type PassContext } from './context.js'
 /**
  * Mutable copies of the sticky sets, local to one compaction pass. Recording a removal deletes
  * the same `_seq` from the truncated and stubbed sets (one terminal state per message).
+ *
+ * @example
+ * const draft: StickyDraft = { removed: new Set([1]), truncated: new Set([4]), stubbed: new Set() }
  */
 export interface StickyDraft {
   readonly removed: Set<number>
@@ -28,7 +31,13 @@ export const toStickyDraft = (sticky: StickyState): StickyDraft => ({
   stubbed: new Set(sticky.stubbed),
 })
 
-/** Record `message` as removed (no-op without `_seq`). */
+/**
+ * Record `message` as removed (SPEC 7): adds its `_seq` to `draft.removed` and deletes it from the
+ * truncated and stubbed sets. Mutates `draft`; a no-op without `_seq`.
+ *
+ * @example
+ * recordRemoved(draft, { role: 'tool', metadata: { _seq: 4 } }) // draft.removed.has(4) === true
+ */
 export const recordRemoved = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
   if (seq === undefined) return
@@ -37,13 +46,23 @@ export const recordRemoved = (draft: StickyDraft, message: Message): void => {
   draft.stubbed.delete(seq)
 }
 
-/** Record `message` as truncated (no-op without `_seq`). */
+/**
+ * Record `message` as truncated (SPEC 7). Mutates `draft`; a no-op without `_seq`.
+ *
+ * @example
+ * recordTruncated(draft, { role: 'tool', metadata: { _seq: 5 } }) // draft.truncated.has(5) === true
+ */
 export const recordTruncated = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
   if (seq !== undefined) draft.truncated.add(seq)
 }
 
-/** Record `message` as stubbed (no-op without `_seq`). */
+/**
+ * Record `message` as stubbed (SPEC 7). Mutates `draft`; a no-op without `_seq`.
+ *
+ * @example
+ * recordStubbed(draft, { role: 'user', metadata: { _seq: 2 } }) // draft.stubbed.has(2) === true
+ */
 export const recordStubbed = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
   if (seq !== undefined) draft.stubbed.add(seq)

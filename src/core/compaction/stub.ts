@@ -4,7 +4,12 @@
 import type { Message } from '../message.js'
 import { codePointLength, codePointSlice, pyStrip } from '../text.js'
 
-/** Content longer than this many characters can be stubbed (SPEC 6.4, 6.6). */
+/**
+ * Content longer than this many characters (code points) can be stubbed (SPEC 6.4, 6.6).
+ *
+ * @example
+ * isStubbable({ role: 'user', content: 'x'.repeat(STUB_MIN_LENGTH) }) // false: 80 is not longer than 80
+ */
 export const STUB_MIN_LENGTH = 80
 
 /**

@@ -20,13 +20,30 @@ import { makeFileSpillWriter } from '../spill-fs.js'
 import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, UsageError, type BudgetOverride } from './options.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
 
-/** The real session replayed when no FILE is given (MIT, see sessions/LICENSE). */
+/**
+ * The real session replayed when no FILE is given (MIT, see sessions/LICENSE): an absolute path
+ * into the package's `sessions/` directory.
+ *
+ * @example
+ * BUNDLED_SESSION.endsWith('sessions/claude-code-tool-heavy.jsonl') // true
+ */
 export const BUNDLED_SESSION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../sessions/claude-code-tool-heavy.jsonl')
 
-/** Claude Code sessions replay against Claude's window unless a budget is given (tokens). */
+/**
+ * Claude Code sessions replay against Claude's window unless a budget is given (tokens; with the
+ * default `output_reserve_fraction` 0.5 the budget is 200000 − 32000 − 4096 = 163904, SPEC 4).
+ *
+ * @example
+ * CLAUDE_CODE_WINDOW.contextWindow // 200000
+ */
 export const CLAUDE_CODE_WINDOW = { contextWindow: 200_000, maxOutputTokens: 64_000 }
 
-/** Where the CLI writes: injectable for tests. */
+/**
+ * Where the CLI writes: injectable for tests. `isTty` enables the progress bar (on stderr).
+ *
+ * @example
+ * const io: CliIo = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), isTty: false }
+ */
 export interface CliIo {
   readonly stdout: (text: string) => void
   readonly stderr: (text: string) => void
@@ -239,7 +256,8 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
 /**
  * Run the CLI with `argv` (without the node and script names). Resolves to the exit code: 0 on
  * success, 1 when a replayed request raised the fail-loud error, 2 for bad flags or bad input
- * files (one line on stderr).
+ * files (one line on stderr: `UsageError`, `RecordingFormatError`, `ConfigError`). Any other
+ * error is rethrown.
  *
  * @example
  * await main(['replay', '../shared/sessions/claude-code/short.jsonl', '--json'])

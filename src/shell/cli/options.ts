@@ -4,7 +4,13 @@
  */
 import type { Recording, RecordingOp } from '../../core/recording.js'
 
-/** A bad flag or value on the command line (exit code 2). */
+/**
+ * A bad flag or value on the command line; `main` prints its message as one stderr line and
+ * exits with code 2.
+ *
+ * @example
+ * new UsageError('--budget lots: expected a whole number of tokens, e.g. --budget 4500')
+ */
 export class UsageError extends Error {
   override readonly name = 'UsageError'
 }
@@ -12,13 +18,17 @@ export class UsageError extends Error {
 /**
  * A budget that replaces every request's budget: an explicit token budget, or a provider window
  * (tokens) from which the contract's formula derives it (SPEC 4).
+ *
+ * @example
+ * const override: BudgetOverride = { kind: 'window', contextWindow: 200000, maxOutputTokens: 64000 }
  */
 export type BudgetOverride =
   | { readonly kind: 'budget'; readonly tokens: number }
   | { readonly kind: 'window'; readonly contextWindow: number; readonly maxOutputTokens: number }
 
 /**
- * Parse one `--set key=value`: the value is JSON when it parses, else the raw string.
+ * Parse one `--set key=value`: the value is JSON when it parses, else the raw string. The key is
+ * trimmed. Throws `UsageError` when there is no `=` or nothing before it.
  *
  * @example
  * parseSetting('token_meter=hybrid') // ['token_meter', 'hybrid']
@@ -37,7 +47,8 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
 }
 
 /**
- * Parse a non-negative integer flag value (tokens).
+ * Parse a non-negative integer flag value (tokens). Throws `UsageError` naming `flag` unless the
+ * text (surrounding whitespace allowed) is decimal digits only.
  *
  * @example
  * parseTokenCount('--budget', '4500') // 4500

@@ -7,7 +7,17 @@ import type { ReplayOutputLine } from '../../core/recording.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
 import { findPairingViolations } from '../../core/tool-pairing.js'
 
-/** One row of the per-request table. Token figures are in tokens; null where not known. */
+/**
+ * One row of the per-request table. Token figures are in tokens; null where not known. `request`
+ * is the 0-based request index within its session, `opIndex` the op index, message figures counts.
+ *
+ * @example
+ * const row: RequestRow = {
+ *   session: null, request: 0, opIndex: 1, historyMessages: 1, estimatedTokens: 26, measuredTokens: null,
+ *   hybridTokens: 26, hybridKind: 'estimated', budget: 200, level: null, boundary: '', viewMessages: 1,
+ *   pairingProblems: [], replayed: false, error: null,
+ * }
+ */
 export interface RequestRow {
   readonly session: string | null
   readonly request: number
@@ -26,7 +36,16 @@ export interface RequestRow {
   readonly error: string | null
 }
 
-/** Summary figures of a replay. Ratios are `measured_tokens / estimated_tokens`. */
+/**
+ * Summary figures of a replay: counts of sessions, requests and events, and the estimator drift
+ * (ratios `measured_tokens / estimated_tokens`, null without provider usage).
+ *
+ * @example
+ * const summary: ReplaySummary = {
+ *   sessions: 1, requests: 12, compactionBoundaries: 2, highestLevel: 3, brokenViews: 0, failedRequests: 0,
+ *   skippedCompactions: 0, replays: 0, spills: 0, drift: { requests: 11, median: 1.08, p90: 1.21 },
+ * }
+ */
 export interface ReplaySummary {
   readonly sessions: number
   readonly requests: number
@@ -46,10 +65,12 @@ const isEphemeralWithSource = (message: Message, source: string): boolean => {
 }
 
 /**
- * The table row of one output line.
+ * The table row of one output line: `request` is its 0-based index, `historyMessages` the stored
+ * history size then. The boundary is `failed` (error), `compacted`, `skipped` or empty; pairing
+ * problems come from `findPairingViolations`.
  *
  * @example
- * toRequestRow(line, 0, 12)
+ * toRequestRow(line, 0, 12).boundary // 'compacted' when the line's events include context:compaction
  */
 export const toRequestRow = (line: ReplayOutputLine, request: number, historyMessages: number): RequestRow => {
   const meter = line.token_meter_stats as TokenMeterStats | null

@@ -124,7 +124,8 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' &
  * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md): `input_tokens` =
  * `input_tokens + cache_read_input_tokens`, `cache_read_tokens` = `cache_read_input_tokens`,
  * `cache_write_tokens` = `cache_creation_input_tokens`. Cache fields absent from the source stay
- * absent. Returns `undefined` when the usage has no numeric `input_tokens`.
+ * absent. All counts are tokens. Returns `undefined` (never throws) when the usage has no numeric
+ * `input_tokens`.
  *
  * @example
  * toContractUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
