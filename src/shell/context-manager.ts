@@ -37,7 +37,9 @@ import { makeProviderSummarizer } from './summarizer.js'
  * The worth-the-rebuild fail-loud error (SPEC 14.4), thrown by `getMessagesForRequest` when the
  * core raises it (a `raise_error` effect); `message` is the core's message and `name` is
  * `'CompactionSkipLimitError'`. It is the class of `src/core/errors.ts`, re-exported here. The
- * manager stays usable afterwards.
+ * manager stays usable afterwards. `InvalidMessageError` (a message that is not a JSON object)
+ * and `InvalidRequestError` (a bad `tokenBudget` or `provider`) reject the call they concern
+ * before anything is stored or applied; their `field` names the argument.
  *
  * @example
  * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
@@ -233,7 +235,8 @@ export class ContextManager {
    * Appends a message to the history (SPEC 1.4): stamped with `metadata.timestamp` (module format,
    * from the clock at call time) when it has none, numbered with `_seq`. The caller's object is
    * copied at call time and never mutated. Resolves once the message is stored and the step's
-   * effects have run.
+   * effects have run. Rejects with `InvalidMessageError` (field `message`) when the value is not a
+   * JSON object; nothing is stored then.
    *
    * @example
    * await manager.addMessage({ role: 'user', content: 'hi' })
@@ -257,7 +260,9 @@ export class ContextManager {
    *
    * Throws `CompactionSkipLimitError` (after running the step's other effects) when the
    * worth-the-rebuild predicate fails loud (SPEC 14.4); rejects with the factory's error if the
-   * factory throws. The manager stays usable either way.
+   * factory throws; rejects with `InvalidRequestError` (field `tokenBudget` or `provider`) before
+   * anything is applied when `tokenBudget` is not a finite number of tokens or `provider` is not
+   * an object. The manager stays usable either way.
    *
    * @example
    * const view = await manager.getMessagesForRequest({ provider })
@@ -321,7 +326,9 @@ export class ContextManager {
   /**
    * Replaces the history for session resume (SPEC 2.4): `_seq` renumbered from 0, no timestamps
    * added, compaction, meter and summary state reset (in-flight summaries cancelled, cached
-   * provider forgotten). The list is copied at call time.
+   * provider forgotten). The list is copied at call time. Rejects with `InvalidMessageError`
+   * (field `messages` or `messages[i]`) when it is not an array of JSON objects; the history is
+   * then unchanged.
    *
    * @example
    * await manager.setMessages(savedHistory)
