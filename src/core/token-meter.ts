@@ -107,12 +107,13 @@ export const readHybrid = (working: Messages, estimated: number, meter: MeterSta
   let tailTokens = 0
   let tailCount = 0
   if (meter.anchorSeq !== null) {
-    for (const message of working) {
-      const seq = seqOf(message)
-      if (seq !== undefined && seq >= meter.anchorSeq) {
-        tailTokens += estimate(message)
-        tailCount += 1
-      }
+    // `_seq` grows along the history, so the unbilled tail is a suffix of W: walk back from the
+    // end instead of over the whole list (the factory message, without `_seq`, stops the walk).
+    for (let i = working.length - 1; i >= 0; i -= 1) {
+      const seq = seqOf(working[i])
+      if (seq === undefined || seq < meter.anchorSeq) break
+      tailTokens += estimate(working[i])
+      tailCount += 1
     }
   }
   const measured = meter.measured

@@ -86,6 +86,21 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   let nonSystem: Message[] = []
   for (const message of input.working) (message.role === 'system' ? system : nonSystem).push(message)
 
+  if (input.stickyOnly) {
+    // SPEC 17.1: re-apply the decisions, decide nothing, swap nothing (no copy of the sets).
+    return {
+      list: [...system, ...applySticky(nonSystem, input.sticky, context)],
+      refused: false,
+      sticky: input.sticky,
+      compactionStats: input.compactionStats,
+      skipStreak: input.skipStreak,
+      summary: input.summary,
+      history: input.history,
+      nextSeq: input.nextSeq,
+      effects,
+    }
+  }
+
   const draft = toStickyDraft(input.sticky)
   let summary = input.summary
   let history = input.history
@@ -94,7 +109,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   // A swap appends the summary after the last stored message; while the history ends inside an
   // open tool group that would put a user message between a call and its results, so the summary
   // stays pending until the group is answered (the contract's tool-pair promise, SPEC 17.3).
-  if (!input.stickyOnly && config.compaction_strategy === 'summary' && summary.pending !== null && !endsInOpenToolGroup(nonSystem)) {
+  if (config.compaction_strategy === 'summary' && summary.pending !== null && !endsInOpenToolGroup(nonSystem)) {
     const pending = summary.pending
     summary = { ...summary, pending: null }
     const swap = trySwap(pending, nonSystem, draft.removed, input.now, nextSeq, estimate)
@@ -125,7 +140,6 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     nextSeq,
     effects,
   })
-  if (input.stickyOnly) return unchanged([...system, ...stickyApplied])
 
   const escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
   if (!escalate && !swapped) return unchanged([...system, ...stickyApplied])
