@@ -101,7 +101,8 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     }
   }
 
-  const draft = toStickyDraft(input.sticky)
+  // The sets are copied only once something may be recorded (a swap or an escalation).
+  let recorded: StickyDraft | null = null
   let summary = input.summary
   let history = input.history
   let nextSeq = input.nextSeq
@@ -112,13 +113,13 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   if (config.compaction_strategy === 'summary' && summary.pending !== null && !endsInOpenToolGroup(nonSystem)) {
     const pending = summary.pending
     summary = { ...summary, pending: null }
-    const swap = trySwap(pending, nonSystem, draft.removed, input.now, nextSeq, estimate)
+    const swap = trySwap(pending, nonSystem, input.sticky.removed, input.now, nextSeq, estimate)
     effects.push(...swap.effects)
     if (swap.seqConsumed) nextSeq += 1
     if (swap.swapped && swap.summaryMessage !== null) {
-      for (const message of swap.absorbed) {
-        recordRemoved(draft, message)
-      }
+      const draft = toStickyDraft(input.sticky)
+      for (const message of swap.absorbed) recordRemoved(draft, message)
+      recorded = draft
       history = [...history, swap.summaryMessage]
       nonSystem = [...swap.nonSystem]
       summary = { ...summary, absorbedCount: summary.absorbedCount + swap.absorbed.length }
@@ -127,7 +128,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   }
 
   const systemTokens = estimateMessages(system, estimate)
-  const stickyApplied = applySticky(nonSystem, draft, context)
+  const stickyApplied = applySticky(nonSystem, recorded ?? input.sticky, context)
   const current = systemTokens + estimateMessages(stickyApplied, estimate)
   const unchanged = (list: Messages): PassOutcome => ({
     list,
@@ -144,15 +145,18 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
   if (!escalate && !swapped) return unchanged([...system, ...stickyApplied])
 
+  const draft = recorded ?? toStickyDraft(input.sticky)
   const target = Math.trunc(input.effective * config.target_usage)
   let working: Messages = stickyApplied
   let levelReached = 0
   let floor = 0
-  const snapshot = toStickyDraft(toSticky(draft, input.sticky.cumulativeLevel))
+  // The predicate's baseline snapshot of the sets (post-swap), taken only when it is enabled.
+  let snapshot: StickyDraft | null = null
   if (escalate) {
     const resolved = resolveClearFloor(config.compact_clear_at_least, input.effective)
     effects.push(...resolved.effects)
     floor = resolved.floor
+    if (floor > 0) snapshot = toStickyDraft(toSticky(draft, input.sticky.cumulativeLevel))
     const ladder = runLadder(stickyApplied, systemTokens, current, target, draft, context)
     working = ladder.working
     levelReached = ladder.levelReached
@@ -161,7 +165,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const afterTokens = estimateMessages(finalList, estimate)
 
   let skipStreak = input.skipStreak
-  if (escalate && floor > 0 && hasNewDecision(draft, toSticky(snapshot, 0))) {
+  if (escalate && snapshot !== null && hasNewDecision(draft, toSticky(snapshot, 0))) {
     const freed = current - afterTokens
     if (freed < floor) {
       skipStreak += 1
