@@ -277,7 +277,8 @@ export class ContextManager {
       throw new InvalidRequestError('provider', `expected a provider object (getModelInfo/getInfo/complete), got ${describeValue(provider)}`)
     }
     return this.#enqueue(async () => {
-      const window = provider !== null ? await readProviderWindow(provider) : null
+      // SPEC 4 step 1: an explicit token budget wins; the provider is then not consulted.
+      const window = provider !== null && tokenBudget === null ? await readProviderWindow(provider) : null
       const factory = this.#factory
       let systemPrompt: string | null = null
       if (factory !== null) {

@@ -2,6 +2,7 @@
  * Mounting on an amplifier-style coordinator (SPEC 2.8, 17.7): build the manager on the
  * coordinator's hook bus, register the usage listener, mount at `"context"`, return the cleanup.
  */
+import { isTruthy } from '../core/values.js'
 import type { ContextManagerOptions } from './context-manager.js'
 import { ContextManager } from './context-manager.js'
 import type { HookBus } from './hooks.js'
@@ -73,6 +74,8 @@ const show = (value: unknown): string => {
 export const validateMountConfig = (config: unknown, logger: Logger): unknown => {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) return config
   const corrected: Record<string, unknown> = { ...(config as Record<string, unknown>) }
+  // SPEC 2.8 step 3: mount converts replay_last_user_on_compaction by truthiness.
+  if (corrected.replay_last_user_on_compaction !== undefined) corrected.replay_last_user_on_compaction = isTruthy(corrected.replay_last_user_on_compaction)
   for (const { key, allowed, fallback } of VALIDATED_KEYS) {
     const value = corrected[key]
     if (value === undefined || (allowed as ReadonlyArray<unknown>).includes(value)) continue

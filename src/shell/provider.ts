@@ -98,12 +98,12 @@ const isTruthyResult = (value: unknown): boolean => {
   return isTruthy(value)
 }
 
-/** Reads a field under either naming: the camelCase value when not undefined, else the snake_case one. */
+/** Reads a field under either naming: the camelCase value when set (not null/undefined), else the snake_case one. */
 const field = (source: unknown, camel: string, snake: string): unknown => {
   if (source === null || source === undefined) return undefined
   const record = source as Record<string, unknown>
   const value = record[camel]
-  return value !== undefined ? value : record[snake]
+  return value !== undefined && value !== null ? value : record[snake]
 }
 
 /** The window of a model-info-like value when both limits are truthy, else null. */

@@ -2,6 +2,7 @@
  * The summarizer behind the summary strategy (SPEC 12.3): reads the prompt file, asks the provider
  * for a completion within the timeout, and returns the text of the response.
  */
+import { isTruthy } from '../core/values.js'
 import { readFile as readFileFromDisk } from 'node:fs/promises'
 import { pyStrip } from '../core/text.js'
 import type { CompletionRequest, Provider } from './provider.js'
@@ -130,7 +131,7 @@ export const responseText = (response: unknown): string => {
   for (const block of content) {
     if (typeof block !== 'object' || block === null) continue
     const blockText = (block as { readonly text?: unknown }).text
-    if (blockText === undefined || blockText === null || blockText === '' || blockText === false || blockText === 0) continue
+    if (!isTruthy(blockText)) continue // only truthy texts count (SPEC 12.3 step 6)
     if (typeof blockText !== 'string') throw new TypeError('a response block has a non-string text')
     text += blockText
   }

@@ -225,7 +225,7 @@ describe('ContextManager queue (fake core)', () => {
     const slowProvider: Provider = { getModelInfo: () => new Promise((resolve) => setTimeout(() => resolve({ contextWindow: 9000, maxOutputTokens: 1000 }), 5)) }
     await manager.setSystemPromptFactory(() => new Promise<string>((resolve) => (releaseFactory = resolve)))
     const first = manager.addMessage({ role: 'user', content: 'a' })
-    const request = manager.getMessagesForRequest({ provider: slowProvider, tokenBudget: 5 })
+    const request = manager.getMessagesForRequest({ provider: slowProvider })
     const second = manager.addMessage({ role: 'user', content: 'b' })
     const usage = manager.onLlmResponse({ usage: { input_tokens: 1 } })
     const cleared = manager.clear()
@@ -238,7 +238,7 @@ describe('ContextManager queue (fake core)', () => {
     const requestEvent = core.reduced[1]
     expect(requestEvent).toMatchObject({
       type: 'request_received',
-      tokenBudget: 5,
+      tokenBudget: null,
       provider: { context_window: 9000, max_output_tokens: 1000 },
       providerGiven: true,
       systemPrompt: 'prompt',
@@ -460,6 +460,20 @@ describe('ContextManager re-entrant calls', () => {
     const stats = manager.lastTokenMeterStats as { used_tokens: number }
     stats.used_tokens = -1
     expect(manager.lastTokenMeterStats?.used_tokens).not.toBe(-1)
+  })
+})
+
+describe('ContextManager provider reads', () => {
+  it('does not consult the provider when an explicit token budget is given (SPEC 4 step 1), but still passes it', async () => {
+    const core = fakeCore()
+    const manager = new ContextManager({}, { clock, runner: core.runner, makeStep: core.makeStep, logger: silentLogger })
+    let reads = 0
+    const provider: Provider = { getModelInfo: () => (reads += 1, { contextWindow: 9000, maxOutputTokens: 1000 }) }
+    await manager.getMessagesForRequest({ tokenBudget: 500, provider })
+    expect(reads).toBe(0)
+    expect(core.reduced[0]).toMatchObject({ type: 'request_received', tokenBudget: 500, provider: null, providerGiven: true })
+    await manager.getMessagesForRequest({ provider })
+    expect(reads).toBe(1)
   })
 })
 

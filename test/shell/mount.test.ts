@@ -109,6 +109,12 @@ describe('mount', () => {
 })
 
 describe('validateMountConfig', () => {
+  it('converts replay_last_user_on_compaction by truthiness (SPEC 2.8 step 3)', () => {
+    expect(validateMountConfig({ replay_last_user_on_compaction: 1 }, silentLogger)).toEqual({ replay_last_user_on_compaction: true })
+    expect(validateMountConfig({ replay_last_user_on_compaction: '' }, silentLogger)).toEqual({ replay_last_user_on_compaction: false })
+    expect(validateMountConfig({}, silentLogger)).toEqual({})
+  })
+
   it('corrects only the two validated keys and leaves the input untouched', () => {
     const logger = memoryLogger()
     const raw = { token_meter: 'hybrid', compaction_strategy: 'rolling', other: 1 }

@@ -6,6 +6,11 @@ import type { Provider } from '../../src/shell/provider.js'
 const defaults = (value: unknown): Provider => ({ get_info: () => ({ defaults: value }) })
 
 describe('readProviderWindow', () => {
+  it('falls back to the snake_case field when the camelCase one is null', async () => {
+    const provider: Provider = { getModelInfo: () => ({ contextWindow: null, context_window: 200_000, maxOutputTokens: 64_000 }) as never }
+    expect(await readProviderWindow(provider)).toEqual({ context_window: 200_000, max_output_tokens: 64_000 })
+  })
+
   it('reads get_model_info (plain object, snake_case)', async () => {
     await expect(readProviderWindow({ get_model_info: () => ({ context_window: 200_000, max_output_tokens: 64_000 }) })).resolves.toEqual({
       context_window: 200_000,

@@ -41,6 +41,8 @@ describe('responseText', () => {
     expect(responseText({})).toBe('')
     expect(() => responseText(null)).toThrow(TypeError)
     expect(() => responseText({ content: [{ text: 42 }] })).toThrow(TypeError)
+    // falsy non-string texts are skipped like empty ones (SPEC 12.3 step 6)
+    expect(responseText({ content: [{ text: 'a' }, { text: [] }, { text: {} }, { text: 0 }] })).toBe('a')
   })
 })
 
