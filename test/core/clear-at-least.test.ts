@@ -25,17 +25,9 @@ import {
   viewed,
   withMessages,
   workedExampleTurns,
+  WORKED_EXAMPLE,
 } from '../support/core.js'
 
-const WORKED_EXAMPLE = {
-  max_tokens: 3000,
-  compaction_notice_enabled: false,
-  compact_threshold: 0.5,
-  target_usage: 0.6,
-  truncate_chars: 50,
-  protected_recent: 0.5,
-  protected_tool_results: 4,
-}
 
 const notNumber = { type: 'log', level: 'warning', message: expect.stringContaining('is not a number') }
 

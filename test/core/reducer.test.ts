@@ -6,17 +6,8 @@ import { estimateOne, makeCachedEstimator } from '../../src/core/estimate.js'
 import type { Event } from '../../src/core/events.js'
 import { makeStep } from '../../src/core/reducer.js'
 import { EMPTY_SUMMARY, makeInitialState, type State } from '../../src/core/state.js'
-import { NOW, added, fold, request, stepFor, stored, usage, user, viewed, withMessages, workedExampleTurns } from '../support/core.js'
+import { NOW, added, fold, request, stepFor, stored, usage, user, viewed, withMessages, workedExampleTurns, WORKED_EXAMPLE } from '../support/core.js'
 
-const WORKED_EXAMPLE = {
-  max_tokens: 3000,
-  compaction_notice_enabled: false,
-  compact_threshold: 0.5,
-  target_usage: 0.6,
-  truncate_chars: 50,
-  protected_recent: 0.5,
-  protected_tool_results: 4,
-}
 
 /** A JSON-comparable snapshot of a state (Sets as sorted arrays). */
 const snapshot = (state: State): unknown =>

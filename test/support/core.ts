@@ -15,6 +15,20 @@ import type { CompactionStats, TokenMeterStats } from '../../src/core/stats.js'
 import type { Step } from '../../src/core/step.js'
 
 /** The fixed clock value used by every test (SPEC 1.4 format). */
+/**
+ * The configuration of SPEC 6.8's worked example: E = 3000 (notice off), threshold 0.5, target
+ * 1800 tokens, 50-character truncation, half the messages and the last 4 tool results protected.
+ */
+export const WORKED_EXAMPLE = {
+  max_tokens: 3000,
+  compaction_notice_enabled: false,
+  compact_threshold: 0.5,
+  target_usage: 0.6,
+  truncate_chars: 50,
+  protected_recent: 0.5,
+  protected_tool_results: 4,
+}
+
 export const NOW = '2026-01-01T00:00:00.000+00:00'
 
 /** A second clock value, for telling timestamps apart. */

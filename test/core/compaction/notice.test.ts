@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { endsOutsideToolCall, selectNotice, toNoticeText } from '../../../src/core/compaction/notice.js'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import type { CompactionStats } from '../../../src/core/stats.js'
-import { added, calls, fold, hookNames, request, result, stepFor, user, withMessages, workedExampleTurns } from '../../support/core.js'
+import { added, calls, fold, hookNames, request, result, stepFor, user, withMessages, workedExampleTurns, WORKED_EXAMPLE } from '../../support/core.js'
 
 const STATS: CompactionStats = {
   before_tokens: 2444,
@@ -55,15 +55,6 @@ const high = (kept: number): string =>
   '- Some user messages may be stubbed as "[User message compacted...]"\n' +
   '- If context is critical, consider asking user to clarify their current goal\n'
 
-const WORKED_EXAMPLE = {
-  max_tokens: 3000,
-  compaction_notice_enabled: false,
-  compact_threshold: 0.5,
-  target_usage: 0.6,
-  truncate_chars: 50,
-  protected_recent: 0.5,
-  protected_tool_results: 4,
-}
 
 describe('notice texts (SPEC 8)', () => {
   it('B-NT-3: the minimal text is exact', () => {

@@ -9,17 +9,8 @@ import { estimateOne } from '../../../src/core/estimate.js'
 import type { Message, Messages } from '../../../src/core/message.js'
 import { EMPTY_STICKY } from '../../../src/core/state.js'
 import { truncateToolResult } from '../../../src/core/tool-result-budget.js'
-import { added, configOf, fold, hookNames, request, result, stepFor, stored, user, viewed, withMessages, workedExampleTurns } from '../../support/core.js'
+import { added, configOf, fold, hookNames, request, result, stepFor, stored, user, viewed, withMessages, workedExampleTurns, WORKED_EXAMPLE } from '../../support/core.js'
 
-const WORKED_EXAMPLE = {
-  max_tokens: 3000,
-  compaction_notice_enabled: false,
-  compact_threshold: 0.5,
-  target_usage: 0.6,
-  truncate_chars: 50,
-  protected_recent: 0.5,
-  protected_tool_results: 4,
-}
 
 /** Early-return friendly variant of 6.8 (threshold 0.9, target 0.8 of E = 2600): compacts to level 2. */
 const STABLE = { ...WORKED_EXAMPLE, compaction_notice_enabled: true, compact_threshold: 0.9, target_usage: 0.8 }
