@@ -8,7 +8,7 @@ import type { Effect } from './effects.js'
 import type { Messages } from './message.js'
 import type { MeterState } from './state.js'
 import type { CacheAggregates, CountKind, TokenMeterStats } from './stats.js'
-import { seqOf } from './compaction/context.js'
+import { seqOf } from './message.js'
 import { update } from './immer.js'
 import { isPlainObject } from './values.js'
 

@@ -7,9 +7,6 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../message.js'
 import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-result-budget.js'
 import { isPlainObject } from '../values.js'
-import { seqOf } from '../message.js'
-
-export { seqOf }
 import { toStub } from './stub.js'
 
 /**

@@ -156,7 +156,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     const resolved = resolveClearFloor(config.compact_clear_at_least, input.effective)
     effects.push(...resolved.effects)
     floor = resolved.floor
-    if (floor > 0) snapshot = toStickyDraft(toSticky(draft, input.sticky.cumulativeLevel))
+    if (floor > 0) snapshot = toStickyDraft(draft)
     const ladder = runLadder(stickyApplied, systemTokens, current, target, draft, context)
     working = ladder.working
     levelReached = ladder.levelReached
@@ -165,7 +165,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const afterTokens = estimateMessages(finalList, estimate)
 
   let skipStreak = input.skipStreak
-  if (escalate && snapshot !== null && hasNewDecision(draft, toSticky(snapshot, 0))) {
+  if (escalate && snapshot !== null && hasNewDecision(draft, snapshot)) {
     const freed = current - afterTokens
     if (freed < floor) {
       skipStreak += 1

@@ -3,8 +3,20 @@
  * non-system messages of every compaction-path view.
  */
 import type { Message, Messages } from '../message.js'
-import type { StickyState } from '../state.js'
-import { seqOf, type PassContext } from './context.js'
+import { seqOf } from '../message.js'
+import type { PassContext } from './context.js'
+
+/**
+ * The three decision sets (`_seq` values) of a `StickyState` or a `StickyDraft`.
+ *
+ * @example
+ * const sets: StickySets = { removed: new Set([1]), truncated: new Set(), stubbed: new Set() }
+ */
+export interface StickySets {
+  readonly removed: ReadonlySet<number>
+  readonly truncated: ReadonlySet<number>
+  readonly stubbed: ReadonlySet<number>
+}
 
 /**
  * Mutable copies of the sticky sets, local to one compaction pass. Recording a removal deletes
@@ -20,12 +32,12 @@ export interface StickyDraft {
 }
 
 /**
- * Copies of the three sets of `sticky`, for recording during a pass.
+ * Copies of the three sets of `sticky` (state or draft), for recording during a pass.
  *
  * @example
  * toStickyDraft(EMPTY_STICKY).removed.size // 0
  */
-export const toStickyDraft = (sticky: StickyState): StickyDraft => ({
+export const toStickyDraft = (sticky: StickySets): StickyDraft => ({
   removed: new Set(sticky.removed),
   truncated: new Set(sticky.truncated),
   stubbed: new Set(sticky.stubbed),
@@ -69,12 +81,12 @@ export const recordStubbed = (draft: StickyDraft, message: Message): void => {
 }
 
 /**
- * True when the draft differs from `sticky` (a pass decided something new, SPEC 17.5).
+ * True when the draft's sets differ from `sticky`'s (a pass decided something new, SPEC 17.5).
  *
  * @example
  * hasNewDecision(toStickyDraft(EMPTY_STICKY), EMPTY_STICKY) // false
  */
-export const hasNewDecision = (draft: StickyDraft, sticky: StickyState): boolean => {
+export const hasNewDecision = (draft: StickySets, sticky: StickySets): boolean => {
   const differs = (a: ReadonlySet<number>, b: ReadonlySet<number>): boolean => {
     if (a.size !== b.size) return true
     for (const value of a) if (!b.has(value)) return true
@@ -93,7 +105,7 @@ export const hasNewDecision = (draft: StickyDraft, sticky: StickyState): boolean
  */
 export const applySticky = (
   messages: Messages,
-  sticky: { readonly removed: ReadonlySet<number>; readonly truncated: ReadonlySet<number>; readonly stubbed: ReadonlySet<number> },
+  sticky: StickySets,
   context: PassContext,
 ): Messages => {
   if (sticky.removed.size === 0 && sticky.truncated.size === 0 && sticky.stubbed.size === 0) return messages
