@@ -5,11 +5,11 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
+import { thrown } from '../support/recording-errors.js'
 import * as E from 'fp-ts/lib/Either.js'
 import { DEFAULT_REPLAY_NOW } from '../../src/core/recording.js'
 import type { Recording } from '../../src/core/recording.js'
 import {
-  RecordingFormatError,
   decodeRecordingOp,
   iterateJsonLines,
   parseRecordingJsonl,
@@ -25,16 +25,6 @@ const conformanceRecordings = (): Array<{ name: string; text: string }> =>
       .map((file) => ({ name: `${dir}/${file}`, text: readFileSync(conformanceDir(dir) + file, 'utf8') })),
   )
 
-/** Catches the error a function throws (fails the test when it does not throw). */
-const thrown = (run: () => unknown): RecordingFormatError => {
-  try {
-    run()
-  } catch (error) {
-    expect(error).toBeInstanceOf(RecordingFormatError)
-    return error as RecordingFormatError
-  }
-  throw new Error('expected a RecordingFormatError')
-}
 
 describe('parseRecordingJsonl', () => {
   test('reads every conformance recording: header, config and one op per other line, unchanged', () => {

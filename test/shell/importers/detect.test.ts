@@ -5,20 +5,11 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
+import { thrown } from '../../support/recording-errors.js'
 import { detectFormat, loadRecordings } from '../../../src/shell/importers/index.js'
-import { RecordingFormatError } from '../../../src/shell/recording-file.js'
 
 const shared = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../../shared/${path}`, import.meta.url)), 'utf8')
 
-const thrown = (run: () => unknown): RecordingFormatError => {
-  try {
-    run()
-  } catch (error) {
-    expect(error).toBeInstanceOf(RecordingFormatError)
-    return error as RecordingFormatError
-  }
-  throw new Error('expected a RecordingFormatError')
-}
 
 describe('detectFormat', () => {
   test.each([
