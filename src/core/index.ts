@@ -5,6 +5,8 @@
 export type { Message, Messages, MessageMetadata, JsonValue } from './message.js'
 export { DEFAULT_CONFIG, isPerToolConfigActive } from './config.js'
 export type { Config, TokenMeterMode, CompactionStrategy, ToolResultShape } from './config.js'
+export { presets, PRESET_NAMES, isPresetName } from './presets.js'
+export type { PresetName } from './presets.js'
 export { decodeConfig } from './codecs.js'
 export type { DecodedConfig } from './codecs.js'
 export { ConfigError, CompactionSkipLimitError, InvalidMessageError, InvalidRequestError } from './errors.js'

@@ -17,7 +17,7 @@ import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../c
 import { seqOf } from '../../core/message.js'
 import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
-import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, UsageError, type BudgetOverride } from './options.js'
+import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
 
 /**
@@ -58,6 +58,7 @@ const processIo: CliIo = {
 
 interface ReplayFlags {
   readonly format: InputFormatChoice
+  readonly preset?: string
   readonly config?: string
   readonly set: ReadonlyArray<string>
   readonly window?: string
@@ -176,12 +177,13 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
     throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
   }
   const loaded = loadRecordings(text, path, flags.format)
+  const preset = flags.preset === undefined ? null : toPreset(flags.preset)
   const fileConfig = flags.config === undefined ? null : readConfigFile(flags.config)
   const settings = flags.set.map(parseSetting)
   const budget = override ?? (loaded.format === 'claude-code' ? { kind: 'window' as const, ...CLAUDE_CODE_WINDOW } : null)
 
   const prepared = loaded.recordings.map((recording) => {
-    const decoded = decodeConfig(mergeConfig(recording.config, fileConfig, settings))
+    const decoded = decodeConfig(mergeConfig(recording.config, preset, fileConfig, settings))
     if (isLeft(decoded)) throw new UsageError(decoded.left.message)
     let ready = applyBudgetOverride(recording, budget)
     if (flags.summarizer !== 'recorded') ready = withoutSummaryResults(ready)
@@ -273,7 +275,8 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .description('Replay a recording, a Claude Code session or OpenAI chat trajectories and print the request timeline.')
     .argument('[file]', 'input file (default: the bundled Claude Code session)')
     .addOption(new Option('--format <format>', 'input format').choices(['auto', 'recording', 'claude-code', 'openai-chat']).default('auto'))
-    .option('--config <file>', 'JSON file of configuration keys (over the recording header)')
+    .option('--preset <name>', 'named configuration: reference, recommended, recommended-summary (over the recording header)')
+    .option('--config <file>', 'JSON file of configuration keys (over the recording header and --preset)')
     .option('--set <key=value>', 'one configuration key (repeatable; value parsed as JSON when it parses)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--window <tokens>', "model context window for every request (with --max-output)")
     .option('--max-output <tokens>', "model max output tokens for every request (with --window)")

@@ -1,7 +1,8 @@
 /**
- * Replay options from the command line: configuration precedence (header, `--config`, `--set`),
+ * Replay options from the command line: configuration precedence (header, `--preset`, `--config`, `--set`),
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
+import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
 import type { Recording, RecordingOp } from '../../core/recording.js'
 
 /**
@@ -59,20 +60,33 @@ export const parseTokenCount = (flag: string, text: string): number => {
 }
 
 /**
- * The effective configuration of a recording: header (or defaults) < `--config` file < each
- * `--set`, in that order.
+ * The effective configuration of a recording: header (or defaults) < preset < `--config` file <
+ * each `--set`, in that order.
  *
  * @example
- * mergeConfig({ a: 1 }, { a: 2 }, [['a', 3]]) // { a: 3 }
+ * mergeConfig({ a: 1 }, { a: 2 }, { a: 3 }, [['a', 4]]) // { a: 4 }
  */
 export const mergeConfig = (
   header: Readonly<Record<string, unknown>>,
+  preset: Readonly<Record<string, unknown>> | null,
   file: Readonly<Record<string, unknown>> | null,
   settings: ReadonlyArray<readonly [string, unknown]>,
 ): Record<string, unknown> => {
-  const merged: Record<string, unknown> = { ...header, ...(file ?? {}) }
+  const merged: Record<string, unknown> = { ...header, ...(preset ?? {}), ...(file ?? {}) }
   for (const [key, value] of settings) merged[key] = value
   return merged
+}
+
+/**
+ * The preset named by `--preset NAME`. Throws `UsageError` naming the known presets for any
+ * other name.
+ *
+ * @example
+ * toPreset('recommended-summary').compaction_strategy // 'summary'
+ */
+export const toPreset = (name: string): Readonly<Record<string, unknown>> => {
+  if (!isPresetName(name)) throw new UsageError(`--preset ${name}: unknown preset, expected one of ${PRESET_NAMES.join(', ')}`)
+  return presets[name]
 }
 
 /**

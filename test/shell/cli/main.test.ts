@@ -80,6 +80,31 @@ describe('context-simple replay (human output)', () => {
   })
 })
 
+describe('context-simple replay --preset', () => {
+  it('layers header < --preset < --config < --set', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
+    const recording = resolve(CONFORMANCE, 'sessions/tau-003-t0.recording.jsonl')
+    const summaries = async (argv: string[]): Promise<number> => {
+      const { code, stdout } = await run(['replay', recording, '--budget', '3000', '--summarizer', 'extractive', ...argv, '--json'])
+      expect(code).toBe(0)
+      const lines = parseLines(stdout) as Array<{ view: Array<{ metadata?: { type?: string } }> }>
+      return lines.filter((line) => line.view.some((message) => message.metadata?.type === 'context_summary')).length
+    }
+    const config = join(dir, 'config.json')
+    writeFileSync(config, JSON.stringify({ compaction_strategy: 'progressive' }))
+    expect(await summaries([])).toBe(0)
+    expect(await summaries(['--preset', 'recommended-summary'])).toBeGreaterThan(0)
+    expect(await summaries(['--preset', 'recommended-summary', '--config', config])).toBe(0)
+    expect(await summaries(['--preset', 'recommended-summary', '--config', config, '--set', 'compaction_strategy=summary'])).toBeGreaterThan(0)
+  })
+
+  it('rejects an unknown preset naming the known ones', async () => {
+    const { code, stderr } = await run(['replay', '--preset', 'fast'])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/--preset fast: unknown preset, expected one of reference, recommended, recommended-summary/)
+  })
+})
+
 describe('context-simple replay errors', () => {
   it.each([
     [['replay', '--budget', 'lots'], /--budget lots: expected a whole number/],

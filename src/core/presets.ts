@@ -1,0 +1,53 @@
+/**
+ * Named configurations: `reference` (the contract's defaults), `recommended` (what we would ship
+ * as defaults after measuring on real sessions) and `recommended-summary` (`recommended` with the
+ * LLM rolling-summary strategy). Reasons and measurements: docs/evaluation.md.
+ */
+import type { Config } from './config.js'
+
+/**
+ * The names of the presets, in the order docs and `compare` list them.
+ *
+ * @example
+ * PRESET_NAMES[0] // 'reference'
+ */
+export const PRESET_NAMES = ['reference', 'recommended', 'recommended-summary'] as const
+
+/**
+ * One preset name.
+ *
+ * @example
+ * const name: PresetName = 'recommended'
+ */
+export type PresetName = (typeof PRESET_NAMES)[number]
+
+const recommended: Partial<Config> = Object.freeze({})
+
+/**
+ * The presets. Each names only the keys it sets; keys it leaves out keep whatever lies below it
+ * (the recording header, else the contract default, SPEC 3). Precedence on the command line,
+ * lowest first: recording header, preset, `--config`, each `--set`.
+ *
+ * - `reference`: empty, i.e. the contract's defaults.
+ * - `recommended`: the keys whose change measured better on the shared real sessions (each with
+ *   its reason and the command that measured it in docs/evaluation.md).
+ * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'`.
+ *
+ * @example
+ * const config = decodeConfig({ ...presets.recommended, max_tokens: 100_000 })
+ * presets['recommended-summary'].compaction_strategy // 'summary'
+ */
+export const presets: Readonly<Record<PresetName, Partial<Config>>> = Object.freeze({
+  reference: Object.freeze({}),
+  recommended,
+  'recommended-summary': Object.freeze({ ...recommended, compaction_strategy: 'summary' as const }),
+})
+
+/**
+ * True when `name` is one of `PRESET_NAMES`.
+ *
+ * @example
+ * isPresetName('recommended') // true
+ * isPresetName('fast') // false
+ */
+export const isPresetName = (name: string): name is PresetName => (PRESET_NAMES as ReadonlyArray<string>).includes(name)
