@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Benchmarks of the pure core (run `npm run bench`): replays the bundled session, the 3 MB Claude
-// Code session of ../shared/sessions and a synthetic 10,000-message history in-process, and prints
+// Code session of fixtures/sessions and a synthetic 10,000-message history in-process, and prints
 // median / p95 time per request, time per added message, and peak heap. Prints figures; asserts nothing.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DEFAULT_CONFIG } from '../dist/core/config.js'
@@ -11,6 +11,7 @@ import { makeCachedEstimator } from '../dist/core/estimate.js'
 import { makeStep } from '../dist/core/reducer.js'
 import { makeInitialState } from '../dist/core/state.js'
 import { loadRecordings } from '../dist/shell/importers/detect.js'
+import { readTextFile } from '../dist/shell/read-text.js'
 
 const quantile = (values, q) => {
   if (values.length === 0) return NaN
@@ -64,7 +65,7 @@ const sessionBench = (label, path, budgetOf, repeat = 5) => {
     console.log(`${label}: ${path} not found, skipped`)
     return
   }
-  const { recordings } = loadRecordings(readFileSync(path, 'utf8'), path, 'auto')
+  const { recordings } = loadRecordings(readTextFile(path), path, 'auto')
   const config = decodeConfig(recordings[0].config).right.config
   let best = null
   for (let i = 0; i < repeat; i += 1) {
@@ -92,7 +93,7 @@ const synthetic = (count) => {
 console.log(`node ${process.version}, ${process.platform}/${process.arch}; times are per core step (pure reducer), best of repeated runs`)
 const root = resolve(import.meta.dirname, '..')
 sessionBench('bundled Claude Code session (tool_heavy)', resolve(root, 'sessions/claude-code-tool-heavy.jsonl'), claudeWindow, 20)
-sessionBench('3 MB Claude Code session (4d5611e5)', resolve(root, '../shared/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl'), claudeWindow, 5)
+sessionBench('3 MB Claude Code session (4d5611e5)', resolve(root, 'fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz'), claudeWindow, 5)
 const ops = synthetic(10000)
 print(runOps('synthetic 10,000 messages, window 200k', ops, DEFAULT_CONFIG, claudeWindow))
 print(runOps('synthetic 10,000 messages, budget 60k (compacting)', ops, DEFAULT_CONFIG, () => ({ tokenBudget: 60000, provider: null })))

@@ -1,4 +1,4 @@
-// The conformance cases of ../shared/conformance: every output line must match (CONFORMANCE.md).
+// The conformance cases of fixtures/conformance: every output line must match (docs/conformance.md).
 import { describe, expect, it } from 'vitest'
 import { listCases, runCase } from './support/conformance.js'
 

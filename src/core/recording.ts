@@ -1,6 +1,6 @@
 /**
  * Recordings (the input of replay) and replay output lines, as plain data. The format is fixed
- * by `shared/RECORDING.md`; decoding from JSON Lines lives in `src/shell/recording-file.ts`.
+ * by `docs/recording-format.md`; decoding from JSON Lines lives in `src/shell/recording-file.ts`.
  */
 import type { Message } from './message.js'
 

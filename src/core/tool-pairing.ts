@@ -1,5 +1,5 @@
 /**
- * Provider tool-pairing rules R1–R3 of `shared/tools/validate_views.py`, as a pure check of one
+ * Provider tool-pairing rules R1–R3 of `tools/validate_views.py`, as a pure check of one
  * view: what OpenAI Chat and Anthropic Messages reject.
  */
 import type { Messages } from './message.js'

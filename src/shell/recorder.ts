@@ -1,5 +1,5 @@
 /**
- * Records a live session as the inputs of a recording (`shared/RECORDING.md`): the manager hands
+ * Records a live session as the inputs of a recording (`docs/recording-format.md`): the manager hands
  * every input, in the order applied, to a recorder, so the session can be saved and replayed.
  */
 import type { Recording, RecordingOp } from '../core/recording.js'

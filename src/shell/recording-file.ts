@@ -1,5 +1,5 @@
 /**
- * Recording files (JSON Lines, `shared/RECORDING.md`): decoding text into a `Recording` with
+ * Recording files (JSON Lines, `docs/recording-format.md`): decoding text into a `Recording` with
  * io-ts codecs and line-numbered errors, and writing a `Recording` back as JSON Lines.
  */
 import * as t from 'io-ts'

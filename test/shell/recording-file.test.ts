@@ -2,8 +2,9 @@
  * Tests of the recording file edge: decoding JSON Lines recordings (all conformance recordings,
  * line-numbered errors) and writing them back.
  */
-import { readFileSync, readdirSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { readdirSync } from 'node:fs'
+import { readTextFile } from '../../src/shell/read-text.js'
+import { FIXTURES } from '../support/fixtures.js'
 import { describe, expect, test } from 'vitest'
 import { thrown } from '../support/recording-errors.js'
 import * as E from 'fp-ts/lib/Either.js'
@@ -16,13 +17,13 @@ import {
   serializeRecording,
 } from '../../src/shell/recording-file.js'
 
-const conformanceDir = (name: string): string => fileURLToPath(new URL(`../../../shared/conformance/${name}/`, import.meta.url))
+const conformanceDir = (name: string): string => `${FIXTURES}/conformance/${name}/`
 
 const conformanceRecordings = (): Array<{ name: string; text: string }> =>
   ['generated', 'sessions'].flatMap((dir) =>
     readdirSync(conformanceDir(dir))
-      .filter((file) => file.endsWith('.recording.jsonl'))
-      .map((file) => ({ name: `${dir}/${file}`, text: readFileSync(conformanceDir(dir) + file, 'utf8') })),
+      .filter((file) => /\.recording\.jsonl(\.gz)?$/.test(file))
+      .map((file) => ({ name: `${dir}/${file}`, text: readTextFile(conformanceDir(dir) + file) })),
   )
 
 

@@ -1,36 +1,37 @@
-// Runs conformance cases of ../shared/conformance through the pure replay fold and compares
+// Runs the conformance cases of fixtures/conformance through the pure replay fold and compares
 // every output line with the expected one (CONFORMANCE.md rules).
 import { createHash } from 'node:crypto'
-import { readFileSync, readdirSync, existsSync } from 'node:fs'
+import { readdirSync, existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isRight } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../../src/core/codecs.js'
 import { makeCachedEstimator } from '../../src/core/estimate.js'
 import { replayRecording } from '../../src/core/replay.js'
 import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../src/core/recording.js'
+import { FIXTURES, fixturePath, readFixture } from './fixtures.js'
 
-/** The shared folder beside the clone. */
-export const SHARED = resolve(process.cwd(), '../shared')
-export const CONFORMANCE = resolve(SHARED, 'conformance')
+/** The conformance cases copied into the repository (docs/conformance.md). */
+export const CONFORMANCE = resolve(FIXTURES, 'conformance')
 
 export const listCases = (folder: 'generated' | 'sessions', pattern: RegExp): string[] => {
   const dir = resolve(CONFORMANCE, folder)
   if (!existsSync(dir)) return []
   return readdirSync(dir)
-    .filter((name) => name.endsWith('.recording.jsonl'))
-    .map((name) => name.slice(0, -'.recording.jsonl'.length))
+    .filter((name) => /\.recording\.jsonl(\.gz)?$/.test(name))
+    .map((name) => name.replace(/\.recording\.jsonl(\.gz)?$/, ''))
     .filter((name) => pattern.test(name))
     .sort()
 }
 
-const readJsonl = (path: string): unknown[] =>
-  readFileSync(path, 'utf8')
+const readJsonl = (relative: string): unknown[] =>
+  readFixture(relative)
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line))
 
-export const readRecording = (path: string): Recording => {
-  const rows = readJsonl(path) as Array<Record<string, unknown>>
+/** A conformance recording, by its path under `fixtures/` (`conformance/generated/cal-00.recording.jsonl`). */
+export const readRecording = (relative: string): Recording => {
+  const rows = readJsonl(relative) as Array<Record<string, unknown>>
   let config: Record<string, unknown> = {}
   let now = DEFAULT_REPLAY_NOW
   if (rows.length > 0 && rows[0].type === 'recording') {
@@ -78,8 +79,8 @@ export const firstDifference = (actual: unknown, expected: unknown, path = ''): 
 
 /** Run one case; returns a list of differences (empty when it passes). */
 export const runCase = (folder: 'generated' | 'sessions', name: string): string[] => {
-  const recording = readRecording(resolve(CONFORMANCE, folder, `${name}.recording.jsonl`))
-  const expected = readJsonl(resolve(CONFORMANCE, folder, `${name}.expected.jsonl`)) as Array<Record<string, unknown>>
+  const recording = readRecording(`conformance/${folder}/${name}.recording.jsonl`)
+  const expected = readJsonl(`conformance/${folder}/${name}.expected.jsonl`) as Array<Record<string, unknown>>
   const decoded = decodeConfig(recording.config)
   if (!isRight(decoded)) return [`config: ${decoded.left.message}`]
   const { lines } = replayRecording(recording, { config: decoded.right.config, estimate: makeCachedEstimator() })

@@ -2,7 +2,6 @@
  * The `context-simple` command line: `replay` a recording, a Claude Code session or OpenAI chat
  * trajectories through the pure core and print a timeline (or the replay-output JSON lines).
  */
-import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SingleBar, Presets } from 'cli-progress'
@@ -16,6 +15,7 @@ import type { Recording } from '../../core/recording.js'
 import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../core/replay.js'
 import { seqOf } from '../../core/message.js'
 import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
+import { readTextFile } from '../read-text.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
 import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
@@ -72,7 +72,7 @@ interface ReplayFlags {
 const readConfigFile = (path: string): Record<string, unknown> => {
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    text = readTextFile(path)
   } catch (error) {
     throw new UsageError(`--config ${path}: cannot read the file (${(error as Error).message})`)
   }
@@ -172,7 +172,7 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
   const path = file ?? BUNDLED_SESSION
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    text = readTextFile(path)
   } catch (error) {
     throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
   }
@@ -262,7 +262,7 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
  * error is rethrown.
  *
  * @example
- * await main(['replay', '../shared/sessions/claude-code/short.jsonl', '--json'])
+ * await main(['replay', 'fixtures/sessions/claude-code/short.jsonl', '--json'])
  */
 export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): Promise<number> => {
   const program = new Command('context-simple')

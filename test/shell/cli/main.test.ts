@@ -1,11 +1,11 @@
 // The replay command end to end, in-process: JSON output, table and summary, exit codes.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { main, type CliIo } from '../../../src/shell/cli/main.js'
-import { CONFORMANCE, SHARED, firstDifference } from '../../support/conformance.js'
-import { readFileSync } from 'node:fs'
+import { firstDifference } from '../../support/conformance.js'
+import { fixturePath, readFixture } from '../../support/fixtures.js'
 
 const run = async (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
   let stdout = ''
@@ -19,17 +19,17 @@ const parseLines = (text: string): unknown[] => text.split('\n').filter((line) =
 
 describe('context-simple replay --json', () => {
   it('prints exactly the expected replay-output lines of a conformance case', async () => {
-    const recording = resolve(CONFORMANCE, 'generated/progressive-00.recording.jsonl')
+    const recording = fixturePath('conformance/generated/progressive-00.recording.jsonl')
     const { code, stdout, stderr } = await run(['replay', recording, '--format', 'recording', '--json'])
     // stdout holds only the output lines; anything on stderr is a logged warning.
     expect(stderr.split('\n').filter((line) => line !== '').every((line) => line.startsWith('warning: '))).toBe(true)
     expect(code).toBe(0)
-    const expected = parseLines(readFileSync(resolve(CONFORMANCE, 'generated/progressive-00.expected.jsonl'), 'utf8'))
+    const expected = parseLines(readFixture('conformance/generated/progressive-00.expected.jsonl'))
     expect(firstDifference(parseLines(stdout), expected)).toBeNull()
   })
 
   it('writes an error line and exits 1 when a request hits the fail-loud error, and goes on', async () => {
-    const recording = resolve(CONFORMANCE, 'generated/cal-extra-s2-06.recording.jsonl')
+    const recording = fixturePath('conformance/generated/cal-extra-s2-06.recording.jsonl')
     const { code, stdout } = await run(['replay', recording, '--json'])
     const lines = parseLines(stdout) as Array<{ view: unknown; error?: { message: string } }>
     const failed = lines.filter((line) => line.error !== undefined)
@@ -61,7 +61,7 @@ describe('context-simple replay (human output)', () => {
   })
 
   it('reports 0 broken views on the tau-bench trajectories at a 4,500-token budget', async () => {
-    const file = resolve(SHARED, 'sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json')
+    const file = fixturePath('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json')
     const { code, stdout } = await run(['replay', file, '--budget', '4500', '--no-progress'])
     expect(code).toBe(0)
     expect(stdout).toContain('views that break tool pairing (R1-R3): 0')
@@ -72,7 +72,7 @@ describe('context-simple replay (human output)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
     const config = join(dir, 'config.json')
     writeFileSync(config, JSON.stringify({ token_meter: 'actual' }))
-    const recording = resolve(CONFORMANCE, 'sessions/cc-short.recording.jsonl')
+    const recording = fixturePath('conformance/sessions/cc-short.recording.jsonl')
     const fromFile = parseLines((await run(['replay', recording, '--config', config, '--json'])).stdout) as Array<{ token_meter_stats: { mode: string } }>
     expect(fromFile[0].token_meter_stats.mode).toBe('actual')
     const fromSet = parseLines((await run(['replay', recording, '--config', config, '--set', 'token_meter=hybrid', '--json'])).stdout) as Array<{ token_meter_stats: { mode: string } }>
@@ -133,7 +133,7 @@ describe('context-simple replay errors', () => {
 
 describe('context-simple replay --summarizer extractive', () => {
   it('absorbs spans into summary messages offline and keeps tool pairing', async () => {
-    const recording = resolve(CONFORMANCE, 'sessions/tau-003-t0.recording.jsonl')
+    const recording = fixturePath('conformance/sessions/tau-003-t0.recording.jsonl')
     const { code, stdout } = await run(['replay', recording, '--budget', '3000', '--set', 'compaction_strategy=summary', '--summarizer', 'extractive', '--json'])
     expect(code).toBe(0)
     const lines = parseLines(stdout) as Array<{ view: Array<{ role: string; content: unknown; metadata?: { type?: string } }>; events: Array<{ name: string }> }>

@@ -1,9 +1,8 @@
 /**
- * Tests of the Claude Code session importer on the real sessions in `shared/sessions/claude-code`
+ * Tests of the Claude Code session importer on the real sessions in `fixtures/sessions/claude-code`
  * (compared with the conformance recordings made from them) and on small inline edge cases.
  */
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { readFixture } from '../../support/fixtures.js'
 import { describe, expect, test } from 'vitest'
 import type { Message } from '../../../src/core/message.js'
 import { DEFAULT_REPLAY_NOW } from '../../../src/core/recording.js'
@@ -17,11 +16,9 @@ import {
 import { RecordingFormatError, parseRecordingJsonl } from '../../../src/shell/recording-file.js'
 import { historiesAtRequests, recordingPairingProblems } from './pairing.js'
 
-const sessionsDir = fileURLToPath(new URL('../../../../shared/sessions/claude-code/', import.meta.url))
-const conformanceDir = fileURLToPath(new URL('../../../../shared/conformance/sessions/', import.meta.url))
-const readSession = (file: string): string => readFileSync(sessionsDir + file, 'utf8')
+const readSession = (file: string): string => readFixture(`sessions/claude-code/${file}`)
 const readConformance = (name: string): Recording =>
-  parseRecordingJsonl(readFileSync(`${conformanceDir}${name}.recording.jsonl`, 'utf8'), name)
+  parseRecordingJsonl(readFixture(`conformance/sessions/${name}.recording.jsonl`), name)
 
 const BIG = '4d5611e5-241a-462a-8d15-5122611a9569.jsonl'
 const COMPACT = '4d5611e5-agent-acompact-e1f845.jsonl'

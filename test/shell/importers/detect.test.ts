@@ -2,13 +2,11 @@
  * Tests of input format recognition and loading: each real input kind, passed-over lines, and
  * clear errors when nothing matches.
  */
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { readFixture } from '../../support/fixtures.js'
 import { describe, expect, test } from 'vitest'
 import { thrown } from '../../support/recording-errors.js'
 import { detectFormat, loadRecordings } from '../../../src/shell/importers/index.js'
 
-const shared = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../../shared/${path}`, import.meta.url)), 'utf8')
 
 
 describe('detectFormat', () => {
@@ -21,7 +19,7 @@ describe('detectFormat', () => {
     ['sessions/claude-code/4d5611e5-agent-acompact-e1f845.jsonl', 'claude-code'],
     ['sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 'openai-chat'],
   ])('%s is %s', (path, format) => {
-    expect(detectFormat(shared(path), path)).toBe(format)
+    expect(detectFormat(readFixture(path), path)).toBe(format)
   })
 
   test.each([
@@ -59,16 +57,16 @@ describe('detectFormat', () => {
 
 describe('loadRecordings', () => {
   test('auto reads each kind with its reader', () => {
-    const recording = loadRecordings(shared('conformance/sessions/cc-short.recording.jsonl'), 'cc-short', 'auto')
+    const recording = loadRecordings(readFixture('conformance/sessions/cc-short.recording.jsonl'), 'cc-short', 'auto')
     expect(recording.format).toBe('recording')
     expect(recording.recordings).toHaveLength(1)
 
-    const claude = loadRecordings(shared('sessions/claude-code/short.jsonl'), 'short.jsonl', 'auto')
+    const claude = loadRecordings(readFixture('sessions/claude-code/short.jsonl'), 'short.jsonl', 'auto')
     expect(claude.format).toBe('claude-code')
     expect(claude.recordings).toHaveLength(1)
     expect(claude.recordings[0].ops.at(-1)).toEqual({ op: 'get_messages_for_request' })
 
-    const tau = loadRecordings(shared('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'), 'tau.json', 'auto')
+    const tau = loadRecordings(readFixture('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'), 'tau.json', 'auto')
     expect(tau.format).toBe('openai-chat')
     expect(tau.recordings).toHaveLength(100)
     expect(tau.recordings[3].session).toBe('3-t0')
@@ -79,7 +77,7 @@ describe('loadRecordings', () => {
       format: 'recording',
       recordings: [{ config: {}, now: '2026-01-01T00:00:00.000+00:00', ops: [{ op: 'clear' }] }],
     })
-    const error = thrown(() => loadRecordings(shared('sessions/claude-code/short.jsonl'), 'short.jsonl', 'recording'))
+    const error = thrown(() => loadRecordings(readFixture('sessions/claude-code/short.jsonl'), 'short.jsonl', 'recording'))
     expect(error.message).toBe(
       'short.jsonl:1: expected an op line with a string "op", got a line of type "file-history-snapshot" (not a recording? try another --format)',
     )

@@ -2,8 +2,7 @@
  * Tests of the OpenAI chat trajectories importer on the tau-bench airline file (compared with the
  * conformance recordings made from items 0..39) and on small inline files.
  */
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { readFixture } from '../../support/fixtures.js'
 import { describe, expect, test } from 'vitest'
 import type { Message } from '../../../src/core/message.js'
 import { DEFAULT_REPLAY_NOW } from '../../../src/core/recording.js'
@@ -12,10 +11,8 @@ import { importOpenAiChatTrajectories, toSessionName } from '../../../src/shell/
 import { RecordingFormatError, parseRecordingJsonl } from '../../../src/shell/recording-file.js'
 import { historiesAtRequests, recordingPairingProblems } from './pairing.js'
 
-const TAU = fileURLToPath(new URL('../../../../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', import.meta.url))
-const conformanceDir = fileURLToPath(new URL('../../../../shared/conformance/sessions/', import.meta.url))
 
-const tauText = readFileSync(TAU, 'utf8')
+const tauText = readFixture('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json')
 const tauItems = JSON.parse(tauText) as Array<{ task_id: number; trial: number; traj: Message[] }>
 
 const opNames = (recording: Recording): string[] => recording.ops.map((op) => op.op)
@@ -63,7 +60,7 @@ describe('importOpenAiChatTrajectories on the tau-bench file', () => {
   test('items 0..39 match the conformance recordings tau-NNN-t0 apart from budgets, timestamps and null content', () => {
     for (let index = 0; index < 40; index += 1) {
       const name = `tau-${String(index).padStart(3, '0')}-t0`
-      const conformance = parseRecordingJsonl(readFileSync(`${conformanceDir}${name}.recording.jsonl`, 'utf8'), name)
+      const conformance = parseRecordingJsonl(readFixture(`conformance/sessions/${name}.recording.jsonl`), name)
       const ours = recordings[index]
       expect(opNames(ours)).toEqual(opNames(conformance))
       expect(historiesAtRequests(ours).final.map(withoutNullContent)).toEqual(

@@ -1,5 +1,5 @@
 /**
- * Test helper: the tool-pairing rules R1-R3 of `shared/tools/validate_views.py`, checked on a
+ * Test helper: the tool-pairing rules R1-R3 of `tools/validate_views.py`, checked on a
  * message list, and the history a recording builds at each request.
  */
 import type { Message } from '../../../src/core/message.js'
