@@ -83,7 +83,7 @@ describe('context-simple replay (human output)', () => {
 describe('context-simple replay --preset', () => {
   it('layers header < --preset < --config < --set', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
-    const recording = resolve(CONFORMANCE, 'sessions/tau-003-t0.recording.jsonl')
+    const recording = fixturePath('conformance/sessions/tau-003-t0.recording.jsonl')
     const summaries = async (argv: string[]): Promise<number> => {
       const { code, stdout } = await run(['replay', recording, '--budget', '3000', '--summarizer', 'extractive', ...argv, '--json'])
       expect(code).toBe(0)
