@@ -33,3 +33,18 @@ export { isRealUserMessage } from './replay-last-user.js'
 export { resolveClearFloor } from './clear-at-least.js'
 export { snapAbsorbBoundary, selectAbsorbSpan, toTranscript, DEFAULT_SUMMARY_PROMPT } from './summary.js'
 export { toExtractiveSummary } from './extractive-summary.js'
+export { decodeUsage, toRecordedUsage } from './meter/usage.js'
+export type {
+  ContractUsage,
+  AnthropicUsage,
+  AnthropicIterationUsage,
+  OpenAIChatUsage,
+  OpenAIResponsesUsage,
+  AiSdkUsage,
+  LanguageModelV3UsageShape,
+  AiSdkV5Usage,
+  ProviderUsage,
+  UsageShape,
+  DecodedUsage,
+  LlmResponsePayload,
+} from './meter/usage.js'

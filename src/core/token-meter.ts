@@ -11,6 +11,8 @@ import type { CacheAggregates, CountKind, TokenMeterStats } from './stats.js'
 import { seqOf } from './message.js'
 import { update } from './immer.js'
 import { isPlainObject } from './values.js'
+import { isLeft } from 'fp-ts/lib/Either.js'
+import { decodeUsage } from './meter/usage.js'
 
 /**
  * The result of reading one `llm:response` payload: the new meter state and log effects (a
@@ -28,13 +30,15 @@ export interface UsageIntake {
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
 
 /**
- * Record provider usage from an `llm:response` payload (SPEC 10.2 with 17.6): measured =
- * `input_tokens + cache_write_tokens` (tokens; `cache_read_tokens` is inside `input_tokens`),
- * the anchor split moves to `nextSeq`, the anchor estimate becomes the last sent estimate, and
+ * Record provider usage from an `llm:response` payload (SPEC 10.2 with 17.6 and 17.10): `usage`
+ * is the contract's shape or an SDK's (read by `decodeUsage`); measured = `input_tokens +
+ * cache_write_tokens` of its contract form (tokens; cache reads are inside `input_tokens`), the
+ * anchor split moves to `nextSeq`, the anchor estimate becomes the last sent estimate, and
  * usage/cache counters advance. A malformed payload changes nothing and yields a warning.
  *
  * @example
  * applyUsage(EMPTY_METER, { usage: { input_tokens: 300, cache_write_tokens: 80 } }, 2).meter.measured // 380
+ * applyUsage(EMPTY_METER, { usage: { input_tokens: 4, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 300 } }, 2).meter.measured // 9304
  */
 export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): UsageIntake => {
   const ignore = (why: string): UsageIntake => ({
@@ -42,17 +46,10 @@ export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): U
     effects: [{ type: 'log', level: 'warning', message: `context-simple: ignored llm:response usage: ${why}` }],
   })
   if (!isPlainObject(data)) return ignore('payload is not an object')
-  const usage = data.usage
-  if (!isPlainObject(usage)) return ignore('payload has no object "usage"')
-  const input = usage.input_tokens
-  if (typeof input === 'boolean' || !isCount(input)) return ignore('usage.input_tokens must be a non-negative finite number')
-  const cacheRead = usage.cache_read_tokens
-  const cacheWrite = usage.cache_write_tokens
-  for (const [key, value] of [['cache_read_tokens', cacheRead], ['cache_write_tokens', cacheWrite]] as const) {
-    if (value !== undefined && value !== null && !isCount(value)) {
-      return ignore(`usage.${key} must be null or a non-negative finite number`)
-    }
-  }
+  if (!isPlainObject(data.usage)) return ignore('payload has no object "usage"')
+  const decoded = decodeUsage(data.usage)
+  if (isLeft(decoded)) return ignore(decoded.left)
+  const { input_tokens: input, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite } = decoded.right.usage
   const write = isCount(cacheWrite) ? Math.trunc(cacheWrite) : 0
   const withCache = isCount(cacheRead) && isCount(cacheWrite)
   return {

@@ -12,6 +12,8 @@ import { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError } fr
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
 import type { Message } from '../core/message.js'
+import type { LlmResponsePayload } from '../core/meter/usage.js'
+import { toRecordedUsage } from '../core/meter/usage.js'
 import type { RecordingOp } from '../core/recording.js'
 import { makeStep } from '../core/reducer.js'
 import type { State } from '../core/state.js'
@@ -136,9 +138,6 @@ const stampedForRecording = (message: Message, timestamp: string): Message => {
   if (isPresent(meta, 'timestamp')) return message
   return { ...message, metadata: { ...meta, timestamp } }
 }
-
-/** The `usage` of an `llm:response` payload, for the recording (null when there is none). */
-const usageOf = (data: unknown): unknown => (isPlainObject(data) && data.usage !== undefined ? data.usage : null)
 
 /** A queued unit of work; jobs run strictly one after another. */
 /** Rejects anything but a JSON object as a message (before anything is stored). */
@@ -394,17 +393,25 @@ export class ContextManager {
   }
 
   /**
-   * The `llm:response` listener (SPEC 10.2, 17.6): records the provider's usage from `data.usage`.
+   * The `llm:response` listener (SPEC 10.2, 17.6, 17.10): records the provider's usage from
+   * `data.usage`, which may be the contract's shape or the usage object of the Anthropic, OpenAI
+   * (Chat or Responses) or AI SDK (v6, `LanguageModelV3Usage`, v5) clients, passed as is. The
+   * reading shows in the next request's `lastTokenMeterStats.measured_tokens` (for Anthropic:
+   * `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`). A recorder receives
+   * the usage normalised to the contract shape. A malformed payload is ignored with a warning.
    * Never throws to the dispatcher; resolves `{ action: 'continue' }` once the reading is applied.
    *
    * @example
    * await manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300 } }) // { action: 'continue' }
+   * await manager.onLlmResponse({ usage: message.usage })     // Anthropic Message
+   * await manager.onLlmResponse({ usage: completion.usage })  // OpenAI ChatCompletion
+   * await manager.onLlmResponse({ usage: result.usage })      // AI SDK generateText result
    */
-  async onLlmResponse(data: unknown): Promise<HookResult> {
+  async onLlmResponse(data: LlmResponsePayload): Promise<HookResult> {
     try {
       const own = copy(data)
       await this.#enqueue(async () => {
-        await this.#apply({ type: 'usage_observed', data: own }, [{ op: 'llm_response', usage: usageOf(own) }])
+        await this.#apply({ type: 'usage_observed', data: own }, [{ op: 'llm_response', usage: toRecordedUsage(own) }])
       })
     } catch (error) {
       this.#logger.warning(`context-simple: could not record llm:response usage: ${describeError(error)}`)

@@ -2,6 +2,7 @@
  * Mounting on an amplifier-style coordinator (SPEC 2.8, 17.7): build the manager on the
  * coordinator's hook bus, register the usage listener, mount at `"context"`, return the cleanup.
  */
+import type { LlmResponsePayload } from '../core/meter/usage.js'
 import { isTruthy } from '../core/values.js'
 import type { ContextManagerOptions } from './context-manager.js'
 import { ContextManager } from './context-manager.js'
@@ -107,7 +108,9 @@ export const mount = async (coordinator: Coordinator, config: unknown = {}, opti
   const manager = new ContextManager(validateMountConfig(config ?? {}, logger), { ...options, logger, hooks })
   let unregister: (() => unknown) | null = null
   if (hooks !== null) {
-    const returned: unknown = hooks.register(METER_LISTENER.event, (_event, data) => manager.onLlmResponse(data), {
+    const returned: unknown = hooks.register(METER_LISTENER.event, (_event, data) =>
+      // the host's bus is untyped: the listener checks the payload at run time (SPEC 17.6)
+      manager.onLlmResponse(data as LlmResponsePayload), {
       priority: METER_LISTENER.priority,
       name: METER_LISTENER.name,
     })

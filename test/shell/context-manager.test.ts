@@ -159,8 +159,9 @@ describe('ContextManager with the real core', () => {
       action: 'continue',
     })
     expect(manager.snapshot.meter.measured).toBe(1500)
-    await expect(manager.onLlmResponse(null)).resolves.toEqual({ action: 'continue' })
-    await expect(manager.onLlmResponse({ usage: { input_tokens: 'lots' } })).resolves.toEqual({ action: 'continue' })
+    // what a JavaScript caller (or an untyped hook bus) may pass: rejected by the types, ignored at run time
+    await expect(manager.onLlmResponse(null as never)).resolves.toEqual({ action: 'continue' })
+    await expect(manager.onLlmResponse({ usage: { input_tokens: 'lots' } } as never)).resolves.toEqual({ action: 'continue' })
     expect(manager.snapshot.meter.measured).toBe(1500)
     await manager.getMessagesForRequest({ tokenBudget: 100_000 })
     expect(manager.lastTokenMeterStats?.used_tokens).toBe(1500)
