@@ -56,9 +56,9 @@ export async function run(): Promise<SummarizerResult> {
   // summary_trigger (60 %) but below compact_threshold (92 %), so a summary is requested and the
   // view is the plain history.
   const first = await context.getMessagesForRequest({ tokenBudget: 1_900, provider })
-  const summaryRequestedOnFirstRequest = context.snapshot.summary.inFlight !== null
+  const summaryRequestedOnFirstRequest = context.state.summary.inFlight !== null
   await context.idle() // the background summarization has finished and its answer is applied
-  const pendingAfterIdle = context.snapshot.summary.pending !== null
+  const pendingAfterIdle = context.state.summary.pending !== null
 
   // A tighter budget makes the trigger fire: the compaction pass swaps the finished summary in.
   const second = await context.getMessagesForRequest({ tokenBudget: 1_600, provider })

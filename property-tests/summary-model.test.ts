@@ -316,7 +316,7 @@ const checkInvariants = async (model: Model, real: Real): Promise<void> => {
   expect(harness.violations, '(e)/(d) violations seen by the fakes').toEqual([])
 
   // (b) on one consistent snapshot: removed set, in-flight span and pending span vs. the history.
-  const state: State = manager.snapshot
+  const state: State = manager.state
   for (const group of toolGroups(state.history)) {
     // Our histories are valid: every call is answered right after it.
     expect(group.members.length, `history group at ${group.at} is complete`).toBe(group.ids.length + 1)
@@ -444,8 +444,8 @@ class GetView implements SummaryCommand {
   check = (): boolean => true
   async run(model: Model, real: Real): Promise<void> {
     let view: Messages | null = null
-    const hadPending = real.manager.snapshot.summary.pending !== null
-    const before = real.manager.snapshot.history.length
+    const hadPending = real.manager.state.summary.pending !== null
+    const before = real.manager.state.history.length
     try {
       view = await real.manager.getMessagesForRequest({ tokenBudget: this.budget, provider: this.withProvider ? real.provider : null })
     } catch (error) {
@@ -453,7 +453,7 @@ class GetView implements SummaryCommand {
       if (!(error instanceof CompactionSkipLimitError)) throw error
     }
     if (hadPending) {
-      const after = real.manager.snapshot
+      const after = real.manager.state
       if (after.summary.pending !== null) coverage.pendingKept += 1
       else if (after.history.length > before) coverage.pendingSwapped += 1
       else coverage.pendingDropped += 1 // stale span or refused by the shrink guard
@@ -535,7 +535,7 @@ class ResolveSomeSummaries implements SummaryCommand {
     if (this.settle) {
       await flush(manager)
       // Liveness: with nothing left to release, no summarization may stay in flight.
-      if (scheduler.count() === 0) expect(manager.snapshot.summary.inFlight, 'a summarization is stuck in flight').toBeNull()
+      if (scheduler.count() === 0) expect(manager.state.summary.inFlight, 'a summarization is stuck in flight').toBeNull()
     }
     await checkInvariants(model, real)
   }
@@ -598,7 +598,7 @@ describe('summary flow (model-based, scheduled summarizer answers)', () => {
           if (outcome === 'ok') coverage.answeredOk += 1
           else if (outcome === 'failed') coverage.answeredFailedOrTimedOut += 1
         }
-        coverage.summariesInFinalHistory += done.manager.snapshot.history.filter(isSummaryMessage).length
+        coverage.summariesInFinalHistory += done.manager.state.history.filter(isSummaryMessage).length
         coverage.maxLiveSummarizations = Math.max(coverage.maxLiveSummarizations, harness.stats.maxLive)
         coverage.maxProviderCallsPendingIncludingAbandoned = Math.max(coverage.maxProviderCallsPendingIncludingAbandoned, harness.stats.maxPendingProviderCalls)
       }

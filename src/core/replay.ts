@@ -28,6 +28,26 @@ export type ReplaySummarizer = (request: RequestSummary, history: ReadonlyArray<
  */
 export interface ReplayOptions {
   readonly summarizer?: ReplaySummarizer
+  readonly handOver?: ReplayHandOver
+}
+
+/**
+ * Moves the fold to a new "process" after operation `at` (0-based): the state is passed through
+ * `through` (e.g. a snapshot, `JSON.stringify`/`JSON.parse` and a restore) and the reducer is
+ * built again (empty memo). For testing that a restored session continues exactly as the
+ * uninterrupted one; the replay's own bookkeeping (system prompt, hook events not yet shown) is kept.
+ *
+ * @example
+ * const through = (state: State): State => {
+ *   const restored = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(deps.config, state))))
+ *   if (isLeft(restored)) throw restored.left
+ *   return restored.right.state
+ * }
+ * replayRecording(recording, deps, { handOver: { at: 3, through } }).lines // as without handOver
+ */
+export interface ReplayHandOver {
+  readonly at: number
+  readonly through: (state: State) => State
 }
 
 /**
@@ -76,7 +96,7 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
  * next.value.lines
  */
 export function* iterateReplay(recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): Generator<number, ReplayResult> {
-  const step = makeStep(deps)
+  let step = makeStep(deps)
   let state = makeInitialState()
   let systemPrompt: string | null = null
   let carried: ReplayEvent[] = []
@@ -175,6 +195,10 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
 
   for (let index = 0; index < recording.ops.length; index += 1) {
     applyOp(recording.ops[index], index)
+    if (options.handOver !== undefined && options.handOver.at === index) {
+      state = options.handOver.through(state)
+      step = makeStep(deps)
+    }
     yield index
   }
   return { lines, historySizes, spills, logs, state }

@@ -5,7 +5,7 @@
  */
 import type { Config } from './config.js'
 import type { TokenEstimator } from './deps.js'
-import type { Effect } from './effects.js'
+import type { Effect, RequestSummary } from './effects.js'
 import type { Message, Messages } from './message.js'
 import type { PendingSummary, State, SummaryState } from './state.js'
 import { estimateMessages } from './estimate.js'
@@ -223,27 +223,37 @@ export const triggerSummary = (
   if (used <= target) return idle
   const seqs = selectAbsorbSpan(state.history, state.sticky.removed, config, used - target, estimate)
   if (seqs.length === 0) return idle
-  const wanted = new Set(seqs)
-  const messages = state.history.filter((message) => {
-    const seq = seqOf(message)
-    return seq !== undefined && wanted.has(seq)
-  })
   const id = `summary-${summary.nextRequestNumber}`
   return {
     summary: { ...summary, inFlight: id, inFlightSeqs: seqs, nextRequestNumber: summary.nextRequestNumber + 1 },
-    effects: [
-      {
-        type: 'request_summary',
-        id,
-        seqs,
-        messageCount: messages.length,
-        transcript: toTranscript(messages),
-        prompt: DEFAULT_SUMMARY_PROMPT,
-        promptPath: config.summarization_prompt_path,
-        model: config.summarization_model,
-        timeoutSeconds: config.summarization_timeout_s,
-      },
-    ],
+    effects: [toSummaryRequest(config, state.history, id, seqs)],
+  }
+}
+
+/**
+ * The `request_summary` effect for summary `id` absorbing the stored messages `seqs` (SPEC 12.3):
+ * their transcript, the prompt, model and time limit of `config`. Also used to request an
+ * in-flight summary again after a snapshot is restored.
+ *
+ * @example
+ * toSummaryRequest(config, history, 'summary-1', [0, 1]).transcript // '[user]: hi\n\n[assistant]: hello'
+ */
+export const toSummaryRequest = (config: Config, history: Messages, id: string, seqs: ReadonlyArray<number>): RequestSummary => {
+  const wanted = new Set(seqs)
+  const messages = history.filter((message) => {
+    const seq = seqOf(message)
+    return seq !== undefined && wanted.has(seq)
+  })
+  return {
+    type: 'request_summary',
+    id,
+    seqs,
+    messageCount: messages.length,
+    transcript: toTranscript(messages),
+    prompt: DEFAULT_SUMMARY_PROMPT,
+    promptPath: config.summarization_prompt_path,
+    model: config.summarization_model,
+    timeoutSeconds: config.summarization_timeout_s,
   }
 }
 

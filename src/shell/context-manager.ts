@@ -8,7 +8,7 @@ import { decodeConfig } from '../core/codecs.js'
 import type { Config } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
-import { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError } from '../core/errors.js'
+import { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError, SnapshotError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
 import type { Message } from '../core/message.js'
@@ -16,6 +16,8 @@ import type { LlmResponsePayload } from '../core/meter/usage.js'
 import { toRecordedUsage } from '../core/meter/usage.js'
 import type { RecordingOp } from '../core/recording.js'
 import { makeStep } from '../core/reducer.js'
+import { decodeSnapshot, toSnapshot, type Snapshot } from '../core/snapshot/codec.js'
+import { selectResumeEffects } from '../core/snapshot/resume.js'
 import type { State } from '../core/state.js'
 import { makeInitialState } from '../core/state.js'
 import type { CompactionStats, TokenMeterStats } from '../core/stats.js'
@@ -41,12 +43,13 @@ import { makeProviderSummarizer } from './summarizer.js'
  * `'CompactionSkipLimitError'`. It is the class of `src/core/errors.ts`, re-exported here. The
  * manager stays usable afterwards. `InvalidMessageError` (a message that is not a JSON object)
  * and `InvalidRequestError` (a bad `tokenBudget` or `provider`) reject the call they concern
- * before anything is stored or applied; their `field` names the argument.
+ * before anything is stored or applied; their `field` names the argument. `SnapshotError`
+ * rejects `ContextManager.restore` for a snapshot it cannot restore; nothing is restored then.
  *
  * @example
  * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
  */
-export { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError }
+export { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError, SnapshotError }
 
 /**
  * The system prompt factory (SPEC 2.6): returns the system prompt text, possibly asynchronously.
@@ -156,7 +159,8 @@ type Job = () => Promise<void>
  * Every public call is queued: calls are applied one at a time in call order (the order applied is
  * the order recorded), each step's effects run in order before the next queued item starts, and
  * answers from background work (spill results, summaries) are queued the same way. The core state is
- * replaced, never mutated, so `snapshot` is a consistent value.
+ * replaced, never mutated, so `state` is a consistent value. `snapshot()` saves the whole session
+ * as JSON and `ContextManager.restore` builds a manager from it (in another process, say).
  *
  * Construction decodes `config` (the contract's snake_case keys, SPEC 3) and throws the decoder's
  * `ConfigError` when a value has the wrong type; configuration warnings are logged.
@@ -182,6 +186,9 @@ export class ContextManager {
   #pending = 0
   #factory: SystemPromptFactory | null = null
   #lastRecordedPrompt: string | null = null
+  /** Set by `restore`: outstanding work of the snapshot (a summary in flight) is requested again. */
+  #resumePending = false
+  readonly #customRunner: boolean
 
   constructor(config: unknown = {}, options: ContextManagerOptions = {}) {
     const decoded = decodeConfig(config)
@@ -190,6 +197,7 @@ export class ContextManager {
     this.#logger = options.logger ?? consoleLogger
     this.#clock = options.clock ?? systemClock
     this.#recorder = options.recorder ?? null
+    this.#customRunner = options.runner !== undefined
     this.#step = (options.makeStep ?? makeStep)({ config: this.#config, estimate: options.estimator ?? makeCachedEstimator() })
     this.#runner =
       options.runner ??
@@ -213,11 +221,54 @@ export class ContextManager {
   }
 
   /**
-   * The current core state (read-only: the core's immutable snapshot, shared, not copied; mutate
-   * nothing reachable from it). Replaced after every applied event.
+   * The current core state (read-only: the core's immutable value, shared, not copied; mutate
+   * nothing reachable from it). Replaced after every applied event. Not JSON (sets); use
+   * `snapshot()` to save a session.
    */
-  get snapshot(): State {
+  get state(): State {
     return this.#state
+  }
+
+  /**
+   * The whole session as a JSON value `{version, config, state}` (history, sticky decisions,
+   * meter, summary state, stats, predicate and replay state): resolves after every call made
+   * before it has been applied, like `getMessages`. Called from inside a running job (a hook
+   * listener, the prompt factory) it does not wait for that job: it resolves at once with the
+   * state as it is then. The value is the caller's (copied); `JSON.stringify` it to store it and
+   * pass the parsed value to `ContextManager.restore`. Not carried: the system prompt factory,
+   * the options (hooks, runner, clock, ...), the provider cached for summaries, background work
+   * in progress (spill writes; a summary in flight is requested again after the restore).
+   * Linear in the size of the history.
+   *
+   * @example
+   * const saved = JSON.stringify(await manager.snapshot())
+   * const again = await ContextManager.restore(JSON.parse(saved), { hooks })
+   */
+  snapshot(): Promise<Snapshot> {
+    return this.#enqueue(async () => copy(toSnapshot(this.#config, this.#state)))
+  }
+
+  /**
+   * Builds a manager from a `snapshot()` value (after `JSON.parse`): the configuration comes from
+   * the snapshot, `options` are the constructor's second argument (hooks, runner, clock, ...).
+   * The snapshot is copied, never kept. Call `setSystemPromptFactory` again if the session used
+   * one. A summary that was in flight when the snapshot was taken is requested again, with the
+   * same id and span, by the first `getMessagesForRequest` that passes a provider (any request
+   * when `options.runner` is given), just before that request is applied; until then no new
+   * summary is triggered. Rejects with `SnapshotError` (its `field` names the problem) for a
+   * value that is not a snapshot, of another `version`, with a field of the wrong shape, or whose
+   * fields disagree; nothing is created then.
+   *
+   * @example
+   * const manager = await ContextManager.restore(JSON.parse(text), { hooks: makeMittHooks() })
+   */
+  static async restore(snapshot: unknown, options: ContextManagerOptions = {}): Promise<ContextManager> {
+    const decoded = decodeSnapshot(copy(snapshot))
+    if (isLeft(decoded)) throw decoded.left
+    const manager = new ContextManager(decoded.right.config, options)
+    manager.#state = decoded.right.state
+    manager.#resumePending = decoded.right.state.summary.inFlight !== null
+    return manager
   }
 
   /** The meter stats of the last request (SPEC 10.6), or null before the first one / after `clear`. */
@@ -285,6 +336,10 @@ export class ContextManager {
         systemPrompt = typeof result === 'string' ? result : String(result)
       }
       if (provider !== null && this.#config.compaction_strategy === 'summary') this.#runner.setProvider?.(provider)
+      if (this.#resumePending && (provider !== null || this.#customRunner)) {
+        this.#resumePending = false
+        for (const effect of selectResumeEffects(this.#config, this.#state)) await this.#runEffect(effect)
+      }
       const ops: Array<RecordingOp> = []
       if (systemPrompt !== null && systemPrompt !== this.#lastRecordedPrompt) {
         ops.push({ op: 'set_system_prompt', content: systemPrompt })

@@ -85,7 +85,7 @@ describe('ContextManager with the real core', () => {
     expect(manager.lastTokenMeterStats).toEqual(meter[0])
     expect(manager.lastTokenMeterStats?.budget).toBe(9200)
     expect(manager.lastCompactionStats).toBeNull()
-    expect(manager.snapshot.history).toHaveLength(1)
+    expect(manager.state.history).toHaveLength(1)
   })
 
   it('reads the provider window for the budget (SPEC 4 worked example)', async () => {
@@ -158,11 +158,11 @@ describe('ContextManager with the real core', () => {
     await expect(manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300, cache_read_tokens: 1000 } })).resolves.toEqual({
       action: 'continue',
     })
-    expect(manager.snapshot.meter.measured).toBe(1500)
+    expect(manager.state.meter.measured).toBe(1500)
     // what a JavaScript caller (or an untyped hook bus) may pass: rejected by the types, ignored at run time
     await expect(manager.onLlmResponse(null as never)).resolves.toEqual({ action: 'continue' })
     await expect(manager.onLlmResponse({ usage: { input_tokens: 'lots' } } as never)).resolves.toEqual({ action: 'continue' })
-    expect(manager.snapshot.meter.measured).toBe(1500)
+    expect(manager.state.meter.measured).toBe(1500)
     await manager.getMessagesForRequest({ tokenBudget: 100_000 })
     expect(manager.lastTokenMeterStats?.used_tokens).toBe(1500)
     expect(manager.lastTokenMeterStats?.source).toBe('measured')
@@ -178,7 +178,7 @@ describe('ContextManager with the real core', () => {
     ])
     await manager.clear()
     expect(await manager.getMessages()).toEqual([])
-    expect(manager.snapshot.nextSeq).toBe(0)
+    expect(manager.state.nextSeq).toBe(0)
     await expect(manager.shouldCompact()).resolves.toBe(false)
     await expect(manager.compact()).resolves.toBeUndefined()
   })
@@ -214,7 +214,7 @@ describe('ContextManager with the real core', () => {
     expect(paths).toHaveLength(1)
     expect(paths[0]).toBe('/tmp/spillx/tool-result-000002-2f6b706c271653dd.txt') // digest of SPEC 11.5's example
     expect(spill.files.get(paths[0])).toBe('abcdefghij'.repeat(1000) + 'é')
-    expect(manager.snapshot.spillWritten.has(paths[0])).toBe(true)
+    expect(manager.state.spillWritten.has(paths[0])).toBe(true)
   })
 })
 
@@ -342,14 +342,14 @@ describe('ContextManager summary strategy (real core, fake summarizer)', () => {
     const manager = new ContextManager({ compaction_strategy: 'summary', compaction_notice_enabled: false }, { clock, hooks, summarizer, logger: silentLogger })
     await manager.setMessages(history)
     await manager.getMessagesForRequest({ tokenBudget: 1000, provider })
-    expect(manager.snapshot.summary.inFlight).toBe('summary-1')
+    expect(manager.state.summary.inFlight).toBe('summary-1')
     await vi.waitFor(() => expect(calls).toHaveLength(1))
     expect(events).toEqual(['context:pre_summarize', 'summarizer called'])
     expect((calls[0] as { provider: Provider }).provider).toBe(provider)
     release('## Current Task State\nsummarized')
     await manager.idle()
     expect(events).toEqual(['context:pre_summarize', 'summarizer called', 'context:post_summarize'])
-    expect(manager.snapshot.summary.pending?.text).toBe('## Current Task State\nsummarized')
+    expect(manager.state.summary.pending?.text).toBe('## Current Task State\nsummarized')
     const view = await manager.getMessagesForRequest({ tokenBudget: 700, provider })
     expect(view.some((m) => String(m.content).includes('## Current Task State\nsummarized'))).toBe(true)
     expect(events.at(-1)).toBe('context:compaction')
@@ -362,11 +362,11 @@ describe('ContextManager summary strategy (real core, fake summarizer)', () => {
     const manager = new ContextManager({ compaction_strategy: 'summary' }, { clock, summarizer, logger: silentLogger })
     await manager.setMessages(history)
     await manager.getMessagesForRequest({ tokenBudget: 1000, provider: {} })
-    expect(manager.snapshot.summary.inFlight).not.toBeNull()
+    expect(manager.state.summary.inFlight).not.toBeNull()
     await manager.clear()
     release('late')
     await manager.idle()
-    expect(manager.snapshot.summary).toMatchObject({ inFlight: null, pending: null })
+    expect(manager.state.summary).toMatchObject({ inFlight: null, pending: null })
   })
 })
 
@@ -410,7 +410,7 @@ describe('ContextManager recording', () => {
 
     const replayed = replayRecording(recording, { config: { ...DEFAULT_CONFIG, ...config }, estimate: makeCachedEstimator() })
     expect(replayed.lines.map((line) => line.view)).toEqual(views)
-    expect(replayed.state.history).toEqual(manager.snapshot.history)
+    expect(replayed.state.history).toEqual(manager.state.history)
 
     const lines = recorder.toJsonLines().trimEnd().split('\n')
     // The default replay clock value is left out of the header (serializeRecording).

@@ -70,7 +70,7 @@ describe('mount', () => {
     await mount(coordinator, { token_meter: 'actual' }, { logger: silentLogger })
     const manager = mounted[0].instance as ContextManager
     await expect(hooks.emit('llm:response', { usage: { input_tokens: 900, cache_write_tokens: 100 } })).resolves.toEqual([{ action: 'continue' }])
-    expect(manager.snapshot.meter.measured).toBe(1000)
+    expect(manager.state.meter.measured).toBe(1000)
     expect(manager.config.token_meter).toBe('actual')
   })
 

@@ -1,0 +1,221 @@
+/**
+ * The session snapshot (issue 14): a JSON value `{version, config, state}` of a whole manager and
+ * its decoder, which rejects a malformed, other-version or inconsistent snapshot as a whole.
+ */
+import * as E from 'fp-ts/lib/Either.js'
+import * as t from 'io-ts'
+import { decodeConfig } from '../codecs.js'
+import type { Config } from '../config.js'
+import type { Log } from '../effects.js'
+import { SnapshotError } from '../errors.js'
+import type { Message } from '../message.js'
+import type { State } from '../state.js'
+import { isPlainObject } from '../values.js'
+import { findInconsistency } from './consistency.js'
+
+/**
+ * The snapshot format version. Bump it whenever the JSON form of `State` changes (a field added,
+ * removed or re-encoded); `decodeSnapshot` rejects every other version. See docs/architecture.md,
+ * "Snapshots".
+ *
+ * @example
+ * SNAPSHOT_VERSION // 1
+ */
+export const SNAPSHOT_VERSION = 1
+
+/**
+ * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
+ *
+ * @example
+ * const json: SnapshotState = toSnapshot(DEFAULT_CONFIG, makeInitialState()).state
+ */
+export type SnapshotState = { readonly [K in keyof State]: unknown }
+
+/**
+ * A session snapshot: a JSON value (survives `JSON.stringify` / `JSON.parse`). `version` is
+ * `SNAPSHOT_VERSION`, `config` the resolved configuration (SPEC 3 keys), `state` the core state
+ * in JSON form. Stored messages are shared with the state, not copied.
+ *
+ * @example
+ * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
+ * JSON.parse(JSON.stringify(snapshot)).version // 1
+ */
+export interface Snapshot {
+  readonly version: number
+  readonly config: Config
+  readonly state: SnapshotState
+}
+
+/** A whole number ≥ 0 (counts, `_seq`s, levels). */
+const Count = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0, 'a whole number >= 0')
+/** A finite number (token figures). */
+const Finite = t.refinement(t.number, (n) => Number.isFinite(n), 'a finite number')
+const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null], `${codec.name} or null`)
+
+/** A set of values stored as a sorted array (numbers ascending, strings in code-unit order). */
+const setOf = <A extends number | string>(item: t.Type<A, A, unknown>, name: string): t.Type<ReadonlySet<A>, ReadonlyArray<A>, unknown> =>
+  new t.Type<ReadonlySet<A>, ReadonlyArray<A>, unknown>(
+    name,
+    (value): value is ReadonlySet<A> => value instanceof Set,
+    (value, context) => {
+      const items = t.array(item).validate(value, context)
+      return E.isLeft(items) ? items : t.success(new Set(items.right))
+    },
+    (set) => [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+  )
+
+/** A stored message: a JSON object whose `metadata._seq` is a whole number. */
+const StoredMessage = new t.Type<Message, Message, unknown>(
+  'a message object with metadata._seq (a whole number)',
+  (value): value is Message => isPlainObject(value),
+  (value, context) => {
+    if (!isPlainObject(value) || !isPlainObject(value.metadata)) return t.failure(value, context)
+    return Count.is(value.metadata._seq) ? t.success(value as Message) : t.failure(value, context)
+  },
+  (message) => message,
+)
+
+/** A JSON object (the contract's stats objects, stored as the core computed them). */
+const JsonObject = new t.Type<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>, unknown>(
+  'an object',
+  (value): value is Readonly<Record<string, unknown>> => isPlainObject(value),
+  (value, context) => (isPlainObject(value) ? t.success(value) : t.failure(value, context)),
+  (value) => value,
+)
+
+const StickyCodec = t.type({
+  removed: setOf(Count, 'an array of _seq numbers'),
+  truncated: setOf(Count, 'an array of _seq numbers'),
+  stubbed: setOf(Count, 'an array of _seq numbers'),
+  cumulativeLevel: t.refinement(Count, (n) => n <= 8, 'a level 0..8'),
+})
+
+const MeterCodec = t.type({
+  measured: nullable(Finite),
+  anchorSeq: nullable(Count),
+  anchorEstimate: nullable(Finite),
+  lastSentEstimate: nullable(Finite),
+  usageEvents: Count,
+  usageEventsWithCache: Count,
+  cacheReadTotal: Finite,
+  cacheWriteTotal: Finite,
+  provenanceRefusals: Count,
+  provenanceOverrides: Count,
+})
+
+const SummaryCodec = t.type({
+  providerKnown: t.boolean,
+  inFlight: nullable(t.string),
+  inFlightSeqs: t.readonlyArray(Count),
+  pending: nullable(t.type({ seqs: t.readonlyArray(Count), text: t.string })),
+  failures: Count,
+  absorbedCount: Count,
+  nextRequestNumber: t.refinement(Count, (n) => n >= 1, 'a whole number >= 1'),
+})
+
+/**
+ * One io-ts codec per `State` field. The mapped type makes a new `State` field a compile error
+ * here until its codec is added (and `SNAPSHOT_VERSION` bumped).
+ */
+const STATE_FIELDS: { readonly [K in keyof State]: t.Type<State[K], unknown, unknown> } = {
+  history: t.readonlyArray(StoredMessage),
+  nextSeq: Count,
+  sticky: StickyCodec,
+  compactionStats: nullable(JsonObject) as unknown as t.Type<State['compactionStats'], unknown, unknown>,
+  meterStats: nullable(JsonObject) as unknown as t.Type<State['meterStats'], unknown, unknown>,
+  meter: MeterCodec,
+  toolNames: t.record(t.string, t.string),
+  spillWritten: setOf(t.string, 'an array of spill paths'),
+  replayMarker: nullable(t.string),
+  skipStreak: Count,
+  summary: SummaryCodec,
+}
+
+const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
+
+/**
+ * The snapshot of `state` under `config` (pure; linear in the number of stored messages and
+ * sticky decisions). Messages are shared, not copied.
+ *
+ * @example
+ * toSnapshot(DEFAULT_CONFIG, makeInitialState()).state.history // []
+ */
+export const toSnapshot = (config: Config, state: State): Snapshot => {
+  const json: Record<string, unknown> = {}
+  for (const name of FIELD_NAMES) json[name] = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).encode(state[name])
+  return { version: SNAPSHOT_VERSION, config, state: json as SnapshotState }
+}
+
+/** `value` shown in an error message: JSON, shortened. */
+const show = (value: unknown): string => {
+  let text: string
+  try {
+    text = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value)
+  } catch {
+    text = String(value)
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+/** The first io-ts error as a SnapshotError: the field path and what it expected. */
+const toSnapshotError = (prefix: string, errors: t.Errors): SnapshotError => {
+  const error = errors[0]
+  const path = error.context.map((entry) => entry.key).filter((key) => key !== '')
+  const expected = error.context[error.context.length - 1].type.name
+  return new SnapshotError([prefix, ...path].join('.'), `expected ${expected}, got ${show(error.value)}`)
+}
+
+/**
+ * A decoded snapshot: the configuration (decoded as the constructor decodes it, with its warnings)
+ * and the state.
+ *
+ * @example
+ * const restored: RestoredSnapshot = { config: DEFAULT_CONFIG, warnings: [], state: makeInitialState() }
+ */
+export interface RestoredSnapshot {
+  readonly config: Config
+  readonly warnings: ReadonlyArray<Log>
+  readonly state: State
+}
+
+/**
+ * Decode a snapshot (a parsed JSON value). Left: a `SnapshotError` whose `field` names the first
+ * problem — not an object, a missing or other `version`, a configuration value of the wrong type
+ * (`snapshot.config.<key>`), a state field of the wrong shape (`snapshot.state.<path>`), or an
+ * inconsistency between fields (a sticky decision naming a `_seq` that is not stored, `_seq`s out
+ * of order, ...). Right: the configuration and a state sharing the value's messages (copy the
+ * value first if the caller may mutate it). Nothing is partly decoded: either all of it or an
+ * error.
+ *
+ * @example
+ * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))) // Right({ config, warnings: [], state })
+ * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 1, got 0 …'))
+ */
+export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, RestoredSnapshot> => {
+  if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, config, state} from manager.snapshot(), got ${show(value)}`))
+  if (value.version !== SNAPSHOT_VERSION) {
+    return E.left(
+      new SnapshotError(
+        'snapshot.version',
+        `expected ${SNAPSHOT_VERSION}, got ${show(value.version)} (a snapshot written by another version of context-simple; restore it with that version)`,
+      ),
+    )
+  }
+  if (!isPlainObject(value.config)) return E.left(new SnapshotError('snapshot.config', `expected the configuration object, got ${show(value.config)}`))
+  const config = decodeConfig(value.config)
+  if (E.isLeft(config)) {
+    const { key, message } = config.left
+    return E.left(new SnapshotError(`snapshot.config.${key}`, message.slice(`config.${key}: `.length)))
+  }
+  if (!isPlainObject(value.state)) return E.left(new SnapshotError('snapshot.state', `expected the state object, got ${show(value.state)}`))
+  const raw = value.state
+  const state: Record<string, unknown> = {}
+  for (const name of FIELD_NAMES) {
+    const decoded = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).decode(raw[name])
+    if (E.isLeft(decoded)) return E.left(toSnapshotError(`snapshot.state.${name}`, decoded.left))
+    state[name] = decoded.right
+  }
+  const inconsistency = findInconsistency(state as unknown as State)
+  if (inconsistency !== null) return E.left(new SnapshotError(`snapshot.state.${inconsistency.field}`, inconsistency.detail))
+  return E.right({ config: config.right.config, warnings: config.right.warnings, state: state as unknown as State })
+}

@@ -1,0 +1,19 @@
+/**
+ * What a restored session asks for again: work that was outstanding when its snapshot was taken
+ * (today the in-flight summary request), as effects for the shell to run.
+ */
+import type { Config } from '../config.js'
+import type { Effect } from '../effects.js'
+import type { State } from '../state.js'
+import { toSummaryRequest } from '../summary.js'
+
+/**
+ * The effects that resume a restored state: a `request_summary` for the summary in flight (same
+ * id and span, so its answer is applied as if the call had never been interrupted), or nothing.
+ *
+ * @example
+ * selectResumeEffects(config, { ...state, summary: { ...state.summary, inFlight: 'summary-1', inFlightSeqs: [0, 1] } })
+ * // [{ type: 'request_summary', id: 'summary-1', seqs: [0, 1], … }]
+ */
+export const selectResumeEffects = (config: Config, state: State): ReadonlyArray<Effect> =>
+  state.summary.inFlight === null ? [] : [toSummaryRequest(config, state.history, state.summary.inFlight, state.summary.inFlightSeqs)]
