@@ -9,6 +9,11 @@ import type { Event } from './events.js'
 import type { Message } from './message.js'
 import type { Recording, RecordingOp, ReplayEvent, ReplayOutputLine } from './recording.js'
 import { makeInitialState, type State } from './state.js'
+import type { CacheProvider } from './economics/cache.js'
+import { toCacheItems } from './economics/items.js'
+import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from './economics/simulation.js'
+import { isPlainObject } from './values.js'
+import { makeDerivationMemo, stripMessage } from './compaction/context.js'
 
 /**
  * A local summarizer for replay: answers a summary request immediately with text or an error, or
@@ -21,14 +26,29 @@ import { makeInitialState, type State } from './state.js'
 export type ReplaySummarizer = (request: RequestSummary, history: ReadonlyArray<Message>) => { readonly text: string } | { readonly error: string } | null
 
 /**
- * Options of a replay: a stand-in summarizer (default: none; answers come from the recording).
+ * The provider model of a replay: which usage the meters see (`recorded` as the input holds it,
+ * or `simulated` from the views this replay sends) and whose prompt-cache rules apply.
  *
  * @example
- * const options: ReplayOptions = { summarizer: () => ({ error: 'offline' }) }
+ * const usage: ReplayUsage = { mode: 'simulated', provider: 'anthropic' }
+ */
+export interface ReplayUsage {
+  readonly mode: UsageMode
+  readonly provider: CacheProvider
+}
+
+/**
+ * Options of a replay: a stand-in summarizer (default: none; answers come from the recording),
+ * and the provider model (default: none; recorded usage goes to the meters and no economics are
+ * computed, exactly the contract's replay).
+ *
+ * @example
+ * const options: ReplayOptions = { summarizer: () => ({ error: 'offline' }), usage: { mode: 'simulated', provider: 'openai' } }
  */
 export interface ReplayOptions {
   readonly summarizer?: ReplaySummarizer
   readonly handOver?: ReplayHandOver
+  readonly usage?: ReplayUsage
 }
 
 /**
@@ -54,12 +74,20 @@ export interface ReplayHandOver {
  * The result of a replay: output lines, the stored history size at each line's request, every spill the requests asked for (written by the
  * caller if wanted; replay treats them as written), the log effects, and the final state.
  * `historySizes[i]` is the number of stored messages when `lines[i]` was produced.
+ * With `options.usage`, `economics[i]` is the split, overhead and prefix break of `lines[i]`.
  *
  * @example
  * replayRecording(recording, deps).historySizes // [1] for one add_message then one request
  */
 export interface ReplayResult {
   readonly lines: ReadonlyArray<ReplayOutputLine>
+  /**
+   * Per line (same index), the request's economics under `options.usage` (null for a failed
+   * request); empty without `options.usage`.
+   */
+  readonly economics: ReadonlyArray<RequestEconomics | null>
+  /** Requests whose hidden overhead was clamped at 0 (0 without `options.usage`). */
+  readonly clampedRequests: number
   readonly historySizes: ReadonlyArray<number>
   readonly spills: ReadonlyArray<WriteSpill>
   readonly logs: ReadonlyArray<Effect>
@@ -104,6 +132,33 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
   const historySizes: number[] = []
   const spills: WriteSpill[] = []
   const logs: Effect[] = []
+  const economics: Array<RequestEconomics | null> = []
+  const usage = options.usage
+  const simulated = usage?.mode === 'simulated'
+  // The reading that describes each request: the first llm_response after it, before the next request.
+  const readings = new Map<number, unknown>()
+  if (usage !== undefined) {
+    let request: number | null = null
+    recording.ops.forEach((op, index) => {
+      if (op.op === 'get_messages_for_request') request = index
+      else if (op.op === 'llm_response' && request !== null) {
+        readings.set(request, op.usage)
+        request = null
+      }
+    })
+  }
+  let simulation: SimulationState = EMPTY_SIMULATION
+  // Tokens of what the original agent sent (its stored history) and the latest message time seen.
+  // (counted as a view carries each message: without `_seq`, SPEC 1.6)
+  const sentMemo = makeDerivationMemo()
+  const sentEstimate = (message: Message): number => deps.estimate(stripMessage(message, sentMemo))
+  let sentTokens = 0
+  let timeMs: number | null = null
+  const noteTime = (message: Message): void => {
+    const stamp = isPlainObject(message.metadata) ? message.metadata.timestamp : undefined
+    const parsed = typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN
+    if (!Number.isNaN(parsed)) timeMs = timeMs === null ? parsed : Math.max(timeMs, parsed)
+  }
 
   const apply = (event: Event): { view: ReadonlyArray<Message> | undefined; error: string | null } => {
     const result = step(state, event)
@@ -144,17 +199,29 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
 
   const applyOp = (op: RecordingOp, index: number): void => {
     switch (op.op) {
-      case 'add_message':
+      case 'add_message': {
+        const before = state.history.length
         apply({ type: 'message_added', message: op.message, timestamp: recording.now })
+        if (usage !== undefined && state.history.length === before + 1) {
+          sentTokens += sentEstimate(state.history[before])
+          noteTime(op.message)
+        }
         return
+      }
       case 'llm_response':
-        apply({ type: 'usage_observed', data: { usage: op.usage } })
+        // Under simulated usage the request's own reading replaced it (see the request case).
+        if (!simulated) apply({ type: 'usage_observed', data: { usage: op.usage } })
         return
       case 'set_messages':
         apply({ type: 'messages_replaced', messages: op.messages })
+        if (usage !== undefined) {
+          sentTokens = state.history.reduce((total, message) => total + sentEstimate(message), 0)
+          for (const message of op.messages) noteTime(message)
+        }
         return
       case 'clear':
         apply({ type: 'history_cleared' })
+        sentTokens = 0
         return
       case 'set_system_prompt':
         systemPrompt = op.content
@@ -188,6 +255,20 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
         carried = []
         lines.push(line)
         historySizes.push(state.history.length)
+        if (usage !== undefined) {
+          if (line.view === null) economics.push(null)
+          else {
+            const next = applySimulatedRequest(usage.provider, usage.mode, simulation, {
+              recorded: toReading(readings.get(index)),
+              sentTokens,
+              items: toCacheItems(line.view, usage.provider, deps.estimate),
+              timeMs,
+            })
+            simulation = next.state
+            economics.push(next.economics)
+            if (next.economics.usage !== null) apply({ type: 'usage_observed', data: { usage: next.economics.usage } })
+          }
+        }
         return
       }
     }
@@ -201,5 +282,5 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
     }
     yield index
   }
-  return { lines, historySizes, spills, logs, state }
+  return { lines, economics, clampedRequests: simulation.clamped, historySizes, spills, logs, state }
 }

@@ -60,10 +60,13 @@ const ToolResultBlockCodec = t.intersection([
 
 // ---------------------------------------------------------------------------------------------
 
-/** A user or assistant line of the conversation, with its 1-based line number. */
+/**
+ * A user or assistant line of the conversation, or a `compact_boundary` system line (Claude
+ * Code's own compaction), with its 1-based line number.
+ */
 interface ConversationLine {
   readonly line: number
-  readonly type: 'user' | 'assistant'
+  readonly type: 'user' | 'assistant' | 'compact_boundary'
   readonly sidechain: boolean
   readonly timestamp: string | undefined
   readonly message: unknown
@@ -93,7 +96,10 @@ interface AssistantGroup {
   readonly answered: Set<string>
 }
 
-type Item = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'assistant'; readonly group: AssistantGroup }
+type Item =
+  | { readonly kind: 'message'; readonly message: Message }
+  | { readonly kind: 'assistant'; readonly group: AssistantGroup }
+  | { readonly kind: 'boundary' }
 
 const withTimestamp = (message: Record<string, unknown>, timestamp: string | undefined): Message =>
   timestamp === undefined ? message : { ...message, metadata: { timestamp } }
@@ -121,17 +127,28 @@ const toolResultText = (content: unknown): string => {
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
 
 /**
- * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md): `input_tokens` =
- * `input_tokens + cache_read_input_tokens`, `cache_read_tokens` = `cache_read_input_tokens`,
- * `cache_write_tokens` = `cache_creation_input_tokens`. Cache fields absent from the source stay
- * absent. All counts are tokens. Returns `undefined` (never throws) when the usage has no numeric
- * `input_tokens`.
+ * The contract's `llm_response` usage as the importer writes it: token counts, plus Anthropic's
+ * `cache_creation` breakdown (5-minute and 1-hour writes) when the session has it.
  *
  * @example
- * toContractUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
+ * const usage: ImportedUsage = { input_tokens: 11518, cache_creation: { ephemeral_5m_input_tokens: 13835, ephemeral_1h_input_tokens: 0 } }
+ */
+export type ImportedUsage = Readonly<Record<string, number | Readonly<Record<string, number>>>>
+
+/**
+ * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md): `input_tokens` =
+ * `input_tokens + cache_read_input_tokens`, `cache_read_tokens` = `cache_read_input_tokens`,
+ * `cache_write_tokens` = `cache_creation_input_tokens`, and `cache_creation` =
+ * `{ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}` when the source has that breakdown
+ * (the replay's cache model reads the write lifetime from it; the meters ignore it). Cache
+ * fields absent from the source stay absent. All counts are tokens. Returns `undefined` (never
+ * throws) when the usage has no numeric `input_tokens`.
+ *
+ * @example
+ * toImportedUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
  * // { input_tokens: 11518, output_tokens: 13, cache_read_tokens: 11515, cache_write_tokens: 13835 }
  */
-export const toContractUsage = (usage: unknown): Readonly<Record<string, number>> | undefined => {
+export const toImportedUsage = (usage: unknown): ImportedUsage | undefined => {
   if (!t.UnknownRecord.is(usage)) return undefined
   const input = num(usage.input_tokens)
   if (input === undefined) return undefined
@@ -142,6 +159,14 @@ export const toContractUsage = (usage: unknown): Readonly<Record<string, number>
   if (output !== undefined) mapped.output_tokens = output
   if (cacheRead !== undefined) mapped.cache_read_tokens = cacheRead
   if (cacheWrite !== undefined) mapped.cache_write_tokens = cacheWrite
+  const creation = usage.cache_creation
+  if (t.UnknownRecord.is(creation)) {
+    const fiveMinutes = num(creation.ephemeral_5m_input_tokens)
+    const oneHour = num(creation.ephemeral_1h_input_tokens)
+    if (fiveMinutes !== undefined || oneHour !== undefined) {
+      return { ...mapped, cache_creation: { ephemeral_5m_input_tokens: fiveMinutes ?? 0, ephemeral_1h_input_tokens: oneHour ?? 0 } }
+    }
+  }
   return mapped
 }
 
@@ -154,17 +179,18 @@ const readConversationLines = (text: string, sourceName: string): ConversationLi
     if (!t.UnknownRecord.is(value)) {
       throw new RecordingFormatError(sourceName, line, `expected a JSON object (a Claude Code event), got ${describeValue(value)}`)
     }
-    if (value.type !== 'user' && value.type !== 'assistant') continue
+    const boundary = value.type === 'system' && value.subtype === 'compact_boundary'
+    if (value.type !== 'user' && value.type !== 'assistant' && !boundary) continue
     lines.push({
       line,
-      type: value.type,
+      type: boundary ? 'compact_boundary' : (value.type as 'user' | 'assistant'),
       sidechain: value.isSidechain === true,
       timestamp: toModuleTimestamp(value.timestamp),
       message: value.message,
     })
   }
   if (!seenAny) throw new RecordingFormatError(sourceName, undefined, 'empty file: no Claude Code event lines')
-  if (lines.length === 0) {
+  if (!lines.some((entry) => entry.type !== 'compact_boundary')) {
     throw new RecordingFormatError(sourceName, undefined, 'no "user" or "assistant" lines: nothing to import from this Claude Code session')
   }
   return lines
@@ -204,7 +230,7 @@ const groupKey = (message: { readonly id?: string }, line: number): string =>
  *   none). Thinking and redacted-thinking blocks are dropped (they are not resent to the model);
  *   other block types (server tools) are dropped too.
  * - Before each assistant message: `get_messages_for_request` (no budget: the caller decides),
- *   then `llm_response` with the usage of the message's LAST line mapped by `toContractUsage`
+ *   then `llm_response` with the usage of the message's LAST line mapped by `toImportedUsage`
  *   (omitted when that usage has no numeric `input_tokens` or the model is `<synthetic>`, i.e.
  *   Claude Code's own error / placeholder answers), then `add_message`.
  * - User string content -> `{role: "user", content}`; for block content, each `tool_result`
@@ -220,9 +246,13 @@ const groupKey = (message: { readonly id?: string }, line: number): string =>
  *   text, so that no view can start with or hold an orphan result.
  * - `metadata.timestamp` = the line's ISO `timestamp` in the module format (the first line for a
  *   merged assistant message); omitted when the line has no parseable time.
+ * - A `compact_boundary` system line (Claude Code's own compaction) ends what the agent sends:
+ *   the first message after it (the compact summary) becomes a `set_messages` op holding only
+ *   that message, and what follows is added as usual; an assistant answer right after a
+ *   boundary is preceded by an empty `set_messages`. Each later request's history is therefore
+ *   what the agent actually sent since its last compaction.
  * - The recording ends with one more `get_messages_for_request`; `config` is `{}`, `now` is
- *   `DEFAULT_REPLAY_NOW`. Compaction boundaries of the original session are not replayed: the
- *   compact summary is a plain user message and the history goes on.
+ *   `DEFAULT_REPLAY_NOW`.
  *
  * Throws `RecordingFormatError` (`<sourceName>:<line>: <problem>`) for a line that is not JSON or
  * not an object, a user/assistant line without a usable `message`, a malformed `tool_use` or
@@ -272,6 +302,10 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
   }
 
   for (const entry of lines) {
+    if (entry.type === 'compact_boundary') {
+      items.push({ kind: 'boundary' })
+      continue
+    }
     if (entry.type === 'assistant') {
       const message = decodeOrThrow(
         AssistantMessageCodec,
@@ -358,14 +392,25 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
   }
 
   const ops: RecordingOp[] = []
+  // After a compact boundary the agent kept only what follows it: the first message after it
+  // (the compact summary) replaces the history; an assistant answer right after it starts from
+  // an empty history.
+  let boundary = false
   for (const item of items) {
-    if (item.kind === 'message') {
-      ops.push({ op: 'add_message', message: item.message })
+    if (item.kind === 'boundary') {
+      boundary = true
       continue
     }
+    if (item.kind === 'message') {
+      ops.push(boundary ? { op: 'set_messages', messages: [item.message] } : { op: 'add_message', message: item.message })
+      boundary = false
+      continue
+    }
+    if (boundary) ops.push({ op: 'set_messages', messages: [] })
+    boundary = false
     const group = item.group
     ops.push({ op: 'get_messages_for_request' })
-    const usage = group.synthetic ? undefined : toContractUsage(group.usage)
+    const usage = group.synthetic ? undefined : toImportedUsage(group.usage)
     if (usage !== undefined) ops.push({ op: 'llm_response', usage })
     const assistant: Record<string, unknown> = { role: 'assistant', content: group.texts.join('') }
     if (group.calls.length > 0) assistant.tool_calls = group.calls

@@ -25,10 +25,20 @@ const COMPACT = '4d5611e5-agent-acompact-e1f845.jsonl'
 
 const opNames = (recording: Recording): string[] => recording.ops.map((op) => op.op)
 const messagesOf = (recording: Recording): Message[] => historiesAtRequests(recording).final
+/** Every message the recording stores over time (added or set), in op order. */
+const allMessagesOf = (recording: Recording): Message[] =>
+  recording.ops.flatMap((op) => (op.op === 'add_message' ? [op.message] : op.op === 'set_messages' ? [...op.messages] : []))
 
-/** Drops budgets and re-serialises call arguments, so recordings from other writers compare. */
+/**
+ * Drops budgets and the `cache_creation` breakdown (an addition of this importer) and
+ * re-serialises call arguments, so recordings from other writers compare.
+ */
 const normalise = (op: RecordingOp): RecordingOp => {
   if (op.op === 'get_messages_for_request') return { op: op.op }
+  if (op.op === 'llm_response') {
+    const { cache_creation: _breakdown, ...usage } = op.usage as Record<string, unknown>
+    return { op: op.op, usage }
+  }
   if (op.op !== 'add_message' || !Array.isArray(op.message.tool_calls)) return op
   const calls = op.message.tool_calls.map((call: { function: { arguments: string } }) => ({
     ...call,
@@ -82,7 +92,13 @@ describe('importClaudeCodeSession on real sessions', () => {
     // five assistant lines (text, thinking, text, tool_use, tool_use) of msg_01MKH1... make one message
     expect(recording.ops[2]).toEqual({
       op: 'llm_response',
-      usage: { input_tokens: 3 + 11515, output_tokens: 13, cache_read_tokens: 11515, cache_write_tokens: 13835 },
+      usage: {
+        input_tokens: 3 + 11515,
+        output_tokens: 13,
+        cache_read_tokens: 11515,
+        cache_write_tokens: 13835,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 13835 },
+      },
     })
     expect(recording.ops[3]).toEqual({
       op: 'add_message',
@@ -132,7 +148,7 @@ describe('importClaudeCodeSession on real sessions', () => {
         expect(recording.ops[index - 1]).toEqual({ op: 'llm_response', usage: lastUsages[n] })
       })
       // every tool_use of the main chain is a call, exactly once
-      const callIds = messagesOf(recording).flatMap((message) =>
+      const callIds = allMessagesOf(recording).flatMap((message) =>
         Array.isArray(message.tool_calls) ? message.tool_calls.map((call: { id: string }) => call.id) : [],
       )
       const rawCallIds = [...byId.values()].flatMap((group) =>
@@ -158,7 +174,13 @@ describe('importClaudeCodeSession on real sessions', () => {
     ])
     expect(recording.ops[index - 1]).toEqual({
       op: 'llm_response',
-      usage: { input_tokens: 26551, output_tokens: 173, cache_read_tokens: 26504, cache_write_tokens: 1115 },
+      usage: {
+        input_tokens: 26551,
+        output_tokens: 173,
+        cache_read_tokens: 26504,
+        cache_write_tokens: 1115,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1115 },
+      },
     })
     expect(recording.ops.slice(index + 1, index + 4).map((next) => (next.op === 'add_message' ? next.message.role : next.op))).toEqual([
       'tool',
@@ -171,7 +193,9 @@ describe('importClaudeCodeSession on real sessions', () => {
     ['tool_heavy.jsonl', 'cc-tool-heavy'],
     [BIG, 'cc-4d5611e5'],
   ])('%s: the same user messages, tool results and calls as the conformance recording %s', (file, name) => {
-    const ours = messagesOf(importClaudeCodeSession(readSession(file), file))
+    // The conformance recordings keep Claude Code's compact summary as a plain message; ours
+    // resets the history there, so compare every message stored over time.
+    const ours = allMessagesOf(importClaudeCodeSession(readSession(file), file))
     const theirs = messagesOf(readConformance(name))
     const key = (message: Message): string => JSON.stringify(message)
     const nonAssistant = (messages: Message[]): string[] => messages.filter((message) => message.role !== 'assistant').map(key).sort()
@@ -184,6 +208,21 @@ describe('importClaudeCodeSession on real sessions', () => {
     const texts = (messages: Message[]): string =>
       messages.filter((message) => message.role === 'assistant').map((message) => String(message.content)).join('')
     expect(texts(ours)).toBe(texts(theirs))
+  })
+
+  test(`${BIG}: the compact boundary becomes set_messages holding the compact summary, and later requests send only what follows it`, () => {
+    const text = readSession(BIG)
+    const recording = importClaudeCodeSession(text, BIG)
+    const sets = recording.ops.flatMap((op, index) => (op.op === 'set_messages' ? [{ op, index }] : []))
+    const boundaries = rawLines(text).filter((raw) => raw.type === 'system' && raw.subtype === 'compact_boundary' && raw.isSidechain !== true)
+    expect(sets).toHaveLength(boundaries.length)
+    expect(sets[0].op.messages).toHaveLength(1)
+    expect(String(sets[0].op.messages[0].content).startsWith('This session is being continued')).toBe(true)
+    // nothing before the boundary is in the final history
+    const final = messagesOf(recording)
+    expect(String(final[0].content).startsWith('This session is being continued')).toBe(true)
+    const firstRequestAfter = recording.ops.findIndex((op, index) => index > sets[0].index && op.op === 'get_messages_for_request')
+    expect(historiesAtRequests({ ...recording, ops: recording.ops.slice(0, firstRequestAfter + 1) }).final[0]).toEqual(sets[0].op.messages[0])
   })
 
   test(`${BIG}: thinking is dropped and the compact summary stays a user message`, () => {
@@ -221,6 +260,51 @@ describe('importClaudeCodeSession on real sessions', () => {
 })
 
 describe('importClaudeCodeSession on inline sessions', () => {
+  test('a compact boundary resets the history to the compact summary; an answer right after it starts empty', () => {
+    const boundary = line({ type: 'system', subtype: 'compact_boundary', timestamp: '2026-02-10T10:00:02.000Z', content: 'Conversation compacted' })
+    const recording = importLines(
+      user('first'),
+      assistant('m1', [{ type: 'text', text: 'one' }]),
+      boundary,
+      user('summary of earlier', '2026-02-10T10:00:03.000Z', { isCompactSummary: true }),
+      assistant('m2', [{ type: 'text', text: 'two' }], '2026-02-10T10:00:04.000Z'),
+      boundary,
+      assistant('m3', [{ type: 'text', text: 'three' }], '2026-02-10T10:00:05.000Z'),
+    )
+    expect(opNames(recording)).toEqual([
+      'add_message',
+      'get_messages_for_request',
+      'llm_response',
+      'add_message',
+      'set_messages',
+      'get_messages_for_request',
+      'llm_response',
+      'add_message',
+      'set_messages',
+      'get_messages_for_request',
+      'llm_response',
+      'add_message',
+      'get_messages_for_request',
+    ])
+    expect(recording.ops[4]).toEqual({ op: 'set_messages', messages: [{ role: 'user', content: 'summary of earlier', metadata: { timestamp: '2026-02-10T10:00:03.000+00:00' } }] })
+    expect(recording.ops[8]).toEqual({ op: 'set_messages', messages: [] })
+    expect(historiesAtRequests(recording).atRequests.map((history) => history.map((message) => message.content))).toEqual([
+      ['first'],
+      ['summary of earlier'],
+      [],
+      ['three'],
+    ])
+  })
+
+  test('keeps the cache_creation breakdown of the usage', () => {
+    const usage = { input_tokens: 2, output_tokens: 3, cache_read_input_tokens: 10, cache_creation_input_tokens: 4, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 4 } }
+    const recording = importLines(user('hi'), assistant('m1', [{ type: 'text', text: 'x' }], undefined, usage))
+    expect(recording.ops[2]).toEqual({
+      op: 'llm_response',
+      usage: { input_tokens: 12, output_tokens: 3, cache_read_tokens: 10, cache_write_tokens: 4, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 4 } },
+    })
+  })
+
   test('merges blocks sharing message.id, drops thinking, keeps the first timestamp and the last usage', () => {
     const recording = importLines(
       user('hi', '2026-02-10T10:00:00.000Z'),

@@ -1,0 +1,173 @@
+/**
+ * The prompt-cache model: per request, how its input splits into cache reads, cache writes and
+ * uncached input, given the previous request of the same session (a pure reducer), and whether
+ * the request breaks the prefix of the previous view.
+ */
+import type { InputSplit } from './prices.js'
+
+/**
+ * Which provider's cache rules apply: `anthropic` (explicit breakpoints, billed writes) or
+ * `openai` (automatic prefix cache, reads in 128-token steps from 1024 tokens, writes not billed).
+ *
+ * @example
+ * const provider: CacheProvider = 'openai'
+ */
+export type CacheProvider = 'anthropic' | 'openai'
+
+/**
+ * One item of a request in provider order: `key` identifies what is sent (equal keys = equal
+ * bytes on the wire), `tokens` its count, `ephemeral` for trailing items that change every
+ * request (the compaction notice, the replayed last user message).
+ *
+ * @example
+ * const item: CacheItem = { key: '{"role":"user","content":"hi"}', tokens: 4, ephemeral: false }
+ */
+export interface CacheItem {
+  readonly key: string
+  readonly tokens: number
+  readonly ephemeral: boolean
+}
+
+/**
+ * One request as the cache sees it: the hidden overhead (system prompt and tool definitions the
+ * replay does not see, tokens), the items in provider order, the request time (epoch
+ * milliseconds, null when unknown), and the lifetime of what it writes (`5m` or `1h`).
+ *
+ * @example
+ * const request: CacheRequest = { overheadTokens: 12000, items: [item], timeMs: null, lifetime: '5m' }
+ */
+export interface CacheRequest {
+  readonly overheadTokens: number
+  readonly items: ReadonlyArray<CacheItem>
+  readonly timeMs: number | null
+  readonly lifetime: CacheLifetime
+}
+
+/**
+ * The lifetime of a cache write: 5 minutes or 1 hour (refreshed on every read).
+ *
+ * @example
+ * CACHE_LIFETIME_MS['1h'] // 3600000
+ */
+export type CacheLifetime = '5m' | '1h'
+
+/**
+ * Cache lifetimes in milliseconds.
+ *
+ * @example
+ * CACHE_LIFETIME_MS['5m'] // 300000
+ */
+export const CACHE_LIFETIME_MS: Readonly<Record<CacheLifetime, number>> = { '5m': 300_000, '1h': 3_600_000 }
+
+/**
+ * What the cache remembers of the previous request of a session (null before the first).
+ *
+ * @example
+ * const state: CacheState = { previous: null }
+ */
+export interface CacheState {
+  readonly previous: {
+    readonly overheadTokens: number
+    readonly keys: ReadonlyArray<string>
+    readonly timeMs: number | null
+    readonly lifetime: CacheLifetime
+  } | null
+}
+
+/**
+ * The cache state before a session's first request.
+ *
+ * @example
+ * EMPTY_CACHE.previous // null
+ */
+export const EMPTY_CACHE: CacheState = { previous: null }
+
+/** OpenAI caches prompts of at least this many tokens, in steps of `OPENAI_CACHE_STEP`. */
+const OPENAI_CACHE_MINIMUM = 1024
+const OPENAI_CACHE_STEP = 128
+
+const sum = (items: ReadonlyArray<CacheItem>, count: number): number => {
+  let total = 0
+  for (let index = 0; index < count; index += 1) total += items[index].tokens
+  return total
+}
+
+/**
+ * Tokens of the longest prefix `request` shares with the previous request: the hidden overhead
+ * is the same text in every request of a session, so the smaller of the two overheads is shared;
+ * then the items, while their keys are equal. Nothing is shared when the previous request is
+ * older than its write lifetime (both times known).
+ *
+ * @example
+ * sharedPrefixTokens({ previous: { overheadTokens: 100, keys: ['a'], timeMs: null, lifetime: '5m' } }, { overheadTokens: 100, items: [{ key: 'a', tokens: 5, ephemeral: false }], timeMs: null, lifetime: '5m' }) // 105
+ */
+export const sharedPrefixTokens = (state: CacheState, request: CacheRequest): number => {
+  const previous = state.previous
+  if (previous === null) return 0
+  if (previous.timeMs !== null && request.timeMs !== null && request.timeMs - previous.timeMs > CACHE_LIFETIME_MS[previous.lifetime]) return 0
+  let shared = Math.min(previous.overheadTokens, request.overheadTokens)
+  const limit = Math.min(previous.keys.length, request.items.length)
+  for (let index = 0; index < limit && previous.keys[index] === request.items[index].key; index += 1) shared += request.items[index].tokens
+  return shared
+}
+
+/**
+ * Where the request's last cache breakpoint ends, in tokens from the start (Anthropic): after
+ * the last non-ephemeral item, or after the overhead when every item is ephemeral. Ephemeral
+ * tail items change every request, so marking them would write what is never read again.
+ *
+ * @example
+ * breakpointTokens({ overheadTokens: 10, items: [{ key: 'a', tokens: 5, ephemeral: false }, { key: 'n', tokens: 3, ephemeral: true }], timeMs: null, lifetime: '5m' }) // 15
+ */
+export const breakpointTokens = (request: CacheRequest): number => {
+  let last = request.items.length
+  while (last > 0 && request.items[last - 1].ephemeral) last -= 1
+  return request.overheadTokens + sum(request.items, last)
+}
+
+/**
+ * The split of one request and the cache state after it. Input = overhead + the items' tokens.
+ * Reads are the shared prefix (Anthropic: at most up to the breakpoint; OpenAI: rounded down to
+ * 128-token steps, none under 1024 tokens). Anthropic writes the rest up to the breakpoint (all
+ * of it 1-hour writes when `lifetime` is `1h`) and leaves what follows uncached; OpenAI leaves
+ * everything not read uncached.
+ *
+ * @example
+ * applyCacheRequest('anthropic', EMPTY_CACHE, { overheadTokens: 100, items: [{ key: 'a', tokens: 5, ephemeral: false }], timeMs: null, lifetime: '5m' }).split
+ * // { input_tokens: 105, cache_read_tokens: 0, cache_write_tokens: 105, cache_write_1h_tokens: 0, uncached_input_tokens: 0 }
+ */
+export const applyCacheRequest = (provider: CacheProvider, state: CacheState, request: CacheRequest): { readonly state: CacheState; readonly split: InputSplit } => {
+  const input = request.overheadTokens + sum(request.items, request.items.length)
+  const shared = sharedPrefixTokens(state, request)
+  let split: InputSplit
+  if (provider === 'anthropic') {
+    const breakpoint = breakpointTokens(request)
+    const read = Math.min(shared, breakpoint)
+    const write = breakpoint - read
+    split = { input_tokens: input, cache_read_tokens: read, cache_write_tokens: write, cache_write_1h_tokens: request.lifetime === '1h' ? write : 0, uncached_input_tokens: input - breakpoint }
+  } else {
+    const read = shared < OPENAI_CACHE_MINIMUM ? 0 : shared - (shared % OPENAI_CACHE_STEP)
+    split = { input_tokens: input, cache_read_tokens: read, cache_write_tokens: 0, cache_write_1h_tokens: 0, uncached_input_tokens: input - read }
+  }
+  return {
+    state: { previous: { overheadTokens: request.overheadTokens, keys: request.items.map((item) => item.key), timeMs: request.timeMs, lifetime: request.lifetime } },
+    split,
+  }
+}
+
+/**
+ * True when the view `current` does not begin with the previous view minus its trailing
+ * ephemeral items (a prompt-cache prefix break). Appending after the tail is not a break; the
+ * first request of a session (`previous` null) is not one either.
+ *
+ * @example
+ * isPrefixBreak([{ key: 'a', tokens: 1, ephemeral: false }, { key: 'n', tokens: 1, ephemeral: true }], [{ key: 'a', tokens: 1, ephemeral: false }, { key: 'b', tokens: 1, ephemeral: false }]) // false
+ */
+export const isPrefixBreak = (previous: ReadonlyArray<CacheItem> | null, current: ReadonlyArray<CacheItem>): boolean => {
+  if (previous === null) return false
+  let kept = previous.length
+  while (kept > 0 && previous[kept - 1].ephemeral) kept -= 1
+  if (current.length < kept) return true
+  for (let index = 0; index < kept; index += 1) if (previous[index].key !== current[index].key) return true
+  return false
+}
