@@ -145,10 +145,10 @@ export type ImportedUsage = Readonly<Record<string, number | Readonly<Record<str
  * throws) when the usage has no numeric `input_tokens`.
  *
  * @example
- * toImportedUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
+ * toContractUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
  * // { input_tokens: 11518, output_tokens: 13, cache_read_tokens: 11515, cache_write_tokens: 13835 }
  */
-export const toImportedUsage = (usage: unknown): ImportedUsage | undefined => {
+export const toContractUsage = (usage: unknown): ImportedUsage | undefined => {
   if (!t.UnknownRecord.is(usage)) return undefined
   const input = num(usage.input_tokens)
   if (input === undefined) return undefined
@@ -230,7 +230,7 @@ const groupKey = (message: { readonly id?: string }, line: number): string =>
  *   none). Thinking and redacted-thinking blocks are dropped (they are not resent to the model);
  *   other block types (server tools) are dropped too.
  * - Before each assistant message: `get_messages_for_request` (no budget: the caller decides),
- *   then `llm_response` with the usage of the message's LAST line mapped by `toImportedUsage`
+ *   then `llm_response` with the usage of the message's LAST line mapped by `toContractUsage`
  *   (omitted when that usage has no numeric `input_tokens` or the model is `<synthetic>`, i.e.
  *   Claude Code's own error / placeholder answers), then `add_message`.
  * - User string content -> `{role: "user", content}`; for block content, each `tool_result`
@@ -410,7 +410,7 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
     boundary = false
     const group = item.group
     ops.push({ op: 'get_messages_for_request' })
-    const usage = group.synthetic ? undefined : toImportedUsage(group.usage)
+    const usage = group.synthetic ? undefined : toContractUsage(group.usage)
     if (usage !== undefined) ops.push({ op: 'llm_response', usage })
     const assistant: Record<string, unknown> = { role: 'assistant', content: group.texts.join('') }
     if (group.calls.length > 0) assistant.tool_calls = group.calls
