@@ -3,6 +3,7 @@
  */
 import type { Config } from './config.js'
 import type { TokenEstimator } from './estimate.js'
+import type { MessageFormat } from './formats/carrier.js'
 
 export type { TokenEstimator }
 
@@ -17,4 +18,10 @@ export type { TokenEstimator }
 export interface CoreDeps {
   readonly config: Config
   readonly estimate: TokenEstimator
+  /**
+   * The format of added messages (docs/formats.md). Absent or `contract`: the contract shape,
+   * stored as given. A provider format: each added message is stored as its contract pieces
+   * (`expandMessage`), and `makeStep` estimates pieces by their provider-ready form.
+   */
+  readonly format?: MessageFormat
 }

@@ -10,6 +10,10 @@ import { castDraft } from 'immer'
 import { update } from './immer.js'
 import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
 import { isPlainObject, isPresent, isTruthy } from './values.js'
+import type { MessageFormat } from './formats/carrier.js'
+import { withOrigin } from './formats/carrier.js'
+import { expandMessage } from './formats/dispatch.js'
+import { mergeResponsesPieces } from './formats/openai-responses.js'
 
 /**
  * Add `call id → tool name` entries for the tool calls of `message` (SPEC 11.4); later entries
@@ -56,7 +60,8 @@ export const toStoredMessage = (message: Message, timestamp: string, seq: number
  * @example
  * applyMessageAdded(config, makeInitialState(), { role: 'user', content: 'hi' }, now).history.length // 1
  */
-export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string): State => {
+export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: MessageFormat = 'contract'): State => {
+  if (format !== 'contract') return applyProviderMessageAdded(config, state, message, timestamp, format)
   const stored = toStoredMessage(message, timestamp, state.nextSeq)
   return {
     ...state,
@@ -64,6 +69,69 @@ export const applyMessageAdded = (config: Config, state: State, message: Message
     nextSeq: state.nextSeq + 1,
     toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, stored) : state.toolNames,
   }
+}
+
+/**
+ * Reduce `add_message` for a provider format (docs/formats.md): the message is stored as its
+ * contract pieces, numbered in order, each carrying the message in `metadata.native` with
+ * `origin` = the first piece's `_seq`. A Responses assistant-side item continues the stored
+ * assistant piece right before it (same `_seq`) unless compaction already decided about that
+ * piece.
+ *
+ * @example
+ * applyProviderMessageAdded(config, state, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }, { type: 'text', text: 'next' }] }, now, 'anthropic').history.length // 2
+ */
+export const applyProviderMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: Exclude<MessageFormat, 'contract'>): State => {
+  const pieces = expandMessage(format, message, state.history)
+  const last = state.history[state.history.length - 1]
+  if (format === 'openai-responses' && pieces.length === 1 && last !== undefined) {
+    const seq = typeof (last.metadata as { _seq?: unknown } | undefined)?._seq === 'number' ? ((last.metadata as { _seq: number })._seq) : -1
+    const decided = state.sticky.removed.has(seq) || state.sticky.truncated.has(seq) || state.sticky.stubbed.has(seq)
+    const merged = decided ? null : mergeResponsesPieces(last, pieces[0].message)
+    if (merged !== null) {
+      return {
+        ...state,
+        history: [...state.history.slice(0, -1), merged],
+        toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, merged) : state.toolNames,
+      }
+    }
+  }
+  let seq = state.nextSeq
+  let toolNames = state.toolNames
+  const stored: Message[] = []
+  for (const piece of pieces) {
+    const message = toStoredMessage(withOrigin(piece.message, state.nextSeq), timestamp, seq)
+    stored.push(message)
+    if (isPerToolConfigActive(config)) toolNames = harvestToolNames(toolNames, message)
+    seq += 1
+  }
+  return { ...state, history: [...state.history, ...stored], nextSeq: seq, toolNames }
+}
+
+/**
+ * The contract pieces of a provider-format message list, as `set_messages` stores them before
+ * numbering: origins are the positions of each message's first piece; consecutive Responses
+ * assistant-side items are merged into one piece.
+ *
+ * @example
+ * toProviderPieces('anthropic', [{ role: 'user', content: 'hi' }]).length // 1
+ */
+export const toProviderPieces = (format: Exclude<MessageFormat, 'contract'>, messages: ReadonlyArray<Message>): Array<Message> => {
+  const out: Message[] = []
+  for (const message of messages) {
+    const pieces = expandMessage(format, message, out)
+    const last = out[out.length - 1]
+    if (format === 'openai-responses' && pieces.length === 1 && last !== undefined) {
+      const merged = mergeResponsesPieces(last, pieces[0].message)
+      if (merged !== null) {
+        out[out.length - 1] = merged
+        continue
+      }
+    }
+    const origin = out.length
+    for (const piece of pieces) out.push(withOrigin(piece.message, origin))
+  }
+  return out
 }
 
 const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
@@ -80,8 +148,10 @@ const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
 export const applyMessagesReplaced = (
   config: Config,
   state: State,
-  messages: ReadonlyArray<Message>,
+  given: ReadonlyArray<Message>,
+  format: MessageFormat = 'contract',
 ): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
+  const messages = format === 'contract' ? given : toProviderPieces(format, given)
   const history = messages.map((message, index) => ({
     ...message,
     metadata: { ...(isTruthy(message.metadata) && isPlainObject(message.metadata) ? message.metadata : {}), _seq: index },

@@ -60,3 +60,4 @@ export { applySimulatedRequest, toReading, EMPTY_SIMULATION } from './economics/
 export type { UsageMode, Reading, SimulationState, RequestFacts, RequestEconomics } from './economics/simulation.js'
 export { resolveModelName, toInputCostUsd } from './economics/prices.js'
 export type { ModelPrice, ModelWindow, ModelTable, InputSplit } from './economics/prices.js'
+export * from './formats/index.js'

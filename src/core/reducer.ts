@@ -13,6 +13,8 @@ import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from '.
 import { applyRequest } from './request.js'
 import { applySummaryAnswer, applySummaryCallStarted } from './summary.js'
 import { applyUsage } from './token-meter.js'
+import { makeCachedEstimator } from './estimate.js'
+import { makeFormatEstimator } from './formats/dispatch.js'
 
 /**
  * Build the reducer for `deps`. Derivations of messages (estimates through `deps.estimate`,
@@ -24,14 +26,17 @@ import { applyUsage } from './token-meter.js'
  * const step = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator() })
  * const { state } = step(makeInitialState(), { type: 'message_added', message: { role: 'user', content: 'hi' }, timestamp: now })
  */
-export const makeStep = (deps: CoreDeps): ((state: State, event: Event) => Step) => {
+export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step) => {
+  const format = given.format ?? 'contract'
+  // In a provider format a piece costs what its provider-ready form costs (docs/formats.md).
+  const deps: CoreDeps = format === 'contract' ? given : { ...given, estimate: makeCachedEstimator(makeFormatEstimator(format, given.estimate)) }
   const memo = makeDerivationMemo()
   return (state: State, event: Event): Step => {
     switch (event.type) {
       case 'message_added':
-        return { state: applyMessageAdded(deps.config, state, event.message, event.timestamp), view: undefined, effects: [] }
+        return { state: applyMessageAdded(deps.config, state, event.message, event.timestamp, format), view: undefined, effects: [] }
       case 'messages_replaced': {
-        const result = applyMessagesReplaced(deps.config, state, event.messages)
+        const result = applyMessagesReplaced(deps.config, state, event.messages, format)
         return { state: result.state, view: undefined, effects: result.effects }
       }
       case 'history_cleared': {

@@ -16,6 +16,10 @@ import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../c
 import { seqOf } from '../../core/message.js'
 import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
+import { importClaudeCodeSession } from '../importers/claude-code.js'
+import type { ProviderFormat } from '../../core/formats/carrier.js'
+import { findFormatViolations, toFormatView } from '../../core/formats/dispatch.js'
+import type { ReplayOutputLine } from '../../core/recording.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
 import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
@@ -67,6 +71,32 @@ interface ReplayFlags {
   readonly json?: boolean
   readonly summarizer: 'recorded' | 'none' | 'extractive'
   readonly progress: boolean
+  readonly viewFormat?: ProviderFormat
+}
+
+/** Rules about call ids the input itself repeats (RECORDING.md): not counted as broken views. */
+const REPEATED_ID_RULES = new Set(['A4', 'R4', 'O3', 'S4'])
+
+/** The rule codes of each view format, for the summary line. */
+const RULE_NAMES: Readonly<Record<ProviderFormat, string>> = {
+  anthropic: 'anthropic rules A1-A7',
+  'openai-chat': 'openai-chat rules R1-R3, C5',
+  'openai-responses': 'openai-responses rules O1, O2, O4',
+  'ai-sdk': 'ai-sdk rules S1-S3, S5',
+}
+
+/**
+ * The view of a replay output line in a provider format (`--view-format`), and the problems of
+ * that view under the format's rules, less repeated-call-id rules (the input's own repeats).
+ *
+ * @example
+ * toFormatLine(line, 'anthropic').line.view // { system, messages }
+ */
+export const toFormatLine = (line: ReplayOutputLine, format: ProviderFormat): { readonly line: ReplayOutputLine; readonly problems: ReadonlyArray<string> } => {
+  if (line.view === null) return { line, problems: [] }
+  const view = toFormatView(format, line.view)
+  const problems = findFormatViolations(format, view).filter((problem) => !REPEATED_ID_RULES.has(problem.split(' ')[0]))
+  return { line: { ...line, view: view as unknown as ReplayOutputLine['view'] }, problems }
 }
 
 const readConfigFile = (path: string): Record<string, unknown> => {
@@ -145,13 +175,13 @@ const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, sho
   return table.toString()
 }
 
-const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>): string => {
+const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>, viewFormat: ProviderFormat | undefined): string => {
   const lines = [
     `sessions: ${summary.sessions}`,
     `requests: ${summary.requests}`,
     `compaction boundaries: ${summary.compactionBoundaries}`,
     `highest level: ${summary.highestLevel}`,
-    `views that break tool pairing (R1-R3): ${summary.brokenViews}`,
+    viewFormat === undefined ? `views that break tool pairing (R1-R3): ${summary.brokenViews}` : `views that break ${RULE_NAMES[viewFormat]}: ${summary.brokenViews}`,
     `skipped compactions: ${summary.skippedCompactions}`,
     `last-user replays: ${summary.replays}`,
     `spill files: ${summary.spills}`,
@@ -176,8 +206,11 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
   } catch (error) {
     throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
   }
-  const loaded = loadRecordings(text, path, flags.format)
+  let loaded = loadRecordings(text, path, flags.format)
   const preset = flags.preset === undefined ? null : toPreset(flags.preset)
+  // A Claude Code session viewed as anthropic is imported natively (thinking, images, result blocks).
+  const nativeFormat = flags.viewFormat === 'anthropic' && loaded.format === 'claude-code' ? 'anthropic' : undefined
+  if (nativeFormat !== undefined) loaded = { ...loaded, recordings: [importClaudeCodeSession(text, path, { native: true })] }
   const fileConfig = flags.config === undefined ? null : readConfigFile(flags.config)
   const settings = flags.set.map(parseSetting)
   const budget = override ?? (loaded.format === 'claude-code' ? { kind: 'window' as const, ...CLAUDE_CODE_WINDOW } : null)
@@ -198,7 +231,7 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
   const results: ReplayResult[] = []
   let done = 0
   for (const item of prepared) {
-    const iterator = iterateReplay(item.recording, { config: item.config, estimate: makeCachedEstimator() }, {
+    const iterator = iterateReplay(item.recording, { config: item.config, estimate: makeCachedEstimator(), ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) }, {
       summarizer: flags.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     })
     let next = iterator.next()
@@ -241,8 +274,12 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
   for (const result of results) {
     result.lines.forEach((line, index) => {
       if (line.error !== undefined) failed = true
-      if (flags.json) io.stdout(JSON.stringify(line) + '\n')
-      else rows.push(toRequestRow(line, index, result.historySizes[index]))
+      const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, flags.viewFormat)
+      if (flags.json) io.stdout(JSON.stringify(viewed === null ? line : viewed.line) + '\n')
+      else {
+        const row = toRequestRow(line, index, result.historySizes[index])
+        rows.push(viewed === null ? row : { ...row, pairingProblems: viewed.problems })
+      }
     })
   }
   if (!flags.json) {
@@ -250,7 +287,7 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
     const showHybrid = rows.some((row) => row.measuredTokens !== null)
     io.stdout(`${path} (${loaded.format}, ${results.length} session${results.length === 1 ? '' : 's'})\n`)
     io.stdout(renderTable(rows, multiSession, showHybrid) + '\n')
-    io.stdout(renderSummary(summarizeRows(rows, results.length, spillFiles), rows) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, results.length, spillFiles), rows, flags.viewFormat) + '\n')
   }
   return failed ? 1 : 0
 }
@@ -284,6 +321,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .option('--json', 'print exactly the replay-output JSON lines on stdout')
     .addOption(new Option('--summarizer <mode>', 'summary answers: recorded lines, none, or a local extractive stand-in').choices(['recorded', 'none', 'extractive']).default('recorded'))
     .option('--no-progress', 'no progress bar')
+    .addOption(new Option('--view-format <format>', 'print views as a provider request wants them (default: the contract shape)').choices(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']))
     .action(async (file: string | undefined, flags: ReplayFlags) => {
       exitCode = await runReplay(file, flags, io)
     })

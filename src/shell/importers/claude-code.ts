@@ -61,6 +61,22 @@ const ToolResultBlockCodec = t.intersection([
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * Options of the Claude Code import. `native: true` imports Anthropic `MessageParam`s for a
+ * manager in the `anthropic` format (docs/formats.md): an answer's content blocks as written
+ * (thinking with its signature, text, tool_use, images; tool_use deduplicated by id), its tool
+ * results as one user turn of `tool_result` blocks as written right after it (a call never
+ * answered gets `{type: 'tool_result', tool_use_id, content: '[no result recorded]'}`), and the
+ * other blocks of a user line as one user turn (an orphan result becomes a text block). Default:
+ * the contract shape.
+ *
+ * @example
+ * importClaudeCodeSession(text, 'session.jsonl', { native: true })
+ */
+export interface ClaudeCodeImportOptions {
+  readonly native?: boolean
+}
+
+/**
  * A user or assistant line of the conversation, or a `compact_boundary` system line (Claude
  * Code's own compaction), with its 1-based line number.
  */
@@ -93,6 +109,10 @@ interface AssistantGroup {
   synthetic: boolean
   /** Tool results of this group's calls, in arrival order. */
   readonly results: Message[]
+  /** Native import: the group's content blocks as written (tool_use deduplicated by id). */
+  readonly blocks: Array<Readonly<Record<string, unknown>>>
+  /** Native import: the `tool_result` blocks of this group's calls, as written, in arrival order. */
+  readonly resultBlocks: Array<Readonly<Record<string, unknown>>>
   readonly answered: Set<string>
 }
 
@@ -266,7 +286,8 @@ const groupKey = (message: { readonly id?: string }, line: number): string =>
  * importClaudeCodeSession(text, 'session.jsonl').ops.map((op) => op.op)
  * // ['add_message', 'get_messages_for_request', 'llm_response', 'add_message', 'get_messages_for_request']
  */
-export const importClaudeCodeSession = (text: string, sourceName: string): Recording => {
+export const importClaudeCodeSession = (text: string, sourceName: string, options: ClaudeCodeImportOptions = {}): Recording => {
+  const native = options.native === true
   const lines = selectMainChain(readConversationLines(text, sourceName))
 
   // Which group declares each call id (a first pass, so a result may precede its call's line).
@@ -296,6 +317,8 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
       synthetic: false,
       results: [],
       answered: new Set(),
+      blocks: [],
+      resultBlocks: [],
     }
     groups.set(key, group)
     return group
@@ -324,6 +347,7 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
       if (message.model === '<synthetic>') group.synthetic = true
       const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content
       for (const block of blocks) {
+        if (native && block.type !== 'tool_use') group.blocks.push(block)
         if (block.type === 'text') {
           if (typeof block.text === 'string') group.texts.push(block.text)
         } else if (block.type === 'tool_use') {
@@ -335,6 +359,7 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
             `a "tool_use" block needs a string "id" and a string "name", got ${describeValue(block)}`,
           )
           if (group.calls.some((known) => known.id === call.id)) continue
+          if (native) group.blocks.push(block)
           group.calls.push({
             id: call.id,
             type: 'function',
@@ -359,6 +384,7 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
       continue
     }
     const texts: string[] = []
+    const kept: Array<Readonly<Record<string, unknown>>> = []
     for (const block of message.content) {
       if (block.type === 'tool_result') {
         const result = decodeOrThrow(
@@ -373,20 +399,26 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
         const group = owner === undefined ? undefined : groupFor(owner)
         if (group === undefined) {
           texts.push(content)
+          kept.push({ type: 'text', text: content })
         } else if (!group.answered.has(result.tool_use_id)) {
           group.answered.add(result.tool_use_id)
+          group.resultBlocks.push(block)
           group.results.push(
             withTimestamp({ role: 'tool', tool_call_id: result.tool_use_id, content }, entry.timestamp),
           )
         }
       } else if (block.type === 'text') {
+        kept.push(block)
         if (typeof block.text === 'string') texts.push(block.text)
       } else {
+        kept.push(block)
         const text = placeholder(block)
         if (text !== undefined) texts.push(text)
       }
     }
-    if (texts.length > 0) {
+    if (native) {
+      if (kept.length > 0) items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: kept }, entry.timestamp) })
+    } else if (texts.length > 0) {
       items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: texts.join('\n') }, entry.timestamp) })
     }
   }
@@ -412,6 +444,16 @@ export const importClaudeCodeSession = (text: string, sourceName: string): Recor
     ops.push({ op: 'get_messages_for_request' })
     const usage = group.synthetic ? undefined : toContractUsage(group.usage)
     if (usage !== undefined) ops.push({ op: 'llm_response', usage })
+    if (native) {
+      ops.push({ op: 'add_message', message: withTimestamp({ role: 'assistant', content: group.blocks }, group.timestamp) })
+      const results: Array<Readonly<Record<string, unknown>>> = [...group.resultBlocks]
+      for (const call of group.calls) if (!group.answered.has(call.id)) results.push({ type: 'tool_result', tool_use_id: call.id, content: NO_RESULT_RECORDED })
+      if (results.length > 0) {
+        const first = group.results[0] as { metadata?: { timestamp?: string } } | undefined
+        ops.push({ op: 'add_message', message: withTimestamp({ role: 'user', content: results }, first?.metadata?.timestamp ?? group.timestamp) })
+      }
+      continue
+    }
     const assistant: Record<string, unknown> = { role: 'assistant', content: group.texts.join('') }
     if (group.calls.length > 0) assistant.tool_calls = group.calls
     ops.push({ op: 'add_message', message: withTimestamp(assistant, group.timestamp) })

@@ -1,0 +1,274 @@
+/**
+ * AI SDK `ModelMessage` (v5/v6 part names): intake into contract pieces (an assistant message is
+ * one piece, its `tool-call` parts its calls; each part of a `tool` message is a tool piece, an
+ * approval response chained to its call by `approvalId`), provider-ready `ModelMessage[]`
+ * output, the rules S1-S5, and the per-format validation of added messages.
+ */
+import type { Message, Messages } from '../message.js'
+import { isPlainObject } from '../values.js'
+import { assemblePieces, type AssemblyCodec } from './assemble.js'
+import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, toBlocks, toContractCalls, type NativeCarrier, type Piece } from './carrier.js'
+
+/**
+ * An AI SDK `ModelMessage` as this library reads it: role `system` (string content), `user`,
+ * `assistant` or `tool` (content parts), optional `providerOptions`.
+ *
+ * @example
+ * const message: AiSdkMessage = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Oslo' } }] }
+ */
+export interface AiSdkMessage {
+  readonly role: 'system' | 'user' | 'assistant' | 'tool'
+  readonly content: string | ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }>
+  readonly providerOptions?: Readonly<Record<string, unknown>>
+}
+
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content', 'providerOptions'])
+
+/**
+ * The text of a tool-result `output` (v5/v6 `ToolResultOutput`): `text`/`error-text` values,
+ * `json`/`error-json` values as JSON, `content` text parts joined, `execution-denied` its
+ * reason; a v4-style `result` is read as JSON.
+ *
+ * @example
+ * toOutputText({ type: 'json', value: { ok: true } }) // '{"ok":true}'
+ */
+export const toOutputText = (part: Readonly<Record<string, unknown>>): string => {
+  const output = part.output
+  if (!isPlainObject(output)) return part.result === undefined ? '' : typeof part.result === 'string' ? part.result : JSON.stringify(part.result)
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return typeof output.value === 'string' ? output.value : ''
+    case 'json':
+    case 'error-json':
+      return JSON.stringify(output.value ?? null)
+    case 'content':
+      return Array.isArray(output.value) ? joinTexts(output.value, ['text']) : ''
+    case 'execution-denied':
+      return typeof output.reason === 'string' ? output.reason : ''
+    default:
+      return ''
+  }
+}
+
+/**
+ * The call id an approval response answers: the `toolCallId` of the `tool-approval-request`
+ * with the same `approvalId` in `history` (latest first), or null.
+ *
+ * @example
+ * findApprovalCall(history, 'ap1') // 'call_1'
+ */
+export const findApprovalCall = (history: Messages, approvalId: unknown): unknown => {
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const carrier = carrierOf(history[i])
+    if (carrier === null || carrier.format !== 'ai-sdk' || carrier.message.role !== 'assistant') continue
+    for (const part of toBlocks(carrier.message.content)) {
+      if (isPlainObject(part) && part.type === 'tool-approval-request' && part.approvalId === approvalId) return part.toolCallId
+    }
+  }
+  return null
+}
+
+/**
+ * The contract pieces of one (valid) AI SDK message. `history` (the stored pieces) resolves an
+ * approval response's call. Assistant: one piece, text parts joined, `tool-call` parts that are
+ * not `providerExecuted` as `tool_calls`. Tool: one `tool` piece per part (tool-result: its
+ * `toolCallId`; approval response: its request's call). System and user: one piece.
+ *
+ * @example
+ * expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'text', value: 'ok' } }] }, []).length // 1
+ */
+export const expandAiSdkMessage = (message: Readonly<Record<string, unknown>>, history: Messages): ReadonlyArray<Piece> => {
+  const content = message.content
+  const one = (piece: Record<string, unknown>, blocks: ReadonlyArray<number> | null): ReadonlyArray<Piece> => [
+    { message: { ...piece, metadata: pieceMetadata(message, { format: 'ai-sdk', blocks, parts: 1 }) }, blocks },
+  ]
+  if (!Array.isArray(content)) return one({ role: message.role, content: typeof content === 'string' ? content : '' }, null)
+  const all = content.map((_, index) => index)
+  if (message.role === 'assistant') {
+    const calls = content
+      .filter((part): part is Record<string, unknown> => isPlainObject(part) && part.type === 'tool-call' && part.providerExecuted !== true)
+      .map((part) => ({ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: JSON.stringify(part.input ?? part.args ?? {}) } }))
+    const piece: Record<string, unknown> = { role: 'assistant', content: joinTexts(content, ['text']) }
+    if (calls.length > 0) piece.tool_calls = calls
+    return one(piece, all)
+  }
+  if (message.role === 'tool') {
+    return content.map((part, index) => {
+      const p = isPlainObject(part) ? part : {}
+      const callId = p.type === 'tool-approval-response' ? (findApprovalCall(history, p.approvalId) ?? `approval:${String(p.approvalId)}`) : p.toolCallId
+      return {
+        message: { role: 'tool', tool_call_id: callId, content: toOutputText(p), metadata: pieceMetadata(message, { format: 'ai-sdk', blocks: [index], parts: content.length }) },
+        blocks: [index],
+      }
+    })
+  }
+  return one({ role: message.role, content: joinTexts(content, ['text']) }, all)
+}
+
+/** A modified piece's parts: truncated output as text (error variants stay errors), or the stub. */
+const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<readonly [number, unknown]> => {
+  const content = carrier.message.content as ReadonlyArray<unknown>
+  const indices = carrier.blocks ?? []
+  const text = typeof piece.content === 'string' ? piece.content : ''
+  if (piece.role === 'tool' && indices.length === 1) {
+    const part = content[indices[0]] as Record<string, unknown>
+    const output = isPlainObject(part.output) ? part.output : {}
+    const isError = output.type === 'error-text' || output.type === 'error-json'
+    const media = output.type === 'content' && Array.isArray(output.value) ? output.value.filter((inner) => !(isPlainObject(inner) && inner.type === 'text')) : []
+    const next = media.length > 0 ? { type: 'content', value: [{ type: 'text', text }, ...media] } : { type: isError ? 'error-text' : 'text', value: text }
+    return [[indices[0], { ...part, output: next }]]
+  }
+  const out: Array<readonly [number, unknown]> = []
+  let placed = false
+  for (const index of indices) {
+    const part = content[index]
+    if (isPlainObject(part) && part.type === 'text') {
+      if (!placed) out.push([index, { ...part, text }])
+      placed = true
+    } else {
+      out.push([index, part])
+    }
+  }
+  if (!placed) out.push([indices[0] ?? 0, { type: 'text', text }])
+  return out
+}
+
+/** Tool names of the calls in `view`, for tool-result parts built from contract messages. */
+const toolNameOf = (view: Messages, id: unknown): string => {
+  for (const message of view) for (const call of toContractCalls(message)) if (call.id === id) return call.name
+  return ''
+}
+
+/** A contract message (or a piece of another format) as AI SDK messages. */
+const fromContract = (piece: Message, view: Messages): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  if (piece.role === 'tool') {
+    return [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: piece.tool_call_id, toolName: toolNameOf(view, piece.tool_call_id), output: { type: 'text', value: contentText(piece.content) } }] }]
+  }
+  if (piece.role === 'assistant') {
+    const calls = toContractCalls(piece)
+    const text = contentText(piece.content)
+    if (calls.length === 0) return [{ role: 'assistant', content: text }]
+    const parts: unknown[] = text === '' ? [] : [{ type: 'text', text }]
+    for (const call of calls) parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: parseArguments(call.arguments) })
+    return [{ role: 'assistant', content: parts }]
+  }
+  if (piece.role === 'system') return [{ role: 'system', content: contentText(piece.content) }]
+  return [{ role: 'user', content: contentText(piece.content) }]
+}
+
+/**
+ * The assembly codec of the AI SDK format.
+ *
+ * @example
+ * aiSdkCodec.allowedKeys.has('providerOptions') // true
+ */
+export const aiSdkCodec: AssemblyCodec = { format: 'ai-sdk', allowedKeys: MESSAGE_KEYS, rebuildBlocks, fromContract }
+
+/**
+ * The provider-ready AI SDK view: a `ModelMessage[]`, system messages in place as
+ * `{role: 'system', content: string}`; untouched messages are the objects that were added;
+ * consecutive tool messages built from contract results are merged.
+ *
+ * @example
+ * toAiSdkView([{ role: 'user', content: 'hi' }]) // [{ role: 'user', content: 'hi' }]
+ */
+export const toAiSdkView = (view: Messages): ReadonlyArray<AiSdkMessage> => {
+  const out: Array<Readonly<Record<string, unknown>>> = []
+  for (const message of assemblePieces(view, aiSdkCodec)) {
+    const last = out[out.length - 1]
+    if (last !== undefined && last.role === 'tool' && message.role === 'tool' && Object.keys(last).length === 2 && Object.keys(message).length === 2) {
+      out[out.length - 1] = { role: 'tool', content: [...toBlocks(last.content), ...toBlocks(message.content)] }
+    } else {
+      out.push(message)
+    }
+  }
+  return out as unknown as ReadonlyArray<AiSdkMessage>
+}
+
+/**
+ * The AI SDK rule violations of a view (`validate_formats.py --format ai-sdk`): S1 roles
+ * system/user/assistant/tool; S2 every `tool-call` (not `providerExecuted`) answered by a
+ * `tool-result` in the tool messages right after; S3 every `tool-result` answers a call of the
+ * assistant right before its run; S4 call ids unique; S5 only `role`, `content`,
+ * `providerOptions` on messages. An open group at the very end is tolerated.
+ *
+ * @example
+ * findAiSdkViolations([{ role: 'tool', content: [] }]) // ['S3 tool message at 0 has no assistant call right before it']
+ */
+export const findAiSdkViolations = (view: unknown): ReadonlyArray<string> => {
+  if (!Array.isArray(view)) return ['S1 view is not a list']
+  const problems: string[] = []
+  const messages = view.map((m: unknown) => (isPlainObject(m) ? m : {}))
+  messages.forEach((m, i) => {
+    if (!['system', 'user', 'assistant', 'tool'].includes(String(m.role))) problems.push(`S1 message ${i} role ${JSON.stringify(m.role ?? null)}`)
+    const extra = Object.keys(m).filter((key) => !MESSAGE_KEYS.has(key))
+    if (extra.length > 0) problems.push(`S5 message ${i} extra keys ${extra.sort().join(', ')}`)
+  })
+  const seen = new Set<unknown>()
+  let i = 0
+  while (i < messages.length) {
+    const m = messages[i]
+    if (m.role === 'assistant') {
+      const ids = toBlocks(m.content)
+        .filter((part): part is Record<string, unknown> => isPlainObject(part) && part.type === 'tool-call' && part.providerExecuted !== true)
+        .map((part) => part.toolCallId)
+      for (const id of ids) {
+        if (seen.has(id)) problems.push(`S4 duplicate toolCallId ${String(id)}`)
+        seen.add(id)
+      }
+      let j = i + 1
+      const answered = new Set<unknown>()
+      while (j < messages.length && messages[j].role === 'tool') {
+        for (const part of toBlocks(messages[j].content)) {
+          if (isPlainObject(part) && part.type === 'tool-result') {
+            if (!ids.includes(part.toolCallId)) problems.push(`S3 tool-result ${String(part.toolCallId)} at ${j} answers no call of message ${i}`)
+            answered.add(part.toolCallId)
+          }
+        }
+        j += 1
+      }
+      const missing = ids.filter((id) => !answered.has(id))
+      if (missing.length > 0 && j < messages.length) problems.push(`S2 calls ${missing.slice(0, 3).map(String).join(', ')} of message ${i} unanswered`)
+      i = j
+      continue
+    }
+    if (m.role === 'tool') problems.push(`S3 tool message at ${i} has no assistant call right before it`)
+    i += 1
+  }
+  return problems
+}
+
+/**
+ * A reason an added message is not a valid AI SDK `ModelMessage` (path below the message and
+ * detail), or null. Roles system/user/assistant/tool; system content a string; tool content
+ * `tool-result` / `tool-approval-response` parts; `tool-call` parts only in assistant messages,
+ * each with a `toolCallId`.
+ *
+ * @example
+ * validateAiSdkMessage({ role: 'tool', content: [{ type: 'tool-result', toolName: 'f' }] })
+ * // { path: '.content[0].toolCallId', detail: 'a tool-result part needs the non-empty string toolCallId of its call' }
+ */
+export const validateAiSdkMessage = (message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
+  const role = message.role
+  if (!['system', 'user', 'assistant', 'tool'].includes(String(role)) || typeof role !== 'string') return { path: '.role', detail: `expected "system", "user", "assistant" or "tool", got ${JSON.stringify(role ?? null)}` }
+  const content = message.content
+  if (role === 'system') return typeof content === 'string' ? null : { path: '.content', detail: 'a system message has string content' }
+  if (typeof content === 'string' && role !== 'tool') return null
+  if (!Array.isArray(content)) return { path: '.content', detail: role === 'tool' ? 'a tool message has an array of tool-result parts' : 'expected a string or an array of parts' }
+  for (let i = 0; i < content.length; i += 1) {
+    const part: unknown = content[i]
+    const at = `.content[${i}]`
+    if (!isPlainObject(part) || typeof part.type !== 'string') return { path: at, detail: 'expected a part object with a string "type"' }
+    if (role === 'tool' && part.type !== 'tool-result' && part.type !== 'tool-approval-response') return { path: `${at}.type`, detail: `a tool message holds tool-result or tool-approval-response parts, got ${JSON.stringify(part.type)}` }
+    if (part.type === 'tool-call' && role !== 'assistant') return { path: at, detail: `a tool-call part belongs in an assistant message, not in a ${role} message` }
+    if ((part.type === 'tool-call' || part.type === 'tool-result') && (typeof part.toolCallId !== 'string' || part.toolCallId === '')) {
+      return { path: `${at}.toolCallId`, detail: `a ${part.type} part needs the non-empty string toolCallId of its call` }
+    }
+    if (part.type === 'tool-result' && role !== 'tool' && part.providerExecuted !== true && role !== 'assistant') return { path: at, detail: 'a tool-result part belongs in a tool message' }
+    if ((part.type === 'tool-approval-request' || part.type === 'tool-approval-response') && (typeof part.approvalId !== 'string' || part.approvalId === '')) {
+      return { path: `${at}.approvalId`, detail: `a ${part.type} part needs a non-empty string approvalId` }
+    }
+  }
+  return null
+}

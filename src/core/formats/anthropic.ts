@@ -1,0 +1,329 @@
+/**
+ * Anthropic Messages (`MessageParam`): intake into contract pieces (an assistant turn is one
+ * piece, its `tool_use` blocks its tool calls; a user turn's `tool_result` blocks are tool
+ * pieces and its other blocks one human-turn piece), provider-ready output `{system, messages}`,
+ * the provider rules A1-A7, and the per-format validation of added messages.
+ */
+import type { Message, Messages } from '../message.js'
+import { isPlainObject, isTruthy } from '../values.js'
+import { assemblePieces, type AssemblyCodec } from './assemble.js'
+import {
+  contentText,
+  joinTexts,
+  parseArguments,
+  pieceMetadata,
+  toBlocks,
+  toContractCalls,
+  type NativeCarrier,
+  type Piece,
+} from './carrier.js'
+
+/**
+ * An Anthropic content block as this library reads it (`type` plus the block's own fields).
+ *
+ * @example
+ * const block: AnthropicBlock = { type: 'tool_use', id: 'toolu_1', name: 'grep', input: { q: 'x' } }
+ */
+export interface AnthropicBlock {
+  readonly type: string
+  readonly [key: string]: unknown
+}
+
+/**
+ * An Anthropic `MessageParam`: role `user` or `assistant`, content a string or blocks.
+ *
+ * @example
+ * const message: AnthropicMessage = { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }
+ */
+export interface AnthropicMessage {
+  readonly role: 'user' | 'assistant'
+  readonly content: string | ReadonlyArray<AnthropicBlock>
+}
+
+/**
+ * The provider-ready Anthropic request part: `system` (texts joined with a blank line, or text
+ * blocks when any carries `cache_control`; absent when there is no system message) and
+ * `messages`. Spreads into `client.messages.create({ model, max_tokens, ...view })`.
+ *
+ * @example
+ * const view: AnthropicView = { system: 'You are terse.', messages: [{ role: 'user', content: 'hi' }] }
+ */
+export interface AnthropicView {
+  readonly system?: string | ReadonlyArray<AnthropicBlock>
+  readonly messages: ReadonlyArray<AnthropicMessage>
+}
+
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content'])
+
+/** Tool-result content as text: a string as is, text blocks joined with `\n`. */
+const toolResultText = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? joinTexts(content, ['text']) : '')
+
+/**
+ * The contract pieces of one (valid) Anthropic message: an assistant turn is one piece (text
+ * joined with `\n`, `tool_use` blocks as `tool_calls`); a user turn with blocks gives one `tool`
+ * piece per `tool_result` block (content: its text) and, when other blocks remain, one `user`
+ * piece (a human turn) holding them; string content and system messages are one piece.
+ *
+ * @example
+ * expandAnthropicMessage({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'text', text: 'go on' }] }).map((p) => p.message.role) // ['tool', 'user']
+ */
+export const expandAnthropicMessage = (message: Readonly<Record<string, unknown>>): ReadonlyArray<Piece> => {
+  const content = message.content
+  const single = (piece: Record<string, unknown>): ReadonlyArray<Piece> => [
+    { message: { ...piece, metadata: pieceMetadata(message, { format: 'anthropic', blocks: null, parts: 1 }) }, blocks: null },
+  ]
+  if (message.role === 'system') return single({ role: 'system', content: contentText(content) })
+  if (!Array.isArray(content)) return single({ role: message.role, content })
+  if (message.role === 'assistant') {
+    const calls = content
+      .filter((block): block is Record<string, unknown> => isPlainObject(block) && block.type === 'tool_use')
+      .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }))
+    const piece: Record<string, unknown> = { role: 'assistant', content: joinTexts(content, ['text']) }
+    if (calls.length > 0) piece.tool_calls = calls
+    const all = content.map((_, index) => index)
+    return [{ message: { ...piece, metadata: pieceMetadata(message, { format: 'anthropic', blocks: all, parts: 1 }) }, blocks: all }]
+  }
+  const results: number[] = []
+  const rest: number[] = []
+  content.forEach((block, index) => (isPlainObject(block) && block.type === 'tool_result' ? results : rest).push(index))
+  const parts = results.length + (rest.length > 0 ? 1 : 0)
+  const pieces: Piece[] = results.map((index) => {
+    const block = content[index] as Record<string, unknown>
+    return {
+      message: {
+        role: 'tool',
+        tool_call_id: block.tool_use_id,
+        content: toolResultText(block.content),
+        metadata: pieceMetadata(message, { format: 'anthropic', blocks: [index], parts }),
+      },
+      blocks: [index],
+    }
+  })
+  if (rest.length > 0) {
+    const text = joinTexts(rest.map((index) => content[index]), ['text'])
+    pieces.push({ message: { role: message.role, content: text, metadata: pieceMetadata(message, { format: 'anthropic', blocks: rest, parts }) }, blocks: rest })
+  }
+  return pieces
+}
+
+/** A modified piece's blocks: truncated result text, or the stub in place of the text blocks. */
+const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<readonly [number, unknown]> => {
+  const content = carrier.message.content as ReadonlyArray<unknown>
+  const indices = carrier.blocks ?? []
+  const text = typeof piece.content === 'string' ? piece.content : ''
+  if (piece.role === 'tool' && indices.length === 1) {
+    const block = content[indices[0]] as Record<string, unknown>
+    const others = Array.isArray(block.content) ? block.content.filter((inner) => !(isPlainObject(inner) && inner.type === 'text')) : []
+    return [[indices[0], { ...block, content: others.length > 0 ? [{ type: 'text', text }, ...others] : text }]]
+  }
+  const out: Array<readonly [number, unknown]> = []
+  let placed = false
+  for (const index of indices) {
+    const block = content[index]
+    if (isPlainObject(block) && block.type === 'text') {
+      if (!placed) out.push([index, { ...block, text }])
+      placed = true
+    } else {
+      out.push([index, block])
+    }
+  }
+  if (!placed) out.push([indices[0] ?? 0, { type: 'text', text }])
+  return out
+}
+
+/** A contract message (or a piece of another format) as Anthropic messages. */
+const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  if (piece.role === 'tool') {
+    return [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: piece.tool_call_id, content: contentText(piece.content) }] }]
+  }
+  if (piece.role === 'assistant') {
+    const calls = toContractCalls(piece)
+    if (calls.length === 0) return [{ role: 'assistant', content: typeof piece.content === 'string' ? piece.content : toBlocks(piece.content) }]
+    const text = contentText(piece.content)
+    const blocks: unknown[] = text === '' ? [] : [{ type: 'text', text }]
+    for (const call of calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseArguments(call.arguments) })
+    return [{ role: 'assistant', content: blocks }]
+  }
+  return [{ role: 'user', content: typeof piece.content === 'string' ? piece.content : contentText(piece.content) }]
+}
+
+/**
+ * The assembly codec of the Anthropic format (used by `toAnthropicView` and the estimator).
+ *
+ * @example
+ * anthropicCodec.allowedKeys.has('cache_control') // false: only role and content on messages
+ */
+export const anthropicCodec: AssemblyCodec = { format: 'anthropic', allowedKeys: MESSAGE_KEYS, rebuildBlocks, fromContract }
+
+/** Consecutive `user` messages made only of tool results are merged (one turn of results). */
+const mergeResultTurns = (messages: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<Readonly<Record<string, unknown>>> => {
+  const out: Array<Readonly<Record<string, unknown>>> = []
+  const onlyResults = (m: Readonly<Record<string, unknown>>): boolean =>
+    m.role === 'user' && Array.isArray(m.content) && m.content.length > 0 && m.content.every((b) => isPlainObject(b) && b.type === 'tool_result')
+  for (const message of messages) {
+    const last = out[out.length - 1]
+    if (last !== undefined && onlyResults(last) && onlyResults(message)) {
+      out[out.length - 1] = { ...last, content: [...(last.content as unknown[]), ...(message.content as unknown[])] }
+    } else {
+      out.push(message)
+    }
+  }
+  return out
+}
+
+/**
+ * The provider-ready Anthropic view of a (contract-piece) view: every system message hoisted in
+ * order into `system`, the rest as `MessageParam`s; untouched messages are the objects that were
+ * added (only `role` and `content` kept); consecutive result-only user turns are merged.
+ *
+ * @example
+ * toAnthropicView([{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'hi' }])
+ * // { system: 'Be terse.', messages: [{ role: 'user', content: 'hi' }] }
+ */
+export const toAnthropicView = (view: Messages): AnthropicView => {
+  const systemBlocks: Array<Record<string, unknown>> = []
+  const rest: Message[] = []
+  for (const message of view) {
+    if (message.role !== 'system') {
+      rest.push(message)
+      continue
+    }
+    const native = isPlainObject(message.metadata) && isPlainObject(message.metadata.native) ? message.metadata.native : null
+    const source = native !== null && native.format === 'anthropic' && isPlainObject(native.message) ? native.message.content : message.content
+    if (Array.isArray(source)) for (const block of source) systemBlocks.push(isPlainObject(block) ? { ...block } : { type: 'text', text: String(block) })
+    else systemBlocks.push({ type: 'text', text: contentText(source) })
+  }
+  const messages = mergeResultTurns(assemblePieces(rest, anthropicCodec)) as unknown as ReadonlyArray<AnthropicMessage>
+  if (systemBlocks.length === 0) return { messages }
+  const cached = systemBlocks.some((block) => isTruthy(block.cache_control))
+  return { system: cached ? (systemBlocks as unknown as AnthropicBlock[]) : systemBlocks.map((block) => contentText([block])).join('\n\n'), messages }
+}
+
+const blocksOf = (content: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> =>
+  toBlocks(content).filter((block): block is Readonly<Record<string, unknown>> => isPlainObject(block))
+
+interface Turn {
+  readonly role: unknown
+  readonly blocks: Array<Readonly<Record<string, unknown>>>
+}
+
+/**
+ * Options of the Anthropic rule check: `thinkingSource`, the canonical JSON (keys sorted) of
+ * every thinking block the agent really sent; when given, A6 requires each thinking block of the
+ * view to be one of them.
+ *
+ * @example
+ * const options: AnthropicCheckOptions = { thinkingSource: new Set([canonicalJson({ type: 'thinking', thinking: 'x', signature: 's' })]) }
+ */
+export interface AnthropicCheckOptions {
+  readonly thinkingSource?: ReadonlySet<string>
+}
+
+/**
+ * JSON with object keys sorted at every level (Python's `json.dumps(sort_keys=True)` key order;
+ * separators differ, so compare only canonicalJson with canonicalJson).
+ *
+ * @example
+ * canonicalJson({ b: 1, a: [2] }) // '{"a":[2],"b":1}'
+ */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (isPlainObject(value)) return `{${Object.keys(value).sort().filter((key) => value[key] !== undefined).map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`
+  return JSON.stringify(value) ?? 'null'
+}
+
+/**
+ * The Anthropic rule violations of a view (`validate_formats.py --format anthropic`): A1 roles
+ * user/assistant only; A2 every `tool_use` of an assistant turn answered by a `tool_result` in
+ * the user turn right after it, results before other blocks there; A3 every `tool_result`
+ * answers a `tool_use` of the turn before; A4 `tool_use` ids unique; A5 the first turn is a user
+ * turn; A6 thinking blocks verbatim from `options.thinkingSource` (when given); A7 only `role`
+ * and `content` on messages. Consecutive same-role messages are one turn (as the API merges
+ * them); an open group at the very end (results still arriving) is tolerated. Accepts the
+ * `{system, messages}` view or a bare message list. Each problem starts with its rule code.
+ *
+ * @example
+ * findAnthropicViolations({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x' }] }] })
+ * // ['A3 tool_result x in turn 0 answers no tool_use of the turn before']
+ */
+export const findAnthropicViolations = (view: unknown, options: AnthropicCheckOptions = {}): ReadonlyArray<string> => {
+  const problems: string[] = []
+  const messages = isPlainObject(view) ? view.messages : view
+  if (!Array.isArray(messages)) return ['A1 view has no messages list']
+  const turns: Turn[] = []
+  messages.forEach((message: unknown, index) => {
+    const m = isPlainObject(message) ? message : {}
+    if (m.role !== 'user' && m.role !== 'assistant') problems.push(`A1 message ${index} role ${JSON.stringify(m.role ?? null)}`)
+    const extra = Object.keys(m).filter((key) => !MESSAGE_KEYS.has(key))
+    if (extra.length > 0) problems.push(`A7 message ${index} extra keys ${extra.sort().join(', ')}`)
+    const last = turns[turns.length - 1]
+    if (last !== undefined && last.role === m.role) last.blocks.push(...blocksOf(m.content))
+    else turns.push({ role: m.role, blocks: [...blocksOf(m.content)] })
+  })
+  if (turns.length > 0 && turns[0].role !== 'user') problems.push('A5 first turn is not user')
+  const seen = new Set<unknown>()
+  turns.forEach((turn, t) => {
+    if (turn.role === 'assistant') {
+      const ids = turn.blocks.filter((block) => block.type === 'tool_use').map((block) => block.id)
+      for (const id of ids) {
+        if (seen.has(id)) problems.push(`A4 duplicate tool_use id ${String(id)}`)
+        seen.add(id)
+      }
+      if (options.thinkingSource !== undefined) {
+        for (const block of turn.blocks) {
+          if ((block.type === 'thinking' || block.type === 'redacted_thinking') && !options.thinkingSource.has(canonicalJson(block))) {
+            problems.push(`A6 turn ${t} has a thinking block not found verbatim in the source`)
+          }
+        }
+      }
+      if (ids.length === 0 || t + 1 >= turns.length) return
+      const next = turns[t + 1]
+      const answered = new Set(next.blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id))
+      const missing = ids.filter((id) => !answered.has(id))
+      if (missing.length > 0 && t + 2 < turns.length) problems.push(`A2 tool_use ${missing.slice(0, 3).map(String).join(', ')} of turn ${t} unanswered in the next turn`)
+      const kinds = next.blocks.map((block) => block.type === 'tool_result')
+      const lastResult = kinds.lastIndexOf(true)
+      const firstOther = kinds.indexOf(false)
+      if (lastResult >= 0 && firstOther >= 0 && firstOther < lastResult) problems.push(`A2 turn ${t + 1} has other blocks before its tool_result blocks`)
+      return
+    }
+    const previous = t > 0 && turns[t - 1].role === 'assistant' ? new Set(turns[t - 1].blocks.filter((block) => block.type === 'tool_use').map((block) => block.id)) : new Set<unknown>()
+    for (const block of turn.blocks) {
+      if (block.type === 'tool_result' && !previous.has(block.tool_use_id)) problems.push(`A3 tool_result ${String(block.tool_use_id)} in turn ${t} answers no tool_use of the turn before`)
+    }
+  })
+  return problems
+}
+
+/**
+ * A reason an added message is not a valid Anthropic message: the path below the message
+ * (`.content[1].tool_use_id`) and what is wrong. Null when valid. Roles `user`, `assistant` and
+ * (for convenience; hoisted into `system`) `system`.
+ *
+ * @example
+ * validateAnthropicMessage({ role: 'assistant', content: [{ type: 'tool_result', tool_use_id: 'a' }] })
+ * // { path: '.content[0]', detail: 'a tool_result block belongs in a user turn, not in an assistant turn' }
+ */
+export const validateAnthropicMessage = (message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
+  const role = message.role
+  if (role !== 'user' && role !== 'assistant' && role !== 'system') return { path: '.role', detail: `expected "user" or "assistant" (or "system", hoisted into the request's system), got ${JSON.stringify(role ?? null)}` }
+  const content = message.content
+  if (typeof content === 'string') return null
+  if (!Array.isArray(content)) return { path: '.content', detail: 'expected a string or an array of content blocks' }
+  for (let i = 0; i < content.length; i += 1) {
+    const block: unknown = content[i]
+    const at = `.content[${i}]`
+    if (!isPlainObject(block) || typeof block.type !== 'string') return { path: at, detail: 'expected a content block object with a string "type"' }
+    if (block.type === 'tool_use') {
+      if (role !== 'assistant') return { path: at, detail: `a tool_use block belongs in an assistant turn, not in a ${String(role)} turn` }
+      if (typeof block.id !== 'string' || block.id === '') return { path: `${at}.id`, detail: 'a tool_use block needs a non-empty string id' }
+      if (typeof block.name !== 'string' || block.name === '') return { path: `${at}.name`, detail: 'a tool_use block needs a non-empty string name' }
+    } else if (block.type === 'tool_result') {
+      if (role !== 'user') return { path: at, detail: `a tool_result block belongs in a user turn, not in an ${String(role)} turn` }
+      if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') return { path: `${at}.tool_use_id`, detail: 'a tool_result block needs the non-empty string tool_use_id of its call' }
+    } else if (block.type === 'text' && typeof block.text !== 'string') {
+      return { path: `${at}.text`, detail: 'a text block needs a string text' }
+    }
+  }
+  return null
+}

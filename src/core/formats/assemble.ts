@@ -1,0 +1,96 @@
+/**
+ * Output side of the lossless mapping: consecutive pieces of one provider message are joined back
+ * into that message. An untouched, complete message comes back as the object that was added
+ * (less `metadata` and keys the format forbids); a message with a removed or modified piece is
+ * rebuilt from its surviving blocks, in their original order.
+ */
+import type { Message, Messages } from '../message.js'
+import { isTruthy } from '../values.js'
+import { carrierOf, pickKeys, type NativeCarrier, type ProviderFormat } from './carrier.js'
+
+/**
+ * What a format tells the assembler: its name, the message keys it allows, how a modified piece
+ * rebuilds its blocks (index into `message.content` and block), how a modified whole-message
+ * piece rebuilds its string content, and how a piece that carries nothing of this format (a
+ * contract message, the notice, a piece of another format) is converted.
+ *
+ * @example
+ * const codec: AssemblyCodec = { format: 'anthropic', allowedKeys: new Set(['role', 'content']), rebuildBlocks, fromContract }
+ */
+export interface AssemblyCodec {
+  readonly format: ProviderFormat
+  readonly allowedKeys: ReadonlySet<string>
+  readonly rebuildBlocks: (piece: Message, carrier: NativeCarrier) => ReadonlyArray<readonly [number, unknown]>
+  readonly fromContract: (piece: Message, view: Messages) => ReadonlyArray<Readonly<Record<string, unknown>>>
+}
+
+/**
+ * True when compaction changed the piece (truncated tool result or stubbed user text).
+ *
+ * @example
+ * isModifiedPiece({ role: 'tool', content: 'x', _truncated: true }) // true
+ */
+export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+
+interface Group {
+  readonly carrier: NativeCarrier
+  readonly blocks: Array<readonly [number, unknown]>
+  count: number
+  modified: boolean
+  stringContent: string | null
+}
+
+/**
+ * Join the pieces of `view` back into provider messages with `codec` (see the file header).
+ * Pure; never throws for odd pieces (they are converted as contract messages).
+ *
+ * @example
+ * assemblePieces(view, anthropicCodec) // MessageParam-shaped objects, system messages included
+ */
+export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Readonly<Record<string, unknown>>> => {
+  const out: Array<Readonly<Record<string, unknown>>> = []
+  let group: Group | null = null
+  const flush = (): void => {
+    if (group === null) return
+    const { carrier } = group
+    const message = carrier.message
+    if (!group.modified && group.count === carrier.parts) {
+      out.push(pickKeys(message, codec.allowedKeys))
+    } else if (carrier.blocks === null || !Array.isArray(message.content)) {
+      out.push(pickKeys(group.stringContent === null ? message : { ...message, content: group.stringContent }, codec.allowedKeys))
+    } else {
+      const blocks = [...group.blocks].sort((a, b) => a[0] - b[0]).map(([, block]) => block)
+      out.push(pickKeys({ ...message, content: blocks }, codec.allowedKeys))
+    }
+    group = null
+  }
+  for (const piece of view) {
+    const carrier = carrierOf(piece)
+    if (carrier === null || carrier.format !== codec.format) {
+      flush()
+      out.push(...codec.fromContract(piece, view))
+      continue
+    }
+    const current: Group | null = group
+    if (current === null || current.carrier.origin !== carrier.origin || carrier.origin < 0) {
+      flush()
+      group = { carrier, blocks: [], count: 0, modified: false, stringContent: null }
+    }
+    const target = group as unknown as Group
+    target.count += 1
+    const modified = isModifiedPiece(piece)
+    if (modified) target.modified = true
+    if (carrier.blocks === null || !Array.isArray(carrier.message.content)) {
+      if (modified && typeof piece.content === 'string') target.stringContent = piece.content
+      continue
+    }
+    if (modified) {
+      target.blocks.push(...codec.rebuildBlocks(piece, carrier))
+    } else {
+      const content = carrier.message.content as ReadonlyArray<unknown>
+      for (const index of carrier.blocks) target.blocks.push([index, content[index]])
+    }
+  }
+  flush()
+  return out
+}

@@ -1,0 +1,251 @@
+/**
+ * One entry point per operation over every format: intake (validate, expand), output (the
+ * provider-ready view, the native history), the provider rules, the format-aware estimator and
+ * the opt-in pairing repair.
+ */
+import type { Message, Messages } from '../message.js'
+import type { TokenEstimator } from '../estimate.js'
+import { isPlainObject } from '../values.js'
+import { endsInOpenToolGroup, selectResultRunEnd, toCallIds, isToolCallMessage } from '../compaction/tool-pairs.js'
+import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage, type AiSdkMessage } from './ai-sdk.js'
+import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicView } from './anthropic.js'
+import { assemblePieces } from './assemble.js'
+import type { MessageFormat, Piece, ProviderFormat } from './carrier.js'
+import { carrierOf } from './carrier.js'
+import { chatCodec, expandChatMessage, findChatViolations, toChatView, validateChatMessage, type OpenAiChatMessage } from './openai-chat.js'
+import { expandResponsesItem, findResponsesViolations, toResponsesView, validateResponsesItem, type ResponsesItem } from './openai-responses.js'
+
+/**
+ * The view shape of each format: what `getMessagesForRequest({ format })` resolves to.
+ * `contract` is the contract's message list; `anthropic` spreads into `messages.create`;
+ * `openai-chat` is the `messages` array; `openai-responses` the `input` array; `ai-sdk` a
+ * `ModelMessage[]`.
+ *
+ * @example
+ * const view: FormatViews['anthropic'] = { messages: [{ role: 'user', content: 'hi' }] }
+ */
+export interface FormatViews {
+  readonly contract: Array<Message>
+  readonly anthropic: AnthropicView
+  readonly 'openai-chat': Array<OpenAiChatMessage>
+  readonly 'openai-responses': Array<ResponsesItem>
+  readonly 'ai-sdk': Array<AiSdkMessage>
+}
+
+/**
+ * The view shape of format `F`.
+ *
+ * @example
+ * const view: FormatView<'ai-sdk'> = [{ role: 'user', content: 'hi' }]
+ */
+export type FormatView<F extends MessageFormat> = FormatViews[F]
+
+/**
+ * Why an added message is invalid in its format: the path below the message (`.content[1].id`)
+ * and what is wrong; null when it is valid. The contract shape accepts any object (SPEC 1.1).
+ *
+ * @example
+ * validateFormatMessage('anthropic', { role: 'tool', content: 'x' })?.path // '.role'
+ */
+export const validateFormatMessage = (format: MessageFormat, message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
+  switch (format) {
+    case 'contract':
+      return null
+    case 'anthropic':
+      return validateAnthropicMessage(message)
+    case 'openai-chat':
+      return validateChatMessage(message)
+    case 'openai-responses':
+      return validateResponsesItem(message)
+    case 'ai-sdk':
+      return validateAiSdkMessage(message)
+  }
+}
+
+/**
+ * The contract pieces of one provider message (see each format's `expand…`); `history` is the
+ * stored history (the AI SDK resolves approval responses in it).
+ *
+ * @example
+ * expandMessage('anthropic', { role: 'user', content: 'hi' }, []).length // 1
+ */
+export const expandMessage = (format: ProviderFormat, message: Readonly<Record<string, unknown>>, history: Messages): ReadonlyArray<Piece> => {
+  switch (format) {
+    case 'anthropic':
+      return expandAnthropicMessage(message)
+    case 'openai-chat':
+      return expandChatMessage(message)
+    case 'openai-responses':
+      return expandResponsesItem(message)
+    case 'ai-sdk':
+      return expandAiSdkMessage(message, history)
+  }
+}
+
+/**
+ * The provider-ready view of a contract-piece view in `format` (`contract`: the list itself).
+ * Pieces of another input format, and contract messages, are converted; thinking/reasoning
+ * blocks exist only in their own format's pieces (docs/formats.md).
+ *
+ * @example
+ * toFormatView('openai-chat', [{ role: 'user', content: 'hi', metadata: {} }]) // [{ role: 'user', content: 'hi' }]
+ */
+export const toFormatView = <F extends MessageFormat>(format: F, view: Messages): FormatView<F> => {
+  switch (format) {
+    case 'anthropic':
+      return toAnthropicView(view) as FormatView<F>
+    case 'openai-chat':
+      return toChatView(view) as FormatView<F>
+    case 'openai-responses':
+      return toResponsesView(view) as FormatView<F>
+    case 'ai-sdk':
+      return toAiSdkView(view) as FormatView<F>
+    default:
+      return view as FormatView<F>
+  }
+}
+
+/**
+ * The stored history as the provider messages that were added (pieces joined back; for
+ * `anthropic`, system messages stay in place). Truncation never changes history, so every
+ * message is the one added, less `metadata`.
+ *
+ * @example
+ * toNativeHistory('anthropic', state.history)
+ */
+export const toNativeHistory = (format: ProviderFormat, history: Messages): Array<Readonly<Record<string, unknown>>> => {
+  switch (format) {
+    case 'anthropic':
+      return assemblePieces(history, { ...anthropicCodec, allowedKeys: ALL_KEYS })
+    case 'ai-sdk':
+      return assemblePieces(history, { ...aiSdkCodec, allowedKeys: ALL_KEYS })
+    case 'openai-chat':
+      return assemblePieces(history, { ...chatCodec, allowedKeys: ALL_KEYS })
+    case 'openai-responses': {
+      const out: Array<Readonly<Record<string, unknown>>> = []
+      for (const message of history) {
+        const carrier = carrierOf(message)
+        if (carrier?.items !== undefined) out.push(...carrier.items)
+        else out.push(...(toResponsesView([message]) as ReadonlyArray<Readonly<Record<string, unknown>>>))
+      }
+      return out
+    }
+  }
+}
+
+/** Every key allowed: the history keeps the added objects whole. */
+const ALL_KEYS = { has: (): boolean => true } as unknown as ReadonlySet<string>
+
+/**
+ * Options of the rule check: `thinkingSource` (Anthropic A6), the canonical JSON of every
+ * thinking block the agent really sent.
+ *
+ * @example
+ * const options: FormatCheckOptions = {}
+ */
+export interface FormatCheckOptions {
+  readonly thinkingSource?: ReadonlySet<string>
+}
+
+/**
+ * The provider-rule violations of a provider-ready view, the rules of
+ * `tools/validate_formats.py`: `anthropic` A1-A7, `ai-sdk` S1-S5, `openai-responses` O1-O4,
+ * `openai-chat` R1-R4 and C5 (`contract`: R1-R4). Each problem is one line starting with its rule
+ * code (`A2 tool_use ...`); an empty list means the provider accepts the view's structure. A call
+ * id the input itself repeats is reported (R4/O3/S4/A4); filter by code to ignore it.
+ *
+ * @example
+ * findFormatViolations('openai-responses', [{ type: 'function_call_output', call_id: 'x', output: '' }]) // ['O2 output x at 0 has no call before it']
+ */
+export const findFormatViolations = (format: MessageFormat, view: unknown, options: FormatCheckOptions = {}): ReadonlyArray<string> => {
+  switch (format) {
+    case 'anthropic':
+      return findAnthropicViolations(view, options)
+    case 'ai-sdk':
+      return findAiSdkViolations(view)
+    case 'openai-responses':
+      return findResponsesViolations(view)
+    case 'openai-chat':
+      return findChatViolations(view)
+    default:
+      return findChatViolations(view).filter((problem) => !problem.startsWith('C5'))
+  }
+}
+
+/**
+ * The format-aware estimator: a piece costs what its provider-ready form costs (`base` applied
+ * to each message `toFormatView` gives for the piece alone; no metadata, thinking and signatures
+ * included). Contract messages are estimated by `base` as they are.
+ *
+ * @example
+ * const estimate = makeFormatEstimator('anthropic', estimateOne)
+ */
+export const makeFormatEstimator = (format: MessageFormat, base: TokenEstimator): TokenEstimator => {
+  if (format === 'contract') return base
+  return (piece: Message): number => {
+    if (carrierOf(piece) === null) return base(piece)
+    const native = format === 'anthropic' ? assemblePieces([piece], anthropicCodec) : (toFormatView(format, [piece]) as ReadonlyArray<Message>)
+    let total = 0
+    for (const message of native) total += base(message)
+    return total
+  }
+}
+
+/**
+ * The synthesized result content of the opt-in repair for a call that will never be answered.
+ *
+ * @example
+ * REPAIR_NO_RESULT // '[no result recorded]'
+ */
+export const REPAIR_NO_RESULT = '[no result recorded]'
+
+/**
+ * The opt-in pairing repair of a contract-piece view: a call that is not answered in its
+ * adjacent run and is not the open group at the tail gets a stable synthesized result
+ * (`{role: 'tool', tool_call_id, content: '[no result recorded]'}`, after its run); a result that
+ * answers no call of the assistant right before its run is dropped. Returns the same array when
+ * nothing changes.
+ *
+ * @example
+ * repairToolPairing([{ role: 'tool', tool_call_id: 'x', content: 'orphan' }, { role: 'user', content: 'hi' }]) // [{ role: 'user', content: 'hi' }]
+ */
+export const repairToolPairing = (view: Messages): Messages => {
+  const out: Message[] = []
+  let changed = false
+  const openTail = endsInOpenToolGroup(view)
+  let i = 0
+  while (i < view.length) {
+    const message = view[i]
+    if (isToolCallMessage(message)) {
+      const end = selectResultRunEnd(view, i)
+      out.push(...view.slice(i, end))
+      const answered = new Set(view.slice(i + 1, end).map((result) => result.tool_call_id))
+      const atTail = openTail && end === view.length
+      if (!atTail) {
+        for (const id of toCallIds(message)) {
+          if (answered.has(id)) continue
+          out.push({ role: 'tool', tool_call_id: id, content: REPAIR_NO_RESULT, metadata: { source: 'context-repair' } })
+          changed = true
+        }
+      }
+      i = end
+      continue
+    }
+    if (message.role === 'tool') {
+      changed = true
+      i += 1
+      continue
+    }
+    out.push(message)
+    i += 1
+  }
+  return changed ? out : view
+}
+
+/**
+ * True when `value` is a message list or an Anthropic `{messages}` view (for guards at the edges).
+ *
+ * @example
+ * isFormatView({ messages: [] }) // true
+ */
+export const isFormatView = (value: unknown): boolean => Array.isArray(value) || (isPlainObject(value) && Array.isArray(value.messages))

@@ -1,0 +1,15 @@
+/**
+ * Provider formats: re-exports only (see docs/formats.md).
+ */
+export { PROVIDER_FORMATS, isProviderFormat, carrierOf } from './carrier.js'
+export type { MessageFormat, ProviderFormat, NativeCarrier, Piece } from './carrier.js'
+export { validateFormatMessage, expandMessage, toFormatView, toNativeHistory, findFormatViolations, makeFormatEstimator, repairToolPairing, REPAIR_NO_RESULT } from './dispatch.js'
+export type { FormatViews, FormatView, FormatCheckOptions } from './dispatch.js'
+export { toAnthropicView, findAnthropicViolations, canonicalJson, expandAnthropicMessage } from './anthropic.js'
+export type { AnthropicView, AnthropicMessage, AnthropicBlock, AnthropicCheckOptions } from './anthropic.js'
+export { toAiSdkView, findAiSdkViolations, expandAiSdkMessage, toOutputText } from './ai-sdk.js'
+export type { AiSdkMessage } from './ai-sdk.js'
+export { toChatView, findChatViolations, findChatPairingViolations, expandChatMessage, CHAT_MESSAGE_KEYS } from './openai-chat.js'
+export type { OpenAiChatMessage } from './openai-chat.js'
+export { toResponsesView, findResponsesViolations, expandResponsesItem, mergeResponsesPieces, RESPONSES_ITEM_KEYS } from './openai-responses.js'
+export type { ResponsesItem } from './openai-responses.js'

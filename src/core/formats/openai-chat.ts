@@ -1,0 +1,192 @@
+/**
+ * OpenAI Chat Completions (`ChatCompletionMessageParam`): the contract shape plus content-part
+ * arrays. A message is one piece (array content read as its text parts); output keeps only the
+ * API's message keys; the rules are validate_views.py R1-R4 (C1) plus C5.
+ */
+import type { Message, Messages } from '../message.js'
+import { isPlainObject, isTruthy } from '../values.js'
+import { assemblePieces, type AssemblyCodec } from './assemble.js'
+import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, type NativeCarrier, type Piece } from './carrier.js'
+
+/**
+ * An OpenAI Chat message as this library reads it.
+ *
+ * @example
+ * const message: OpenAiChatMessage = { role: 'tool', tool_call_id: 'call_1', content: '42' }
+ */
+export interface OpenAiChatMessage {
+  readonly role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function'
+  readonly content?: string | ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }> | null
+  readonly name?: string
+  readonly tool_calls?: ReadonlyArray<{ readonly id: string; readonly type: string; readonly function?: { readonly name: string; readonly arguments: string } }>
+  readonly tool_call_id?: string
+  readonly [key: string]: unknown
+}
+
+/**
+ * The message keys the Chat Completions API accepts (C5).
+ *
+ * @example
+ * CHAT_MESSAGE_KEYS.has('tool_call_id') // true
+ */
+export const CHAT_MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content', 'name', 'tool_calls', 'tool_call_id', 'refusal', 'function_call', 'audio'])
+
+/**
+ * The one contract piece of a Chat message: the message itself, with array content read as its
+ * text parts joined by `\n` (the parts stay in the carrier).
+ *
+ * @example
+ * expandChatMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }] })[0].message.content // 'hi'
+ */
+export const expandChatMessage = (message: Readonly<Record<string, unknown>>): ReadonlyArray<Piece> => {
+  const content = Array.isArray(message.content) ? joinTexts(message.content, ['text']) : message.content
+  const { metadata: _dropped, ...rest } = message
+  return [{ message: { ...rest, content, metadata: pieceMetadata(message, { format: 'openai-chat', blocks: null, parts: 1 }) }, blocks: null }]
+}
+
+/** A modified piece: its new text as the content (array content: one text part in place of the texts). */
+const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<readonly [number, unknown]> => {
+  const content = carrier.message.content as ReadonlyArray<unknown>
+  const text = typeof piece.content === 'string' ? piece.content : ''
+  const out: Array<readonly [number, unknown]> = []
+  let placed = false
+  content.forEach((part, index) => {
+    if (isPlainObject(part) && part.type === 'text') {
+      if (!placed) out.push([index, { ...part, text }])
+      placed = true
+    } else {
+      out.push([index, part])
+    }
+  })
+  if (!placed) out.push([0, { type: 'text', text }])
+  return out
+}
+
+/** A contract message as a Chat message: bookkeeping and foreign keys dropped, content text. */
+const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  const kept = pickKeys(piece, CHAT_MESSAGE_KEYS)
+  if (carrierOf(piece) !== null && Array.isArray(piece.content)) return [{ ...kept, content: contentText(piece.content) }]
+  return [kept]
+}
+
+/**
+ * The assembly codec of the Chat format. A modified array-content message is rebuilt by the
+ * assembler's whole-message path, so `rebuildBlocks` is used for the estimate only.
+ *
+ * @example
+ * chatCodec.allowedKeys === CHAT_MESSAGE_KEYS // true
+ */
+export const chatCodec: AssemblyCodec = { format: 'openai-chat', allowedKeys: CHAT_MESSAGE_KEYS, rebuildBlocks, fromContract }
+
+/**
+ * The provider-ready Chat view: the `messages` array, untouched messages as added (only the
+ * API's keys kept), modified ones with their new content.
+ *
+ * @example
+ * toChatView([{ role: 'user', content: 'hi', metadata: { timestamp: 't' } }]) // [{ role: 'user', content: 'hi' }]
+ */
+export const toChatView = (view: Messages): ReadonlyArray<OpenAiChatMessage> => {
+  const out: Array<Readonly<Record<string, unknown>>> = []
+  for (const piece of view) {
+    const carrier = carrierOf(piece)
+    if (carrier === null || carrier.format !== 'openai-chat') {
+      out.push(...fromContract(piece))
+      continue
+    }
+    const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+    if (!modified) {
+      out.push(pickKeys(carrier.message, CHAT_MESSAGE_KEYS))
+    } else if (Array.isArray(carrier.message.content)) {
+      out.push(pickKeys({ ...carrier.message, content: rebuildBlocks(piece, carrier).map(([, part]) => part) }, CHAT_MESSAGE_KEYS))
+    } else {
+      out.push(pickKeys({ ...carrier.message, content: piece.content }, CHAT_MESSAGE_KEYS))
+    }
+  }
+  return out as unknown as ReadonlyArray<OpenAiChatMessage>
+}
+
+/**
+ * The pairing rules of validate_views.py on a Chat view: R1 a result's call is in the assistant
+ * right before its run; R2 every call answered in the run right after (a view may end on an
+ * assistant with calls, or have only ephemeral tail items after it); R3 the first non-system
+ * message is not a tool result; R4 no call id twice. Each problem starts with its rule code.
+ *
+ * @example
+ * findChatPairingViolations([{ role: 'tool', tool_call_id: 'a' }]) // ['R3 view starts with a tool result', 'R1 result a at 0 has no call right before it']
+ */
+export const findChatPairingViolations = (view: Messages): ReadonlyArray<string> => {
+  const problems: string[] = []
+  const seen = new Set<unknown>()
+  const first = view.find((message) => message.role !== 'system')
+  if (first !== undefined && first.role === 'tool') problems.push('R3 view starts with a tool result')
+  let i = 0
+  while (i < view.length) {
+    const message = view[i]
+    if (message.role === 'assistant' && isTruthy(message.tool_calls) && Array.isArray(message.tool_calls)) {
+      const ids = message.tool_calls.map((call: unknown) => (isPlainObject(call) ? call.id : undefined))
+      for (const id of ids) {
+        if (seen.has(id)) problems.push(`R4 duplicate call id ${String(id)}`)
+        seen.add(id)
+      }
+      let j = i + 1
+      const answered = new Set<unknown>()
+      while (j < view.length && view[j].role === 'tool') {
+        const id = view[j].tool_call_id
+        if (!ids.includes(id)) problems.push(`R1 result ${String(id)} at ${j} is not a call of message ${i}`)
+        answered.add(id)
+        j += 1
+      }
+      const missing = ids.filter((id) => !answered.has(id))
+      const onlyTail = view.slice(j).every((rest) => isPlainObject(rest.metadata) && isTruthy(rest.metadata.ephemeral))
+      if (missing.length > 0 && !(j === view.length || (onlyTail && j === i + 1))) problems.push(`R2 calls ${missing.map(String).join(', ')} of message ${i} unanswered`)
+      i = j
+      continue
+    }
+    if (message.role === 'tool') problems.push(`R1 result ${String(message.tool_call_id)} at ${i} has no call right before it`)
+    i += 1
+  }
+  return problems
+}
+
+/**
+ * The Chat rule violations (`validate_formats.py --format openai-chat`): C1 = R1-R4 and C5 no
+ * keys outside the API's on messages.
+ *
+ * @example
+ * findChatViolations([{ role: 'user', content: 'hi', _truncated: true }]) // ['C5 message 0 extra keys _truncated']
+ */
+export const findChatViolations = (view: unknown): ReadonlyArray<string> => {
+  if (!Array.isArray(view)) return ['R1 view is not a list']
+  const messages = view.map((m: unknown) => (isPlainObject(m) ? m : {})) as Messages
+  const problems = [...findChatPairingViolations(messages)]
+  messages.forEach((m, i) => {
+    const extra = Object.keys(m).filter((key) => !CHAT_MESSAGE_KEYS.has(key))
+    if (extra.length > 0) problems.push(`C5 message ${i} extra keys ${extra.sort().join(', ')}`)
+  })
+  return problems
+}
+
+/**
+ * A reason an added message is not a valid Chat message (path and detail), or null: a known
+ * role; tool messages with a `tool_call_id`; assistant `tool_calls` an array of calls with ids.
+ *
+ * @example
+ * validateChatMessage({ role: 'tool', content: 'x' }) // { path: '.tool_call_id', detail: 'a tool message needs the non-empty string tool_call_id of its call' }
+ */
+export const validateChatMessage = (message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
+  const role = message.role
+  if (!['system', 'developer', 'user', 'assistant', 'tool', 'function'].includes(String(role)) || typeof role !== 'string') {
+    return { path: '.role', detail: `expected "system", "developer", "user", "assistant" or "tool", got ${JSON.stringify(role ?? null)}` }
+  }
+  if (role === 'tool' && (typeof message.tool_call_id !== 'string' || message.tool_call_id === '')) return { path: '.tool_call_id', detail: 'a tool message needs the non-empty string tool_call_id of its call' }
+  if (message.tool_calls !== undefined && message.tool_calls !== null) {
+    if (role !== 'assistant') return { path: '.tool_calls', detail: `tool_calls belong on an assistant message, not on a ${role} message` }
+    if (!Array.isArray(message.tool_calls)) return { path: '.tool_calls', detail: 'expected an array of tool calls' }
+    for (let i = 0; i < message.tool_calls.length; i += 1) {
+      const call: unknown = message.tool_calls[i]
+      if (!isPlainObject(call) || typeof call.id !== 'string' || call.id === '') return { path: `.tool_calls[${i}].id`, detail: 'a tool call needs a non-empty string id' }
+    }
+  }
+  for (const key of BOOKKEEPING_KEYS) if (key !== 'metadata' && Object.prototype.hasOwnProperty.call(message, key)) return { path: `.${key}`, detail: `${key} is a view-only key the library adds; remove it from the message` }
+  return null
+}

@@ -1,0 +1,233 @@
+/**
+ * OpenAI Responses input items: intake into contract pieces (consecutive assistant-side items, a
+ * `reasoning` item, an assistant message, `function_call`/`custom_tool_call` items, merge into
+ * one assistant piece whose calls they are; each call output is a tool piece), provider-ready
+ * `input` arrays, the rules O1-O4, and the per-format validation of added items.
+ */
+import type { Message, Messages } from '../message.js'
+import { isPlainObject, isTruthy } from '../values.js'
+import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, type Piece } from './carrier.js'
+
+/**
+ * A Responses input item as this library reads it (`type` optional on messages).
+ *
+ * @example
+ * const item: ResponsesItem = { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"id":3}' }
+ */
+export interface ResponsesItem {
+  readonly type?: string
+  readonly role?: string
+  readonly [key: string]: unknown
+}
+
+/**
+ * The item keys the Responses API accepts (O4).
+ *
+ * @example
+ * RESPONSES_ITEM_KEYS.has('encrypted_content') // true
+ */
+export const RESPONSES_ITEM_KEYS: ReadonlySet<string> = new Set([
+  'type', 'role', 'content', 'id', 'call_id', 'name', 'arguments', 'output', 'status', 'summary', 'encrypted_content', 'input', 'action',
+  'results', 'queries', 'server_label', 'tools', 'error', 'approval_request_id', 'approve', 'reason', 'phase',
+])
+
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call'])
+const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output'])
+
+/** The item's type (`message` for an item with a role and no type). */
+const itemType = (item: Readonly<Record<string, unknown>>): string => (typeof item.type === 'string' ? item.type : 'role' in item ? 'message' : '')
+
+/**
+ * True for an item the model produced (reasoning, assistant message, calls, server tool items):
+ * consecutive ones form one assistant piece.
+ *
+ * @example
+ * isAssistantSideItem({ type: 'reasoning', summary: [] }) // true
+ */
+export const isAssistantSideItem = (item: Readonly<Record<string, unknown>>): boolean => {
+  const type = itemType(item)
+  if (type === 'message') return item.role === 'assistant'
+  return !OUTPUT_TYPES.has(type)
+}
+
+/** Text of an output item's `output` (a string, or its input_text parts). */
+const outputText = (output: unknown): string => (typeof output === 'string' ? output : Array.isArray(output) ? joinTexts(output, ['input_text', 'output_text', 'text']) : '')
+
+/**
+ * The contract piece of a run of assistant-side items (or of one other item): calls from
+ * `function_call` (arguments) and `custom_tool_call` (input) items, text from assistant message
+ * items; an output item is a `tool` piece; a user/system/developer message a user/system piece.
+ *
+ * @example
+ * toResponsesPiece([{ type: 'reasoning', summary: [] }, { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' }]).message.tool_calls
+ * // [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }]
+ */
+export const toResponsesPiece = (items: ReadonlyArray<Readonly<Record<string, unknown>>>, metadataSource: Readonly<Record<string, unknown>> = items[0]): Piece => {
+  const first = items[0]
+  const metadata = pieceMetadata(metadataSource, { format: 'openai-responses', message: pickKeys(first, RESPONSES_ITEM_KEYS), blocks: null, parts: 1, items })
+  const type = itemType(first)
+  if (OUTPUT_TYPES.has(type)) return { message: { role: 'tool', tool_call_id: first.call_id, content: outputText(first.output), metadata }, blocks: null, items }
+  if (type === 'message' && first.role !== 'assistant') {
+    const role = first.role === 'user' ? 'user' : first.role === 'system' || first.role === 'developer' ? 'system' : first.role
+    return { message: { role, content: contentText(first.content), metadata }, blocks: null, items }
+  }
+  const texts: string[] = []
+  const calls: unknown[] = []
+  for (const item of items) {
+    const kind = itemType(item)
+    if (kind === 'message') texts.push(contentText(item.content))
+    else if (CALL_TYPES.has(kind)) {
+      const args = kind === 'custom_tool_call' ? item.input : item.arguments
+      calls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } })
+    }
+  }
+  const piece: Record<string, unknown> = { role: 'assistant', content: texts.join('\n') }
+  if (calls.length > 0) piece.tool_calls = calls
+  return { message: { ...piece, metadata }, blocks: null, items }
+}
+
+/**
+ * The piece of one added item (the reducer may merge an assistant-side one into the previous
+ * assistant piece with `mergeResponsesPieces`).
+ *
+ * @example
+ * expandResponsesItem({ role: 'user', content: 'hi' })[0].message // { role: 'user', content: 'hi', metadata: {...} }
+ */
+export const expandResponsesItem = (item: Readonly<Record<string, unknown>>): ReadonlyArray<Piece> => [toResponsesPiece([withoutItemMetadata(item)], item)]
+
+const withoutItemMetadata = (item: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  if (!Object.prototype.hasOwnProperty.call(item, 'metadata')) return item
+  const { metadata: _dropped, ...rest } = item
+  return rest
+}
+
+/**
+ * The merged piece when `piece` (one new assistant-side item) continues the stored assistant
+ * piece `last`, or null when it does not (`last` is not an assistant-side Responses piece).
+ *
+ * @example
+ * mergeResponsesPieces(lastStored, newPiece) // one assistant piece holding both items
+ */
+export const mergeResponsesPieces = (last: Message, piece: Message): Message | null => {
+  const previous = carrierOf(last)
+  const next = carrierOf(piece)
+  if (previous === null || next === null || previous.format !== 'openai-responses' || next.format !== 'openai-responses') return null
+  if (last.role !== 'assistant' || piece.role !== 'assistant' || previous.items === undefined || next.items === undefined) return null
+  const merged = toResponsesPiece([...previous.items, ...next.items])
+  const lastMetadata = isPlainObject(last.metadata) ? last.metadata : {}
+  const mergedNative = isPlainObject(merged.message.metadata) ? merged.message.metadata.native : undefined
+  return { ...merged.message, metadata: { ...lastMetadata, native: { ...(mergedNative as object), origin: previous.origin } } }
+}
+
+/** A contract message as Responses items. */
+const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  if (piece.role === 'tool') return [{ type: 'function_call_output', call_id: piece.tool_call_id, output: contentText(piece.content) }]
+  if (piece.role === 'assistant') {
+    const out: Array<Readonly<Record<string, unknown>>> = []
+    const text = contentText(piece.content)
+    if (text !== '') out.push({ role: 'assistant', content: text })
+    for (const call of toContractCalls(piece)) out.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments })
+    return out
+  }
+  if (piece.role === 'system' || piece.role === 'developer') return [{ role: 'system', content: contentText(piece.content) }]
+  return [{ role: 'user', content: contentText(piece.content) }]
+}
+
+/** The stub in place of a message item's text (string content, or one input_text part). */
+const withText = (item: Readonly<Record<string, unknown>>, text: string): Readonly<Record<string, unknown>> => {
+  if (!Array.isArray(item.content)) return { ...item, content: text }
+  const parts: unknown[] = []
+  let placed = false
+  for (const part of item.content) {
+    if (isPlainObject(part) && (part.type === 'input_text' || part.type === 'output_text')) {
+      if (!placed) parts.push({ ...part, text })
+      placed = true
+    } else parts.push(part)
+  }
+  if (!placed) parts.unshift({ type: 'input_text', text })
+  return { ...item, content: parts }
+}
+
+/**
+ * The provider-ready Responses view: the `input` array; untouched items as added (only the API's
+ * keys kept), a truncated output with its new `output` text, a stubbed message with the stub
+ * text, contract messages converted (system messages as `{role: 'system', content}` in place).
+ *
+ * @example
+ * toResponsesView([{ role: 'system', content: 'Be terse.' }]) // [{ role: 'system', content: 'Be terse.' }]
+ */
+export const toResponsesView = (view: Messages): ReadonlyArray<ResponsesItem> => {
+  const out: Array<Readonly<Record<string, unknown>>> = []
+  for (const piece of view) {
+    const carrier = carrierOf(piece)
+    if (carrier === null || carrier.format !== 'openai-responses' || carrier.items === undefined) {
+      out.push(...fromContract(piece))
+      continue
+    }
+    const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+    const text = typeof piece.content === 'string' ? piece.content : ''
+    for (const item of carrier.items) {
+      const kept = pickKeys(item, RESPONSES_ITEM_KEYS)
+      if (!modified) out.push(kept)
+      else if (OUTPUT_TYPES.has(itemType(item))) out.push({ ...kept, output: text })
+      else if (itemType(item) === 'message') out.push(withText(kept, text))
+      else out.push(kept)
+    }
+  }
+  return out
+}
+
+/**
+ * The Responses rule violations (`validate_formats.py --format openai-responses`): O1 every
+ * `function_call`/`custom_tool_call` has an output with its `call_id` after it (an open group at
+ * the very end is tolerated); O2 every output has its call before it; O3 call ids unique; O4 only
+ * the API's keys on items.
+ *
+ * @example
+ * findResponsesViolations([{ type: 'function_call_output', call_id: 'x', output: '' }]) // ['O2 output x at 0 has no call before it']
+ */
+export const findResponsesViolations = (view: unknown): ReadonlyArray<string> => {
+  if (!Array.isArray(view)) return ['O1 view is not a list']
+  const problems: string[] = []
+  const calls = new Map<unknown, number>()
+  const outputs = new Map<unknown, number>()
+  const items = view.map((item: unknown) => (isPlainObject(item) ? item : {}))
+  items.forEach((item, i) => {
+    const extra = Object.keys(item).filter((key) => !RESPONSES_ITEM_KEYS.has(key))
+    if (extra.length > 0) problems.push(`O4 item ${i} extra keys ${extra.sort().join(', ')}`)
+    const type = itemType(item)
+    if (CALL_TYPES.has(type)) {
+      if (calls.has(item.call_id)) problems.push(`O3 duplicate call_id ${String(item.call_id)}`)
+      calls.set(item.call_id, i)
+    } else if (OUTPUT_TYPES.has(type)) {
+      if (!calls.has(item.call_id)) problems.push(`O2 output ${String(item.call_id)} at ${i} has no call before it`)
+      if (!outputs.has(item.call_id)) outputs.set(item.call_id, i)
+    }
+  })
+  let lastOther = -1
+  items.forEach((item, i) => {
+    if (!CALL_TYPES.has(String(item.type)) && !OUTPUT_TYPES.has(String(item.type)) && item.type !== 'reasoning') lastOther = i
+  })
+  for (const [id, i] of calls) if (!outputs.has(id) && i < lastOther) problems.push(`O1 call ${String(id)} at ${i} has no output`)
+  return problems
+}
+
+/**
+ * A reason an added item is not a valid Responses input item (path and detail), or null:
+ * messages need a known role; calls and outputs a non-empty string `call_id`.
+ *
+ * @example
+ * validateResponsesItem({ type: 'function_call_output', output: 'x' }) // { path: '.call_id', detail: 'a function_call_output item needs the non-empty string call_id of its call' }
+ */
+export const validateResponsesItem = (item: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
+  const type = itemType(item)
+  if (type === '') return { path: '.type', detail: 'expected an item "type" (or a message "role")' }
+  if (type === 'message' && !['user', 'assistant', 'system', 'developer'].includes(String(item.role))) {
+    return { path: '.role', detail: `expected "user", "assistant", "system" or "developer", got ${JSON.stringify(item.role ?? null)}` }
+  }
+  if ((CALL_TYPES.has(type) || OUTPUT_TYPES.has(type)) && (typeof item.call_id !== 'string' || item.call_id === '')) {
+    return { path: '.call_id', detail: `a ${type} item needs the non-empty string call_id of its call` }
+  }
+  if (CALL_TYPES.has(type) && (typeof item.name !== 'string' || item.name === '')) return { path: '.name', detail: `a ${type} item needs a non-empty string name` }
+  return null
+}
