@@ -3,17 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { main, type CliIo } from '../../../src/shell/cli/main.js'
+import { runCli } from '../../support/cli.js'
 import { firstDifference } from '../../support/conformance.js'
 import { fixturePath, readFixture } from '../../support/fixtures.js'
 
-const run = async (argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-  let stdout = ''
-  let stderr = ''
-  const io: CliIo = { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), isTty: false }
-  const code = await main(argv, io)
-  return { code, stdout, stderr }
-}
+const run = runCli
 
 const parseLines = (text: string): unknown[] => text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line))
 
