@@ -10,6 +10,7 @@ import type { ReplayOutputLine } from '../../core/recording.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
 import { UsageError } from './options.js'
 import { addReplayOptions, replayInput, type CliIo, type ReplayInputFlags } from './replay-input.js'
+import { runReport, type ReportFlags } from './report-command.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
 
 export { BUNDLED_SESSION, CLAUDE_CODE_WINDOW, type CliIo } from './replay-input.js'
@@ -173,6 +174,16 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .addOption(new Option('--view-format <format>', 'print views as a provider request wants them (default: the contract shape)').choices(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']))
     .action(async (file: string | undefined, flags: ReplayFlags) => {
       exitCode = await runReplay(file, flags, io)
+    })
+  addReplayOptions(
+    program
+      .command('report')
+      .description('Replay an input and write one self-contained HTML page charting every request (tokens, budget, compaction boundaries, prompt cache).')
+      .argument('[file]', 'input file (default: the bundled Claude Code session)'),
+  )
+    .requiredOption('--html <file>', 'where to write the HTML page')
+    .action(async (file: string | undefined, flags: ReportFlags) => {
+      exitCode = await runReport(file, flags, io)
     })
   try {
     await program.parseAsync(argv as string[], { from: 'user' })

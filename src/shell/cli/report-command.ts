@@ -1,0 +1,119 @@
+/**
+ * `context-simple report FILE --html OUT`: replay an input and write one self-contained HTML page
+ * that charts every request of every session (tokens, budget and threshold, compaction
+ * boundaries with their level, the provider's prompt cache).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { loadChartLibrary } from '../report/chart-library.js'
+import { renderHtmlReport, type ReportAbout } from '../report/html.js'
+import { toRecordedReadings, toReportSection, type ReportSection } from '../report/model.js'
+import type { BudgetOverride } from './options.js'
+import { UsageError } from './options.js'
+import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
+
+/**
+ * The flags of `report`: the replay flags plus the output file.
+ *
+ * @example
+ * const flags: ReportFlags = { html: 'out/report.html', format: 'auto', set: [], summarizer: 'recorded', progress: false }
+ */
+export interface ReportFlags extends ReplayInputFlags {
+  readonly html: string
+}
+
+/**
+ * The report sections of a replayed input, one per session in file order. Titles name the
+ * session (`<task_id>-t<trial>` for multi-session files, else the file's base name), prefixed by
+ * `label` when given (the demo's configuration names).
+ *
+ * @example
+ * toReportSections(replayed, 'recommended')[0].title // 'recommended · 4d5611e5-….jsonl.gz'
+ */
+export const toReportSections = (replayed: ReplayedInput, label: string | null = null): ReportSection[] =>
+  replayed.sessions.map((item) =>
+    toReportSection(
+      {
+        title: [label, item.session ?? basename(replayed.path)].filter((part) => part !== null).join(' · '),
+        lines: item.result.lines,
+        compactThreshold: item.config.compact_threshold,
+        readings: toRecordedReadings(item.recording),
+        readingSource: 'recorded',
+        prefixBreaks: null,
+        cumulativeCostUsd: null,
+      },
+      item.estimate,
+    ),
+  )
+
+/**
+ * How the budget was set, in words for the page header.
+ *
+ * @example
+ * describeBudget({ kind: 'budget', tokens: 60000 }) // '60,000 tokens (--budget)'
+ */
+export const describeBudget = (budget: BudgetOverride | null): string =>
+  budget === null
+    ? "each request's recorded budget"
+    : budget.kind === 'budget'
+      ? `${budget.tokens.toLocaleString('en-US')} tokens (--budget)`
+      : `window ${budget.contextWindow.toLocaleString('en-US')} tokens, max output ${budget.maxOutputTokens.toLocaleString('en-US')}`
+
+/**
+ * Write `html` (creating its folder), or throw `UsageError` naming the path and the cause.
+ *
+ * @example
+ * writeReportFile('out/report.html', html) // '/abs/out/report.html'
+ */
+export const writeReportFile = (path: string, html: string): string => {
+  const target = resolve(path)
+  try {
+    mkdirSync(dirname(target), { recursive: true })
+    writeFileSync(target, html)
+  } catch (error) {
+    throw new UsageError(`--html ${path}: cannot write the report (${(error as Error).message})`)
+  }
+  return target
+}
+
+/**
+ * The package's name and version for the page header, read from its package.json
+ * (`context-simple 0.1.0`; `context-simple` alone when the file cannot be read).
+ *
+ * @example
+ * generatorName() // 'context-simple 0.1.0'
+ */
+export const generatorName = (): string => {
+  try {
+    const manifest = JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json'), 'utf8')) as { version?: unknown }
+    return typeof manifest.version === 'string' ? `context-simple ${manifest.version}` : 'context-simple'
+  } catch {
+    return 'context-simple'
+  }
+}
+
+/**
+ * Run `report`: replay `file` with `flags`, write the page to `flags.html`, and print its
+ * absolute path with the number of sessions and requests. Resolves to 1 when a replayed request
+ * raised the fail-loud error (the page still shows the others), else 0. Throws what `replayInput`
+ * throws, and `UsageError` when the file cannot be written.
+ *
+ * @example
+ * await runReport('fixtures/sessions/claude-code/short.jsonl', { html: 'report.html', format: 'auto', set: [], summarizer: 'recorded', progress: false }, io)
+ */
+export const runReport = async (file: string | undefined, flags: ReportFlags, io: CliIo): Promise<number> => {
+  const replayed = await replayInput(file, flags, io, true)
+  const sections = toReportSections(replayed)
+  const about: ReportAbout = {
+    input: replayed.path,
+    format: replayed.format,
+    configuration: [flags.preset, flags.config, ...flags.set].filter((part) => part !== undefined).join(' + ') || 'defaults',
+    budget: describeBudget(replayed.budget),
+    generator: generatorName(),
+  }
+  const target = writeReportFile(flags.html, renderHtmlReport(sections, about, loadChartLibrary()))
+  const requests = sections.reduce((sum, section) => sum + section.requests, 0)
+  io.stdout(`wrote ${target} (${sections.length} session${sections.length === 1 ? '' : 's'}, ${requests} requests)\n`)
+  return sections.some((section) => section.failedRequests > 0) ? 1 : 0
+}

@@ -1,0 +1,180 @@
+/**
+ * The data of the HTML report, as plain columns (one entry per request): a pure projection of
+ * replay output lines, the provider readings beside them, and the configuration's threshold.
+ */
+import { estimateMessages, type TokenEstimator } from '../../core/estimate.js'
+import type { Recording, RecordedUsage, ReplayOutputLine } from '../../core/recording.js'
+import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
+
+/**
+ * What the provider reported (or would report) for one request, in tokens: the whole input
+ * (`cache_read_tokens` and `cache_write_tokens` are parts of it) and the output. Null fields are
+ * unknown.
+ *
+ * @example
+ * const reading: ProviderReading = { input_tokens: 11518, cache_read_tokens: 11515, cache_write_tokens: 3, output_tokens: 13 }
+ */
+export interface ProviderReading {
+  readonly input_tokens: number
+  readonly cache_read_tokens: number | null
+  readonly cache_write_tokens: number | null
+  readonly output_tokens: number | null
+}
+
+/**
+ * Everything the report shows for one session, before projection: the replay's output lines, the
+ * compaction threshold (a fraction of the budget), one provider reading per line (or null) and
+ * where the readings come from (`recorded`: the original session's usage, which describes what the
+ * original agent sent, not this replay's view; `simulated`: a provider model applied to this
+ * replay's views). `prefixBreaks` and `cumulativeCostUsd` (US dollars, one per line) are given by
+ * a prompt-cache and cost model when one ran; null leaves them out of the report.
+ *
+ * @example
+ * const input: ReportSectionInput = { title: 'short.jsonl', lines, compactThreshold: 0.75, readings: [null], readingSource: 'recorded', prefixBreaks: null, cumulativeCostUsd: null }
+ */
+export interface ReportSectionInput {
+  readonly title: string
+  readonly lines: ReadonlyArray<ReplayOutputLine>
+  readonly compactThreshold: number
+  readonly readings: ReadonlyArray<ProviderReading | null>
+  readonly readingSource: 'recorded' | 'simulated'
+  readonly prefixBreaks: ReadonlyArray<boolean> | null
+  readonly cumulativeCostUsd: ReadonlyArray<number | null> | null
+}
+
+/**
+ * One compaction boundary: the request (0-based within its session, as in `replay`), the
+ * cumulative compaction level reached (1..8), and the estimated tokens of the working list before
+ * and of the view after the pass.
+ *
+ * @example
+ * const boundary: ReportBoundary = { request: 41, level: 3, beforeTokens: 47210, afterTokens: 27004 }
+ */
+export interface ReportBoundary {
+  readonly request: number
+  readonly level: number
+  readonly beforeTokens: number
+  readonly afterTokens: number
+}
+
+/**
+ * The projected data of one session: columns of equal length (`requests`), null where a request
+ * has no value (a failed request has no view; a request without a reading has no provider input).
+ * Token columns are in tokens; `threshold` is `trunc(budget × compact_threshold)`;
+ * `boundaryLevel` holds the level at boundary requests only. Cache columns, `prefixBreak` (1 at a
+ * break, else null) and `cumulativeCostUsd` are null when nothing provides them.
+ *
+ * @example
+ * toReportSection(input).requests === input.lines.length // true
+ */
+export interface ReportSection {
+  readonly title: string
+  readonly requests: number
+  readonly readingSource: 'recorded' | 'simulated'
+  readonly request: ReadonlyArray<number>
+  readonly historyTokens: ReadonlyArray<number | null>
+  readonly viewTokens: ReadonlyArray<number | null>
+  readonly providerInput: ReadonlyArray<number | null>
+  readonly budget: ReadonlyArray<number | null>
+  readonly threshold: ReadonlyArray<number | null>
+  readonly boundaryLevel: ReadonlyArray<number | null>
+  readonly cacheRead: ReadonlyArray<number | null> | null
+  readonly cacheWrite: ReadonlyArray<number | null> | null
+  readonly prefixBreak: ReadonlyArray<number | null> | null
+  readonly cumulativeCostUsd: ReadonlyArray<number | null> | null
+  readonly boundaries: ReadonlyArray<ReportBoundary>
+  readonly failedRequests: number
+  readonly prefixBreaks: number | null
+  readonly costUsd: number | null
+}
+
+const toNumber = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
+
+/**
+ * The provider reading of a recorded usage object (RECORDING.md shape), or null when it has no
+ * numeric `input_tokens`.
+ *
+ * @example
+ * toProviderReading({ input_tokens: 120, cache_read_tokens: 100 }) // { input_tokens: 120, cache_read_tokens: 100, cache_write_tokens: null, output_tokens: null }
+ */
+export const toProviderReading = (usage: unknown): ProviderReading | null => {
+  if (usage === null || typeof usage !== 'object') return null
+  const fields = usage as Partial<Record<keyof RecordedUsage, unknown>>
+  const input = toNumber(fields.input_tokens)
+  if (input === null) return null
+  return { input_tokens: input, cache_read_tokens: toNumber(fields.cache_read_tokens), cache_write_tokens: toNumber(fields.cache_write_tokens), output_tokens: toNumber(fields.output_tokens) }
+}
+
+/**
+ * The recorded reading of each request of `recording`, in request order: the usage of the first
+ * `llm_response` after the request and before the next one (what the original agent's provider
+ * reported for that request), or null when there is none.
+ *
+ * @example
+ * toRecordedReadings({ config: {}, now, ops: [{ op: 'get_messages_for_request', token_budget: 900 }, { op: 'llm_response', usage: { input_tokens: 80 } }] })
+ * // [{ input_tokens: 80, cache_read_tokens: null, cache_write_tokens: null, output_tokens: null }]
+ */
+export const toRecordedReadings = (recording: Recording): Array<ProviderReading | null> => {
+  const readings: Array<ProviderReading | null> = []
+  let open = false
+  for (const op of recording.ops) {
+    if (op.op === 'get_messages_for_request') {
+      readings.push(null)
+      open = true
+    } else if (op.op === 'llm_response' && open) {
+      readings[readings.length - 1] = toProviderReading(op.usage)
+      open = false
+    }
+  }
+  return readings
+}
+
+const boundaryOf = (line: ReplayOutputLine, request: number): ReportBoundary | null => {
+  const event = line.events.find((candidate) => candidate.name === 'context:compaction')
+  if (event === undefined || line.error !== undefined) return null
+  const stats = event.data as Partial<CompactionStats>
+  return { request, level: toNumber(stats.strategy_level) ?? 0, beforeTokens: toNumber(stats.before_tokens) ?? 0, afterTokens: toNumber(stats.after_tokens) ?? 0 }
+}
+
+/**
+ * Project one session's replay into report columns. `estimator` counts the view each request sent
+ * (the same estimator the replay used). Pure; throws nothing (odd stats become nulls).
+ *
+ * @example
+ * const section = toReportSection(input, makeCachedEstimator())
+ * section.boundaries.map((boundary) => boundary.level) // e.g. [2, 3, 5]
+ */
+export const toReportSection = (input: ReportSectionInput, estimator: TokenEstimator): ReportSection => {
+  const boundaries: ReportBoundary[] = []
+  const boundaryLevel: Array<number | null> = []
+  const hasCache = input.readings.some((reading) => reading !== null && (reading.cache_read_tokens !== null || reading.cache_write_tokens !== null))
+  input.lines.forEach((line, request) => {
+    const boundary = boundaryOf(line, request)
+    if (boundary !== null) boundaries.push(boundary)
+    boundaryLevel.push(boundary === null ? null : boundary.level)
+  })
+  const meters = input.lines.map((line) => (line.token_meter_stats ?? null) as Partial<TokenMeterStats> | null)
+  const budget = meters.map((meter) => toNumber(meter?.budget))
+  const readingAt = (request: number): ProviderReading | null => input.readings[request] ?? null
+  const costs = input.cumulativeCostUsd
+  return {
+    title: input.title,
+    requests: input.lines.length,
+    readingSource: input.readingSource,
+    request: input.lines.map((_, request) => request),
+    historyTokens: meters.map((meter) => toNumber(meter?.estimated_tokens)),
+    viewTokens: input.lines.map((line) => (line.view === null ? null : estimateMessages(line.view, estimator))),
+    providerInput: input.lines.map((_, request) => readingAt(request)?.input_tokens ?? null),
+    budget,
+    threshold: budget.map((value) => (value === null ? null : Math.trunc(value * input.compactThreshold))),
+    boundaryLevel,
+    cacheRead: hasCache ? input.lines.map((_, request) => readingAt(request)?.cache_read_tokens ?? null) : null,
+    cacheWrite: hasCache ? input.lines.map((_, request) => readingAt(request)?.cache_write_tokens ?? null) : null,
+    prefixBreak: input.prefixBreaks === null ? null : input.lines.map((_, request) => (input.prefixBreaks?.[request] === true ? 1 : null)),
+    cumulativeCostUsd: costs === null ? null : input.lines.map((_, request) => costs[request] ?? null),
+    boundaries,
+    failedRequests: input.lines.filter((line) => line.error !== undefined).length,
+    prefixBreaks: input.prefixBreaks === null ? null : input.prefixBreaks.filter((value) => value).length,
+    costUsd: costs === null ? null : [...costs].reverse().find((value) => value !== null) ?? null,
+  }
+}

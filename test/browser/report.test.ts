@@ -1,0 +1,125 @@
+// The HTML report in a real browser: Debian's Chromium, headless, through playwright-core. For
+// each input the report is written by the CLI, opened from file://, and checked through uPlot's
+// own API (point counts, plot area) and the canvas pixels; a screenshot goes to test-output/.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../support/cli.js'
+import { REPORT_INPUTS } from '../support/report-inputs.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const present = existsSync(CHROMIUM)
+const OUTPUT = resolve(import.meta.dirname, '../../test-output')
+
+if (!present && process.env.CI) throw new Error(`CI is set but Chromium is missing at ${CHROMIUM}: .ci/run installs it with apt-get install -y chromium`)
+if (!present) console.warn(`\n*** SKIPPING the HTML report browser test: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH) ***\n`)
+
+const run = runCli
+
+interface ChartFacts {
+  readonly title: string
+  readonly requests: number
+  readonly points: number
+  readonly seriesLengths: number[]
+  readonly plotPixel: number[]
+  readonly inside: boolean
+  readonly background: number[]
+  readonly cachePoints: number | null
+}
+
+describe.skipIf(!present)('HTML report in headless Chromium', () => {
+  let browser: BrowserContext
+  let profile: string
+
+  beforeAll(async () => {
+    mkdirSync(OUTPUT, { recursive: true })
+    profile = mkdtempSync(join(tmpdir(), 'context-simple-chromium-'))
+    // a fresh profile per run (playwright passes it as --user-data-dir)
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    })
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    if (profile !== undefined) rmSync(profile, { recursive: true, force: true })
+  })
+
+  it.each(REPORT_INPUTS)('renders the report of $name with one point per request and a drawn plot', async ({ name, file, flags }) => {
+    const html = join(OUTPUT, `report-${name}.html`)
+    const { code, stdout, stderr } = await run(['report', file, '--html', html, '--no-progress', ...flags])
+    expect(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '))).toEqual([])
+    expect(code).toBe(0)
+    const requestsPrinted = Number(/(\d+) requests\)/.exec(stdout)?.[1])
+
+    const page = await browser.newPage()
+    const requested: string[] = []
+    page.on('request', (request) => void requested.push(request.url()))
+    const errors: string[] = []
+    page.on('pageerror', (error) => void errors.push(error.message))
+    await page.goto(pathToFileURL(html).href)
+    await page.waitForFunction(() => (globalThis as unknown as { contextSimpleReport?: unknown }).contextSimpleReport !== undefined)
+
+    const charts = await page.evaluate((): ChartFacts[] => {
+      type Plot = {
+        data: Array<ArrayLike<number | null>>
+        bbox: { left: number; top: number; width: number; height: number }
+        ctx: { getImageData: (x: number, y: number, width: number, height: number) => { data: ArrayLike<number> } }
+        valToPos: (value: number, scale: string, canvasPixels?: boolean) => number
+      }
+      const report = (globalThis as unknown as { contextSimpleReport: { sections: Array<{ title: string; requests: number; tokens: Plot; cache: Plot | null }> } }).contextSimpleReport
+      return report.sections.map((section) => {
+        const plot = section.tokens
+        // the view line at a request in the middle of the session: pixels the chart must have drawn
+        const view = plot.data[2]
+        let index = Math.floor(view.length / 2)
+        while (index < view.length - 1 && view[index] === null) index += 1
+        const x = Math.round(plot.valToPos(plot.data[0][index] as number, 'x', true))
+        const y = Math.round(plot.valToPos(view[index] as number, 'y', true))
+        const inside = x >= plot.bbox.left && x <= plot.bbox.left + plot.bbox.width && y >= plot.bbox.top && y <= plot.bbox.top + plot.bbox.height
+        const around = plot.ctx.getImageData(x - 2, y - 2, 5, 5).data
+        // the most opaque pixel of a 5x5 patch around the point (anti-aliasing softens single pixels)
+        let strongest = [0, 0, 0, 0]
+        for (let offset = 0; offset < around.length; offset += 4) {
+          if (around[offset + 3] > strongest[3]) strongest = [around[offset], around[offset + 1], around[offset + 2], around[offset + 3]]
+        }
+        const corner = plot.ctx.getImageData(0, 0, 1, 1).data
+        return {
+          title: section.title,
+          requests: section.requests,
+          points: plot.data[0].length,
+          seriesLengths: plot.data.map((column) => column.length),
+          plotPixel: strongest,
+          inside,
+          background: [corner[0], corner[1], corner[2], corner[3]],
+          cachePoints: section.cache === null ? null : section.cache.data[0].length,
+        }
+      })
+    })
+
+    mkdirSync(OUTPUT, { recursive: true })
+    await page.screenshot({ path: join(OUTPUT, `report-${name}.png`), fullPage: false })
+    await page.close()
+
+    expect(errors).toEqual([])
+    expect(requested).toEqual([pathToFileURL(html).href])
+    expect(charts.length).toBeGreaterThan(0)
+    expect(charts.reduce((sum, chart) => sum + chart.points, 0)).toBe(requestsPrinted)
+    for (const chart of charts) {
+      expect(chart.points).toBe(chart.requests)
+      expect(new Set(chart.seriesLengths)).toEqual(new Set([chart.requests]))
+      if (chart.cachePoints !== null) expect(chart.cachePoints).toBe(chart.requests)
+      // drawn: inside the plot area, on the view line, the canvas is not background (transparent)
+      expect(chart.inside).toBe(true)
+      expect(chart.background).toEqual([0, 0, 0, 0])
+      expect(chart.plotPixel[3]).toBeGreaterThan(128)
+      expect(chart.plotPixel).not.toEqual(chart.background)
+    }
+  })
+})

@@ -1,0 +1,46 @@
+// The report command end to end, in-process: the page it writes, one section per session or the
+// one --session picks, and the usage errors.
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runCli } from '../../support/cli.js'
+import { REPORT_INPUTS } from '../../support/report-inputs.js'
+
+const run = runCli
+
+const input = (name: string): string => REPORT_INPUTS.find((candidate) => candidate.name === name)?.file as string
+const sectionsOf = (html: string): Array<{ title: string; requests: number }> =>
+  JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)?.[1] as string).sections
+
+describe('context-simple report', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'context-simple-report-'))
+
+  it('writes one section per session of a multi-session input and prints the path', async () => {
+    const out = join(folder, 'nested', 'all.html')
+    const { code, stdout } = await run(['report', input('tau-bench-all'), '--budget', '4500', '--html', out])
+    expect(code).toBe(0)
+    const sections = sectionsOf(readFileSync(out, 'utf8'))
+    expect(sections.length).toBeGreaterThan(10)
+    expect(sections[0].title).toBe('0-t0')
+    expect(stdout).toBe(`wrote ${out} (${sections.length} sessions, ${sections.reduce((sum, section) => sum + section.requests, 0)} requests)\n`)
+  })
+
+  it('keeps only the session --session names', async () => {
+    const out = join(folder, 'one.html')
+    const { code } = await run(['report', input('tau-bench-all'), '--budget', '4500', '--session', '12-t0', '--html', out])
+    expect(code).toBe(0)
+    expect(sectionsOf(readFileSync(out, 'utf8')).map((section) => section.title)).toEqual(['12-t0'])
+  })
+
+  it('rejects a session the input does not hold, and a missing --html, with exit code 2', async () => {
+    const unknown = await run(['report', input('tau-bench-all'), '--session', '999-t9', '--html', join(folder, 'x.html')])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/^context-simple: --session 999-t9: not in .* \(sessions: 0-t0, /)
+    const single = await run(['report', input('cc-short'), '--session', '1-t0', '--html', join(folder, 'x.html')])
+    expect(single.stderr).toContain('it holds a single unnamed session')
+    const missing = await run(['report', input('cc-short')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain("required option '--html <file>' not specified")
+  })
+})
