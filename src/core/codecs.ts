@@ -76,6 +76,15 @@ export const SkipCapCodec = t.union([t.number, t.string, t.boolean])
  */
 export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
 
+/**
+ * Null or a positive integer (the guard keys of issue 12 that count passes or tokens).
+ *
+ * @example
+ * OptionalCountCodec.is(null) // true
+ * OptionalCountCodec.is(0) // false
+ */
+export const OptionalCountCodec = t.union([t.null, PositiveIntCodec])
+
 interface KeyRule {
   readonly codec: t.Mixed
   readonly accepts: string
@@ -107,6 +116,8 @@ const RULES: Readonly<Record<string, KeyRule>> = {
   tool_result_exempt_tools: { codec: ExemptToolsCodec, accepts: 'an array of tool name strings' },
   tool_result_spill_dir: { codec: OptionalStringCodec, accepts: 'a directory path string or null' },
   replay_last_user_on_compaction: { codec: FlagCodec, accepts: 'true or false' },
+  compaction_floor_guard: { codec: FlagCodec, accepts: 'true or false' },
+  compaction_breaker_passes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (consecutive passes)' },
 }
 
 const show = (value: unknown): string => {
@@ -243,6 +254,8 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     tool_result_exempt_tools: exempt,
     tool_result_spill_dir: has('tool_result_spill_dir') && isTruthy(given.tool_result_spill_dir) ? (given.tool_result_spill_dir as string) : null,
     replay_last_user_on_compaction: has('replay_last_user_on_compaction') ? given.replay_last_user_on_compaction === true : DEFAULT_CONFIG.replay_last_user_on_compaction,
+    compaction_floor_guard: has('compaction_floor_guard') ? given.compaction_floor_guard === true : DEFAULT_CONFIG.compaction_floor_guard,
+    compaction_breaker_passes: pick('compaction_breaker_passes'),
   }
   return E.right({ config, warnings })
 }

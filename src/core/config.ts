@@ -69,6 +69,18 @@ export interface Config {
   readonly tool_result_exempt_tools: ReadonlyArray<string>
   readonly tool_result_spill_dir: string | null
   readonly replay_last_user_on_compaction: boolean
+  /**
+   * Guard (issue 12): when the irreducible floor (system messages, protected messages, the open
+   * tool group) is above the target, compact only while the view is over E and stop as soon as it
+   * fits; report `context:compaction-infeasible` once per change. Default false (the contract).
+   */
+  readonly compaction_floor_guard: boolean
+  /**
+   * Guard (issue 12): after this many consecutive compaction passes that end over E, emit
+   * `context:compaction-breaker` once and stop re-escalating until a view fits again. Null (the
+   * default, the contract) disables the breaker. A count ≥ 1.
+   */
+  readonly compaction_breaker_passes: number | null
 }
 
 /**
@@ -103,6 +115,22 @@ export const DEFAULT_CONFIG: Config = {
   tool_result_exempt_tools: [],
   tool_result_spill_dir: null,
   replay_last_user_on_compaction: false,
+  ...{
+    compaction_floor_guard: false,
+    compaction_breaker_passes: null,
+  },
+}
+
+/**
+ * The production-guard keys (issue 12) at their defaults: every guard off, so a configuration
+ * without them reproduces the contract exactly. Also part of `DEFAULT_CONFIG`.
+ *
+ * @example
+ * GUARD_DEFAULTS.compaction_floor_guard // false
+ */
+export const GUARD_DEFAULTS: Pick<Config, 'compaction_floor_guard' | 'compaction_breaker_passes'> = {
+  compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
+  compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Effect } from './effects.js'
 import type { Message } from './message.js'
 import { castDraft } from 'immer'
 import { update } from './immer.js'
-import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
+import { EMPTY_GUARDS, EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
 import { isPlainObject, isPresent, isTruthy } from './values.js'
 import type { MessageFormat } from './formats/carrier.js'
 import { withOrigin } from './formats/carrier.js'
@@ -167,6 +167,7 @@ export const applyMessagesReplaced = (
       draft.toolNames = toolNames
       draft.replayMarker = null
       draft.skipStreak = 0
+      draft.guards = EMPTY_GUARDS
       draft.summary = castDraft({ ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber })
       // Kept: the last reading, the meter stats, the spill memo and the provenance counters.
       draft.meter = { ...EMPTY_METER, measured: state.meter.measured, provenanceRefusals: state.meter.provenanceRefusals, provenanceOverrides: state.meter.provenanceOverrides }
@@ -195,6 +196,7 @@ export const applyHistoryCleared = (state: State): { readonly state: State; read
     replayMarker: null,
     skipStreak: 0,
     summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
+    guards: EMPTY_GUARDS,
   },
   effects: cancelInFlight(state),
 })

@@ -87,10 +87,15 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     return out
   }
 
+  // A tripped breaker stops re-escalation until a view fits again or the budget changes.
+  let guards = state.guards
+  if (guards.breakerTripped && guards.breakerBudget !== effective) guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
+  const breakerHolds = guards.breakerTripped
+
   if (!decision.fires && !hasStickyDecisions(state.sticky)) {
     const view = strip(working)
     return {
-      state: { ...state, summary, meterStats, meter: { ...meter, lastSentEstimate: estimateMessages(view, estimate) } },
+      state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: estimateMessages(view, estimate) } },
       view,
       effects,
     }
@@ -101,7 +106,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
       working,
       workingTokens: estimated,
       effective,
-      stickyOnly: !decision.fires,
+      stickyOnly: !decision.fires || breakerHolds,
       sticky: state.sticky,
       compactionStats: state.compactionStats,
       skipStreak: state.skipStreak,
@@ -111,6 +116,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
       meter,
       hybrid,
       now: event.now,
+      guards,
     },
     context,
   )
@@ -124,6 +130,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     summary: pass.summary,
     meterStats,
     meter,
+    guards: breakerHolds && pass.list !== null && effective > 0 && estimateMessages(pass.list, estimate) <= effective ? { ...pass.guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null } : pass.guards,
   }
   const spills = spillEffects()
   if (pass.list === null) {

@@ -73,10 +73,35 @@ export interface SummaryState {
 }
 
 /**
+ * Production-guard state (issue 12): whether the last measured floor was above the target (so
+ * `context:compaction-infeasible` is emitted once per change), the breaker's count of consecutive
+ * passes that ended over E, whether it has tripped, and the effective budget (tokens) it tripped
+ * under (a different budget re-arms it).
+ *
+ * @example
+ * const guards: GuardState = { ...EMPTY_GUARDS, overBudgetPasses: 2 }
+ */
+export interface GuardState {
+  readonly infeasible: boolean
+  readonly overBudgetPasses: number
+  readonly breakerTripped: boolean
+  readonly breakerBudget: number | null
+}
+
+/**
+ * Guard state with nothing observed.
+ *
+ * @example
+ * EMPTY_GUARDS.breakerTripped // false
+ */
+export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
+
+/**
  * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the
  * next `_seq` to assign, `toolNames` maps call ids to tool names when per-tool config is active,
  * `spillWritten` memoizes spill paths known to be written, `replayMarker` the boundary identity of
- * the last replay that went out, `skipStreak` the predicate's consecutive refusals.
+ * the last replay that went out, `skipStreak` the predicate's consecutive refusals, `guards` the
+ * production guards' state (issue 12).
  *
  * @example
  * const state: State = makeInitialState()
@@ -93,6 +118,7 @@ export interface State {
   readonly replayMarker: string | null
   readonly skipStreak: number
   readonly summary: SummaryState
+  readonly guards: GuardState
 }
 
 /**
@@ -156,6 +182,7 @@ export const makeInitialState = (): State => ({
   replayMarker: null,
   skipStreak: 0,
   summary: EMPTY_SUMMARY,
+  guards: EMPTY_GUARDS,
 })
 
 /**

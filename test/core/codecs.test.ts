@@ -4,7 +4,7 @@
 import { isLeft, isRight, type Either } from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig, type DecodedConfig } from '../../src/core/codecs.js'
-import { DEFAULT_CONFIG } from '../../src/core/config.js'
+import { DEFAULT_CONFIG, GUARD_DEFAULTS } from '../../src/core/config.js'
 import { ConfigError } from '../../src/core/errors.js'
 
 const right = (decoded: Either<ConfigError, DecodedConfig>): DecodedConfig => {
@@ -55,7 +55,9 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_exempt_tools: [],
       tool_result_spill_dir: null,
       replay_last_user_on_compaction: false,
+      ...GUARD_DEFAULTS,
     })
+    expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null)).toBe(true)
   })
 
   it('unknown keys (the README max_messages) are ignored', () => {
@@ -90,7 +92,14 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_spill_dir: '/tmp/spill',
       replay_last_user_on_compaction: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: raw, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS }, warnings: [] })
+  })
+
+  it('guard keys (issue 12) are decoded, and a wrong type names the key', () => {
+    const guards = { compaction_floor_guard: true, compaction_breaker_passes: 2 }
+    expect(right(decodeConfig(guards)).config).toEqual({ ...DEFAULT_CONFIG, ...guards })
+    expect(left(decodeConfig({ compaction_breaker_passes: 0 })).message).toMatch(/^config\.compaction_breaker_passes: expected null or a positive integer/)
+    expect(left(decodeConfig({ compaction_floor_guard: 'yes' })).key).toBe('compaction_floor_guard')
   })
 })
 

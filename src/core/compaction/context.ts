@@ -48,6 +48,8 @@ export interface PassContext {
   readonly estimate: TokenEstimator
   readonly toolNames: Readonly<Record<string, string>>
   readonly truncate: (message: Message) => Message
+  /** The truncated form `truncate` would give, without recording its spill (for measuring). */
+  readonly truncatedForm: (message: Message) => Message
   readonly stub: (message: Message) => Message
   readonly spills: Map<string, SpillRequest>
 }
@@ -65,19 +67,20 @@ export const makePassContext = (
   memo: DerivationMemo,
 ): PassContext => {
   const spills = new Map<string, SpillRequest>()
-  const truncate = (message: Message): Message => {
+  const derive = (message: Message): Truncation => {
     const toolName = toToolName(message, toolNames)
     const cached = memo.truncation.get(message)
-    let result: Truncation
-    if (cached !== undefined && cached.toolName === toolName) {
-      result = cached.result
-    } else {
-      result = truncateToolResult(message, config, toolNames)
-      memo.truncation.set(message, { toolName, result })
-    }
+    if (cached !== undefined && cached.toolName === toolName) return cached.result
+    const result = truncateToolResult(message, config, toolNames)
+    memo.truncation.set(message, { toolName, result })
+    return result
+  }
+  const truncate = (message: Message): Message => {
+    const result = derive(message)
     if (result.spill !== null) spills.set(result.spill.path, result.spill)
     return result.message
   }
+  const truncatedForm = (message: Message): Message => derive(message).message
   const stub = (message: Message): Message => {
     const cached = memo.stub.get(message)
     if (cached !== undefined) return cached
@@ -85,7 +88,7 @@ export const makePassContext = (
     memo.stub.set(message, result)
     return result
   }
-  return { config, estimate, toolNames, truncate, stub, spills }
+  return { config, estimate, toolNames, truncate, truncatedForm, stub, spills }
 }
 
 

@@ -4,13 +4,14 @@
  */
 import type { Effect } from '../effects.js'
 import type { Message, Messages } from '../message.js'
-import type { MeterState, StickyState, SummaryState } from '../state.js'
+import type { GuardState, MeterState, StickyState, SummaryState } from '../state.js'
 import type { CompactionStats } from '../stats.js'
 import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from '../clear-at-least.js'
 import { needsEscalation, type HybridReading } from '../token-meter.js'
 import { trySwap } from '../summary.js'
 import { estimateMessages } from '../estimate.js'
 import type { PassContext } from './context.js'
+import { measureFloor, toInfeasiblePayload } from './floor.js'
 import { runLadder } from './ladder.js'
 import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
@@ -40,6 +41,7 @@ export interface PassInput {
   readonly meter: MeterState
   readonly hybrid: HybridReading | null
   readonly now: string
+  readonly guards: GuardState
 }
 
 /**
@@ -61,6 +63,7 @@ export interface PassOutcome {
   readonly summary: SummaryState
   readonly history: Messages
   readonly nextSeq: number
+  readonly guards: GuardState
   readonly effects: ReadonlyArray<Effect>
 }
 
@@ -97,6 +100,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       summary: input.summary,
       history: input.history,
       nextSeq: input.nextSeq,
+      guards: input.guards,
       effects,
     }
   }
@@ -130,6 +134,24 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const systemTokens = estimateMessages(system, estimate)
   const stickyApplied = applySticky(nonSystem, recorded ?? input.sticky, context)
   const current = systemTokens + estimateMessages(stickyApplied, estimate)
+  const target = Math.trunc(input.effective * config.target_usage)
+  let escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
+  // The floor guard: with the floor above the target, the ladder works toward E instead of the
+  // unreachable target, and a view that already fits E is left alone.
+  let guards = input.guards
+  let stopTarget = target
+  if (config.compaction_floor_guard && input.effective > 0 && (escalate || guards.infeasible)) {
+    const floor = measureFloor(stickyApplied, systemTokens, config, context)
+    const infeasible = floor.floor_tokens > target
+    if (infeasible && !guards.infeasible) {
+      effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, input.effective, context) })
+    }
+    if (infeasible !== guards.infeasible) guards = { ...guards, infeasible }
+    if (infeasible) {
+      stopTarget = input.effective
+      if (current <= input.effective) escalate = false
+    }
+  }
   const unchanged = (list: Messages): PassOutcome => ({
     list,
     refused: false,
@@ -139,14 +161,12 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     summary,
     history,
     nextSeq,
+    guards,
     effects,
   })
-
-  const escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
   if (!escalate && !swapped) return unchanged([...system, ...stickyApplied])
 
   const draft = recorded ?? toStickyDraft(input.sticky)
-  const target = Math.trunc(input.effective * config.target_usage)
   let working: Messages = stickyApplied
   let levelReached = 0
   let floor = 0
@@ -157,7 +177,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     effects.push(...resolved.effects)
     floor = resolved.floor
     if (floor > 0) snapshot = toStickyDraft(draft)
-    const ladder = runLadder(stickyApplied, systemTokens, current, target, draft, context)
+    const ladder = runLadder(stickyApplied, systemTokens, current, stopTarget, draft, context)
     working = ladder.working
     levelReached = ladder.levelReached
   }
@@ -173,7 +193,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       const cap = config.compact_max_consecutive_skips
       const refusal: Refusal = { freed, floor, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective: input.effective }
       const restored = toSticky(snapshot, input.sticky.cumulativeLevel)
-      const base = { refused: true, sticky: restored, compactionStats: input.compactionStats, skipStreak, summary, history, nextSeq }
+      const base = { refused: true, sticky: restored, compactionStats: input.compactionStats, skipStreak, summary, history, nextSeq, guards }
       if (skipStreak >= cap) {
         effects.push({ type: 'raise_error', name: 'CompactionSkipLimitError', message: toSkipLimitMessage(config, refusal) })
         return { ...base, list: null, effects }
@@ -202,6 +222,16 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     ...(config.compaction_strategy === 'summary' ? { messages_absorbed_by_summary: summary.absorbedCount } : {}),
   }
   effects.push({ type: 'emit_hook', name: 'context:compaction', data: { ...stats } })
+  if (config.compaction_breaker_passes !== null) {
+    if (input.effective > 0 && afterTokens > input.effective) {
+      const overBudgetPasses = guards.overBudgetPasses + 1
+      const trips = overBudgetPasses >= config.compaction_breaker_passes && !guards.breakerTripped
+      guards = { ...guards, overBudgetPasses, ...(trips ? { breakerTripped: true, breakerBudget: input.effective } : {}) }
+      if (trips) effects.push({ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: overBudgetPasses } })
+    } else if (guards.overBudgetPasses !== 0 || guards.breakerTripped) {
+      guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
+    }
+  }
   if (input.effective > 0 && afterTokens > input.effective) {
     const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
     effects.push({
@@ -219,6 +249,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     summary,
     history,
     nextSeq,
+    guards,
     effects,
   }
 }

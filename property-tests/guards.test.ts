@@ -1,0 +1,78 @@
+// Production guards (issue 12) folded through the pure reducer on generated sessions:
+// - compaction_floor_guard: no pass records a decision (removal, truncation, stub) that was not
+//   needed to reach its stop point, `floor > target ? E : target`: every pass that decided
+//   something started over that point;
+// - with the guard off the same scenarios emit no guard event (the contract is unchanged).
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { toStub } from '../src/core/compaction/stub.js'
+import { estimateOne } from '../src/core/estimate.js'
+import type { Message } from '../src/core/message.js'
+import type { StickyState } from '../src/core/state.js'
+import { truncateToolResult } from '../src/core/tool-result-budget.js'
+import type { Config } from '../src/core/config.js'
+import type { State } from '../src/core/state.js'
+import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, seqOfStored, type Scenario } from './arbitraries.js'
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+
+/** The estimate (with `_seq`, as the ladder counts) of the working list with `sticky` applied. */
+const stickyTokens = (config: Config, state: State, sticky: StickyState, systemPrompt: string | null): number => {
+  let total = 0
+  for (const message of modelWorkingList(state.history, systemPrompt)) {
+    const seq = seqOfStored(message)
+    let form: Message | null = message
+    if (message.role !== 'system' && seq !== undefined) {
+      if (sticky.removed.has(seq)) form = null
+      else if (sticky.truncated.has(seq)) form = truncateToolResult(message, config, state.toolNames).message
+      else if (sticky.stubbed.has(seq)) form = toStub(message)
+    }
+    if (form !== null) total += estimateOne(form)
+  }
+  return total
+}
+
+const decided = (before: StickyState, after: StickyState): boolean =>
+  [...after.removed].some((seq) => !before.removed.has(seq)) ||
+  [...after.truncated].some((seq) => !before.truncated.has(seq)) ||
+  [...after.stubbed].some((seq) => !before.stubbed.has(seq))
+
+const withGuards = (scenario: Scenario, breaker: number | null): Scenario =>
+  makeScenario({ ...scenario.rawConfig, compaction_floor_guard: true, compaction_breaker_passes: breaker }, scenario.ops)
+
+const checkNeeded = (scenario: Scenario): void => {
+  for (const request of foldScenario(scenario).requests) {
+    if (request.view === null || request.meterStats === null) continue
+    if (!decided(request.before.sticky, request.after.sticky)) continue
+    const effective = request.meterStats.budget
+    const target = Math.trunc(effective * scenario.config.target_usage)
+    const stop = request.after.guards.infeasible ? effective : target
+    const before = stickyTokens(scenario.config, request.after, request.before.sticky, request.systemPrompt)
+    expect(before, `op ${request.index} with ${describeConfig(scenario)}: decided at ${before} tokens, stop point ${stop}`).toBeGreaterThan(stop)
+  }
+}
+
+describe('compaction_floor_guard', () => {
+  it('no pass decides anything not needed to reach floor > target ? E : target', () => {
+    runProperty(
+      'guards: removal only when needed',
+      fc.property(scenarioArb({ strategies: ['progressive'], pressure: true }), fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }), (scenario, breaker) =>
+        checkNeeded(withGuards(scenario, breaker)),
+      ),
+      numRuns,
+    )
+  })
+
+  it('off by default: no guard event on any generated session', () => {
+    runProperty(
+      'guards: off by default',
+      fc.property(scenarioArb(), (scenario) => {
+        for (const request of foldScenario(scenario).requests) {
+          const names = hookNames(request.effects)
+          expect(names.includes('context:compaction-infeasible') || names.includes('context:compaction-breaker')).toBe(false)
+        }
+      }),
+      numRuns,
+    )
+  })
+})

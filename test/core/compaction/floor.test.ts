@@ -1,0 +1,142 @@
+// Unit tests for src/core/compaction/floor.ts and the guards it drives in pass.ts (issue 12, guard
+// 2): the floor breakdown, `context:compaction-infeasible` once per change, removal that stops at
+// E when the floor is above the target, and the breaker (`compaction_breaker_passes`).
+import { describe, expect, it } from 'vitest'
+import { makeDerivationMemo, makePassContext } from '../../../src/core/compaction/context.js'
+import { measureFloor } from '../../../src/core/compaction/floor.js'
+import { estimateOne } from '../../../src/core/estimate.js'
+import type { Event } from '../../../src/core/events.js'
+import type { Message } from '../../../src/core/message.js'
+import { added, calls, configOf, effectsOf, fold, hookNames, request, result, stepFor, stored, system, tokens, user } from '../../support/core.js'
+
+const text = (tag: string, length: number): string => `${tag} `.padEnd(length, '.')
+
+/** A conversation of `turns` short user/assistant exchanges after a system prompt of `systemChars`. */
+const chat = (systemChars: number, turns: number): Message[] => {
+  const messages: Message[] = [system(text('policy', systemChars))]
+  for (let i = 0; i < turns; i += 1) messages.push(user(`question ${i}`), { role: 'assistant', content: text(`answer ${i}`, 200) })
+  return messages
+}
+
+/** Add each message of `messages` and request a view after every user message. */
+const session = (messages: ReadonlyArray<Message>, budget: number): Event[] =>
+  messages.flatMap((message) => (message.role === 'user' ? [added(message), request({ tokenBudget: budget })] : [added(message)]))
+
+const count = (steps: ReadonlyArray<{ effects: ReadonlyArray<import('../../../src/core/effects.js').Effect> }>, name: string): number =>
+  steps.reduce((sum, step) => sum + hookNames(step.effects).filter((hook) => hook === name).length, 0)
+
+describe('measureFloor', () => {
+  it('counts the system tokens, the protected messages in their smallest form and the open group apart', () => {
+    const config = configOf({ protected_recent: 0.3, protected_tool_results: 1, truncate_chars: 10 })
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    const first = user(text('first', 120))
+    const last = user('last question')
+    const old = [calls(['a']), result('a', 'x'.repeat(400))]
+    const openCall = calls(['b', 'c'])
+    const openResult = result('b', 'y'.repeat(400))
+    const nonSystem: Message[] = [first, ...old, user('short'), { role: 'assistant', content: 'ok' }, last, openCall, openResult]
+    const floor = measureFloor(nonSystem, 500, config, context)
+    // n = 8, recent zone from trunc(8 × 0.91) = 7: only the open result; the open group starts at 6.
+    // Protected: the first user as its stub, the short user (cannot be stubbed), the last user.
+    const stubbed = context.stub(first)
+    expect(floor.protected_tokens).toBe(estimateOne(stubbed) + estimateOne(user('short')) + estimateOne(last))
+    // The open result is the last tool result (protected_tool_results 1): full size.
+    expect(floor.open_group_tokens).toBe(estimateOne(openCall) + estimateOne(openResult))
+    expect(floor).toEqual({ floor_tokens: 500 + floor.protected_tokens + floor.open_group_tokens, system_tokens: 500, protected_tokens: floor.protected_tokens, open_group_tokens: floor.open_group_tokens })
+  })
+
+  it('an unprotected result in the recent zone counts at its truncated size', () => {
+    const config = configOf({ protected_recent: 1, protected_tool_results: 0, truncate_chars: 10 })
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    const big = result('a', 'x'.repeat(4000))
+    const floor = measureFloor([user('go'), calls(['a']), big], 0, config, context)
+    expect(floor.protected_tokens).toBe(estimateOne(user('go')) + estimateOne(calls(['a'])) + estimateOne(context.truncatedForm(big)))
+    expect(context.spills.size).toBe(0)
+  })
+})
+
+describe('compaction_floor_guard', () => {
+  // A 3,500-token system prompt against E = 4,000 (budget 4,000, notice off): above the 0.92
+  // threshold (3,680) once two turns are added, far above the 2,000-token target; four turns
+  // still fit E.
+  const base = { compaction_notice_enabled: false, max_tokens: 4000 }
+  const messages = chat(14_000, 4)
+
+  it('off (the contract): every request over the threshold compacts again', () => {
+    const { steps } = fold(stepFor(base), session(messages, 4000))
+    expect(count(steps, 'context:compaction')).toBeGreaterThanOrEqual(2)
+    expect(count(steps, 'context:compaction-infeasible')).toBe(0)
+  })
+
+  it('on: the session compacts at most once and reports the floor once, naming no knob (the system prompt alone is too big)', () => {
+    const { steps } = fold(stepFor({ ...base, compaction_floor_guard: true }), session(messages, 4000))
+    expect(count(steps, 'context:compaction')).toBeLessThanOrEqual(1)
+    const reports = steps.flatMap((step) => effectsOf(step.effects, 'emit_hook').filter((effect) => effect.name === 'context:compaction-infeasible'))
+    expect(reports).toHaveLength(1)
+    expect(reports[0].data).toMatchObject({ system_tokens: tokens([stored(messages[0], 0)]), target_tokens: 2000, budget: 4000, knob: null })
+    const payload = reports[0].data as Record<string, number>
+    expect(payload.floor_tokens).toBe(payload.system_tokens + payload.protected_tokens + payload.open_group_tokens)
+    expect(Object.keys(payload)).toEqual(['floor_tokens', 'system_tokens', 'protected_tokens', 'open_group_tokens', 'target_tokens', 'budget', 'knob'])
+  })
+
+  it('on: removal stops as soon as the view fits E instead of chasing the target', () => {
+    // System 2,500 tokens (above the 2,000 target), then long turns that push the view over E.
+    const long: Message[] = [system(text('policy', 10_000))]
+    for (let i = 0; i < 8; i += 1) long.push(user(`q${i}`), { role: 'assistant', content: text(`a${i}`, 800) })
+    const events = long.map((message) => added(message))
+    const withGuard = fold(stepFor({ ...base, compaction_floor_guard: true, protected_recent: 0.1 }), [...events, request({ tokenBudget: 4000 })])
+    const without = fold(stepFor({ ...base, protected_recent: 0.1 }), [...events, request({ tokenBudget: 4000 })])
+    const guarded = withGuard.state.sticky.removed.size
+    expect(guarded).toBeGreaterThan(0)
+    expect(guarded).toBeLessThan(without.state.sticky.removed.size)
+    const view = withGuard.steps[withGuard.steps.length - 1].view ?? []
+    expect(tokens(view)).toBeLessThanOrEqual(4000)
+    // One message fewer removed would not fit: the last removal was needed.
+    expect(withGuard.state.compactionStats?.after_tokens).toBeGreaterThan(4000 - 210)
+  })
+
+  // protected_recent 4 protects every message even at level 7 (4 × 0.3 > 1).
+  it('names protected_tool_results when keeping fewer results whole would bring the floor under the target', () => {
+    const messages: Message[] = [user('start')]
+    for (let i = 0; i < 6; i += 1) messages.push(calls([`t${i}`]), result(`t${i}`, 'z'.repeat(2400)))
+    messages.push(user('next'))
+    const step = stepFor({ ...base, compaction_floor_guard: true, protected_tool_results: 6, protected_recent: 4 })
+    const { steps } = fold(step, [...messages.map((message) => added(message)), request({ tokenBudget: 4000 })])
+    const report = steps.flatMap((s) => effectsOf(s.effects, 'emit_hook')).find((effect) => effect.name === 'context:compaction-infeasible')
+    expect(report?.data).toMatchObject({ knob: 'protected_tool_results', system_tokens: 0 })
+  })
+})
+
+describe('compaction_breaker_passes', () => {
+  const base = { compaction_notice_enabled: false, max_tokens: 4000, compaction_floor_guard: true }
+  // The system prompt alone (5,000 tokens) is over E = 4,000: no pass can fit.
+  const messages = chat(20_000, 6)
+
+  it('reports once after N passes over E, then stops re-escalating', () => {
+    const { steps, state } = fold(stepFor({ ...base, compaction_breaker_passes: 1 }), session(messages, 4000))
+    expect(count(steps, 'context:compaction')).toBe(1)
+    const trips = steps.flatMap((step) => effectsOf(step.effects, 'emit_hook')).filter((effect) => effect.name === 'context:compaction-breaker')
+    expect(trips).toEqual([{ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: 1 } }])
+    expect(state.guards).toMatchObject({ breakerTripped: true, overBudgetPasses: 1, breakerBudget: 4000 })
+  })
+
+  it('without the breaker every request over E compacts again', () => {
+    const { steps } = fold(stepFor(base), session(messages, 4000))
+    expect(count(steps, 'context:compaction')).toBeGreaterThanOrEqual(5)
+  })
+
+  it('re-arms when the budget changes, and a pass that fits resets the count', () => {
+    const step = stepFor({ ...base, compaction_breaker_passes: 2 })
+    const tripped = fold(step, session(messages, 4000)).state
+    expect(tripped.guards.breakerTripped).toBe(true)
+    const bigger = fold(step, [request({ tokenBudget: 100_000 })], tripped)
+    expect(bigger.state.guards).toMatchObject({ breakerTripped: false, overBudgetPasses: 0 })
+  })
+
+  it('clear and set_messages reset the guard state', () => {
+    const step = stepFor({ ...base, compaction_breaker_passes: 1 })
+    const tripped = fold(step, session(messages, 4000)).state
+    expect(fold(step, [{ type: 'history_cleared' }], tripped).state.guards.breakerTripped).toBe(false)
+    expect(fold(step, [{ type: 'messages_replaced', messages: [] }], tripped).state.guards.breakerTripped).toBe(false)
+  })
+})
