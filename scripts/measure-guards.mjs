@@ -7,11 +7,11 @@ import { estimateOne } from '../dist/core/estimate.js'
 
 const extra = process.argv.slice(2)
 const SESSIONS = [
-  ['cc-big@60000', '/work/shared/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', ['--budget', '60000']],
-  ['cc-big@window', '/work/shared/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', ['--window', '200000', '--max-output', '64000']],
-  ['cc-agent@60000', '/work/shared/sessions/claude-code/4d5611e5-agent-acompact-e1f845.jsonl', ['--budget', '60000']],
-  ['cc-tool-heavy@60000', '/work/shared/sessions/claude-code/tool_heavy.jsonl', ['--budget', '60000']],
-  ['tau@4500', '/work/shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', ['--budget', '4500']],
+  ['cc-big@60000', 'fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz', ['--budget', '60000']],
+  ['cc-big@window', 'fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz', ['--window', '200000', '--max-output', '64000']],
+  ['cc-agent@60000', 'fixtures/sessions/claude-code/4d5611e5-agent-acompact-e1f845.jsonl', ['--budget', '60000']],
+  ['cc-tool-heavy@60000', 'fixtures/sessions/claude-code/tool_heavy.jsonl', ['--budget', '60000']],
+  ['tau@4500', 'fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz', ['--budget', '4500']],
 ]
 for (const [name, file, budget] of SESSIONS) {
   let out

@@ -112,7 +112,7 @@ describe('ContextManager.restore', () => {
     const good = jsonRoundTrip(await manager.snapshot()) as { version: number; config: Record<string, unknown>; state: Record<string, unknown> }
     const cases: ReadonlyArray<readonly [unknown, string]> = [
       ['{}', 'snapshot: expected an object'],
-      [{ ...good, version: 99 }, 'snapshot.version: expected 1, got 99'],
+      [{ ...good, version: 99 }, `snapshot.version: expected ${SNAPSHOT_VERSION}, got 99`],
       [{ ...good, config: { ...good.config, compact_threshold: 'high' } }, 'snapshot.config.compact_threshold: expected a number'],
       [{ ...good, state: { ...good.state, nextSeq: -1 } }, 'snapshot.state.nextSeq: expected a whole number >= 0, got -1'],
       [{ ...good, state: { ...good.state, sticky: { removed: [0], truncated: [], stubbed: [], cumulativeLevel: 3 }, nextSeq: 3 } }, 'snapshot.state.history.3.metadata._seq: expected a _seq below nextSeq 3, got 3'],

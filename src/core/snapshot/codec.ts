@@ -19,9 +19,9 @@ import { findInconsistency } from './consistency.js'
  * "Snapshots".
  *
  * @example
- * SNAPSHOT_VERSION // 1
+ * SNAPSHOT_VERSION // 2
  */
-export const SNAPSHOT_VERSION = 1
+export const SNAPSHOT_VERSION = 2
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -38,7 +38,7 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // 1
+ * JSON.parse(JSON.stringify(snapshot)).version // 2
  */
 export interface Snapshot {
   readonly version: number
@@ -113,6 +113,13 @@ const SummaryCodec = t.type({
   nextRequestNumber: t.refinement(Count, (n) => n >= 1, 'a whole number >= 1'),
 })
 
+const GuardsCodec = t.type({
+  infeasible: t.boolean,
+  overBudgetPasses: Count,
+  breakerTripped: t.boolean,
+  breakerBudget: nullable(Finite),
+})
+
 /**
  * One io-ts codec per `State` field. The mapped type makes a new `State` field a compile error
  * here until its codec is added (and `SNAPSHOT_VERSION` bumped).
@@ -129,6 +136,7 @@ const STATE_FIELDS: { readonly [K in keyof State]: t.Type<State[K], unknown, unk
   replayMarker: nullable(t.string),
   skipStreak: Count,
   summary: SummaryCodec,
+  guards: GuardsCodec,
 }
 
 const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
@@ -189,7 +197,7 @@ export interface RestoredSnapshot {
  *
  * @example
  * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))) // Right({ config, warnings: [], state })
- * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 1, got 0 …'))
+ * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 2, got 0 …'))
  */
 export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, RestoredSnapshot> => {
   if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, config, state} from manager.snapshot(), got ${show(value)}`))

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { makeDerivationMemo, makePassContext } from '../../../src/core/compaction/context.js'
 import { measureFloor } from '../../../src/core/compaction/floor.js'
 import { estimateOne } from '../../../src/core/estimate.js'
+import { decodeSnapshot, toSnapshot } from '../../../src/core/snapshot/codec.js'
 import type { Event } from '../../../src/core/events.js'
 import type { Message } from '../../../src/core/message.js'
 import { added, calls, configOf, effectsOf, fold, hookNames, request, result, stepFor, stored, system, tokens, user } from '../../support/core.js'
@@ -138,5 +139,12 @@ describe('compaction_breaker_passes', () => {
     const tripped = fold(step, session(messages, 4000)).state
     expect(fold(step, [{ type: 'history_cleared' }], tripped).state.guards.breakerTripped).toBe(false)
     expect(fold(step, [{ type: 'messages_replaced', messages: [] }], tripped).state.guards.breakerTripped).toBe(false)
+  })
+
+  it('the guard state survives a snapshot round trip', () => {
+    const config = configOf({ ...base, compaction_breaker_passes: 1 })
+    const tripped = fold(stepFor(config), session(messages, 4000)).state
+    const decoded = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(config, tripped))))
+    expect(decoded._tag === 'Right' && decoded.right.state.guards).toEqual({ infeasible: true, overBudgetPasses: 1, breakerTripped: true, breakerBudget: 4000 })
   })
 })
