@@ -37,7 +37,7 @@ export async function run(): Promise<EmbeddingResult> {
   // A hook bus to watch the contract's events; a fixed clock and a memory logger keep it quiet and repeatable.
   const hooks = makeMittHooks()
   const hookEvents: string[] = []
-  for (const name of ['context:token_meter', 'context:compaction', 'context:compaction-skipped']) {
+  for (const name of ['context:token_meter', 'context:compaction', 'context:compaction-skipped'] as const) {
     hooks.register(name, (event) => {
       hookEvents.push(event)
     })

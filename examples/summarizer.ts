@@ -26,7 +26,7 @@ const SUMMARY = '## User Requests & Decisions\n- Migrate the billing jobs to the
 export async function run(): Promise<SummarizerResult> {
   const hooks = makeMittHooks()
   const hookEvents: string[] = []
-  for (const name of ['context:pre_summarize', 'context:post_summarize', 'context:compaction']) {
+  for (const name of ['context:pre_summarize', 'context:post_summarize', 'context:compaction'] as const) {
     hooks.register(name, (event, data) => {
       hookEvents.push(`${event} ${JSON.stringify(data).slice(0, 40)}`)
     })

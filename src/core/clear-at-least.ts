@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.js'
 import type { Effect } from './effects.js'
+import type { CompactionSkippedPayload } from './hook-events.js'
 import type { Messages } from './message.js'
 import { fmtInt, fmtPct, pyNumberRepr, pyrepr, pyStrip } from './text.js'
 
@@ -99,7 +100,7 @@ export interface Refusal {
  * @example
  * toSkippedPayload(config, refusal).consecutive_skips // 1
  */
-export const toSkippedPayload = (config: Config, refusal: Refusal): Record<string, unknown> => ({
+export const toSkippedPayload = (config: Config, refusal: Refusal): CompactionSkippedPayload => ({
   freed_tokens: refusal.freed,
   required_tokens: refusal.floor,
   level_reached: refusal.levelReached,

@@ -5,7 +5,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import * as t from 'io-ts'
-import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type TokenMeterMode, type ToolResultShape } from './config.js'
+import { closest } from 'fastest-levenshtein'
+import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type ConfigKey, type TokenMeterMode, type ToolResultShape } from './config.js'
 import type { Log } from './effects.js'
 import { ConfigError } from './errors.js'
 import { pyrepr, pyStrip } from './text.js'
@@ -90,7 +91,8 @@ interface KeyRule {
   readonly accepts: string
 }
 
-const RULES: Readonly<Record<string, KeyRule>> = {
+// Typed by ConfigKey: a key added to ContextConfig without a rule (or a rule without a key) fails tsc.
+const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   max_tokens: { codec: PositiveIntCodec, accepts: 'a positive integer (tokens)' },
   compact_threshold: { codec: NumberCodec, accepts: 'a number (fraction of the effective budget)' },
   target_usage: { codec: NumberCodec, accepts: 'a number (fraction of the effective budget)' },
@@ -140,32 +142,82 @@ const toSkipCap = (value: unknown): number | null => {
 }
 
 /**
- * The decoded configuration and the warnings of its warn-and-fall-back keys (SPEC 3), as `log`
- * effects in key order.
+ * A configuration key that is not a contract key (nor `strict`): `closest` is the known key it
+ * most likely meant (the snake_case form of a camelCase key when that is a contract key, else the
+ * key at the smallest edit distance); `message` is the warning text naming it.
  *
  * @example
- * const decoded: DecodedConfig = { config: DEFAULT_CONFIG, warnings: [] }
+ * const unknown: UnknownConfigKey = { key: 'tokenMeter', closest: 'token_meter', message: 'context-simple: config.tokenMeter: unknown key, ignored; did you mean token_meter? (keys are the contract\'s snake_case names)' }
+ */
+export interface UnknownConfigKey {
+  readonly key: string
+  readonly closest: string
+  readonly message: string
+}
+
+/**
+ * The decoded configuration, the warnings of its warn-and-fall-back keys (SPEC 3) as `log`
+ * effects in key order, and the unknown keys in the order given (each ignored; the manager logs
+ * them at construction).
+ *
+ * @example
+ * const decoded: DecodedConfig = { config: DEFAULT_CONFIG, warnings: [], unknownKeys: [] }
  */
 export interface DecodedConfig {
   readonly config: Config
   readonly warnings: ReadonlyArray<Log>
+  readonly unknownKeys: ReadonlyArray<UnknownConfigKey>
+}
+
+const KNOWN_KEYS: ReadonlyArray<string> = [...Object.keys(RULES), 'strict']
+
+const toSnakeCase = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/**
+ * The unknown key `key` with the known key it most likely meant (SPEC 3 keys and `strict`): the
+ * snake_case form of a camelCase key when that is known, else the closest by edit distance.
+ *
+ * @example
+ * toUnknownConfigKey('compact_treshold').closest // 'compact_threshold'
+ * toUnknownConfigKey('tokenMeter').closest // 'token_meter'
+ */
+export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
+  const snake = toSnakeCase(key)
+  if (snake !== key && KNOWN_KEYS.includes(snake)) {
+    return { key, closest: snake, message: `context-simple: config.${key}: unknown key, ignored; did you mean ${snake}? (keys are the contract's snake_case names)` }
+  }
+  const near = closest(snake, KNOWN_KEYS)
+  return { key, closest: near, message: `context-simple: config.${key}: unknown key, ignored; did you mean ${near}?` }
 }
 
 /**
- * Decode a raw configuration object (contract snake_case keys; unknown keys ignored) into a
- * `Config` (SPEC 3, 17.6). Left: a `ConfigError` for the first key whose value has the wrong
- * JSON type (or `max_tokens` not a positive integer, or an unconvertible
- * `compact_max_consecutive_skips`). Right: the config plus `log` warnings for values that fall
- * back (`token_meter`, `compaction_strategy`, `tool_result_budget_tokens`, `tool_result_shape`,
- * `tool_result_budget_by_tool` entries).
+ * Decode a raw configuration object (contract snake_case keys, plus `strict`) into a `Config`
+ * (SPEC 3, 17.6). Left: a `ConfigError` for the first key whose value has the wrong JSON type
+ * (or `max_tokens` not a positive integer, or an unconvertible `compact_max_consecutive_skips`,
+ * or `strict` not a boolean), or, with `strict: true`, for the first unknown key (its `key` is
+ * that key). Right: the config plus `log` warnings for values that fall back (`token_meter`,
+ * `compaction_strategy`, `tool_result_budget_tokens`, `tool_result_shape`,
+ * `tool_result_budget_by_tool` entries) and the unknown keys, ignored, each with the known key
+ * it most likely meant (`toUnknownConfigKey`).
  *
  * @example
+ * decodeConfig({ compact_treshold: 0.8 }) // Right({ config: DEFAULT_CONFIG, warnings: [], unknownKeys: [{ key: 'compact_treshold', closest: 'compact_threshold', … }] })
+ * decodeConfig({ tokenMeter: 'hybrid', strict: true }) // Left(ConfigError('config.tokenMeter: unknown key (strict: true rejects unknown keys); did you mean token_meter?'))
  * decodeConfig({ token_meter: 'bogus' }) // Right({ config: { …, token_meter: 'estimate' }, warnings: [unknown token_meter …] })
  * decodeConfig({ compact_threshold: 'high' }) // Left(ConfigError('config.compact_threshold: expected a number …, got "high"'))
  */
 export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig> => {
-  if (raw === undefined || raw === null) return E.right({ config: DEFAULT_CONFIG, warnings: [] })
+  if (raw === undefined || raw === null) return E.right({ config: DEFAULT_CONFIG, warnings: [], unknownKeys: [] })
   if (!isPlainObject(raw)) return E.left(new ConfigError('(root)', `expected an object of configuration keys, got ${show(raw)}`))
+  const strict = raw.strict
+  if (strict !== undefined && typeof strict !== 'boolean') return E.left(new ConfigError('strict', `expected true or false, got ${show(strict)}`))
+  const unknownKeys = Object.keys(raw)
+    .filter((key) => raw[key] !== undefined && !KNOWN_KEYS.includes(key))
+    .map(toUnknownConfigKey)
+  if (strict === true && unknownKeys.length > 0) {
+    const first = unknownKeys[0]
+    return E.left(new ConfigError(first.key, `unknown key (strict: true rejects unknown keys); did you mean ${first.closest}?`))
+  }
   const given: Record<string, unknown> = {}
   for (const [key, rule] of Object.entries(RULES)) {
     if (!Object.prototype.hasOwnProperty.call(raw, key) || raw[key] === undefined) continue
@@ -257,5 +309,5 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     compaction_floor_guard: has('compaction_floor_guard') ? given.compaction_floor_guard === true : DEFAULT_CONFIG.compaction_floor_guard,
     compaction_breaker_passes: pick('compaction_breaker_passes'),
   }
-  return E.right({ config, warnings })
+  return E.right({ config, warnings, unknownKeys })
 }

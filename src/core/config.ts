@@ -84,6 +84,59 @@ export interface Config {
 }
 
 /**
+ * The configuration a caller writes (SPEC 3): every contract key optional, snake_case exactly,
+ * plus `strict`. An object literal with a misspelled key (`compact_treshold`, `tokenMeter`) fails
+ * `tsc`; at run time each unknown key logs one warning naming the closest known key, or, with
+ * `strict: true`, throws `ConfigError`. Units as in `Config`. The value types are what the
+ * decoder accepts (`null` where section 3 reads it as "off"), so a resolved `Config` or a preset
+ * spreads into it.
+ *
+ * - `strict` (not a contract key; default `false`): an unknown key is a `ConfigError` (its `key`
+ *   is the unknown key) instead of a warning. It concerns unknown keys only.
+ *
+ * @example
+ * const config: ContextConfig = { token_meter: 'hybrid', compact_threshold: 0.85, strict: true }
+ * // @ts-expect-error: a misspelled key does not compile
+ * const typo: ContextConfig = { compact_treshold: 0.85 }
+ */
+export interface ContextConfig {
+  readonly max_tokens?: number
+  readonly compact_threshold?: number
+  readonly target_usage?: number
+  readonly protected_recent?: number
+  readonly protected_tool_results?: number
+  readonly truncate_chars?: number
+  readonly compaction_notice_enabled?: boolean | null
+  readonly compaction_notice_token_reserve?: number
+  readonly compaction_notice_verbosity?: 'minimal' | 'normal' | (string & {})
+  readonly compaction_notice_min_level?: number
+  readonly output_reserve_fraction?: number
+  readonly token_meter?: TokenMeterMode
+  readonly compaction_strategy?: CompactionStrategy
+  readonly compact_clear_at_least?: null | number | string | boolean
+  readonly compact_max_consecutive_skips?: number | string | boolean
+  readonly summary_trigger?: number
+  readonly summarization_model?: string | null
+  readonly summarization_prompt_path?: string | null
+  readonly summarization_timeout_s?: number
+  readonly tool_result_budget_tokens?: number | null
+  readonly tool_result_shape?: ToolResultShape
+  readonly tool_result_budget_by_tool?: Readonly<Record<string, number>> | null
+  readonly tool_result_exempt_tools?: ReadonlyArray<string> | null
+  readonly tool_result_spill_dir?: string | null
+  readonly replay_last_user_on_compaction?: boolean | null
+  readonly strict?: boolean
+}
+
+/**
+ * The contract's configuration keys (SPEC 3), every key of `ContextConfig` but `strict`.
+ *
+ * @example
+ * const key: ConfigKey = 'compact_threshold'
+ */
+export type ConfigKey = Exclude<keyof ContextConfig, 'strict'>
+
+/**
  * The contract's defaults (SPEC 3), used for every key a configuration leaves out.
  *
  * @example

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { isLeft } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../core/codecs.js'
-import type { Config } from '../core/config.js'
+import type { Config, ContextConfig } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
 import { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError, SnapshotError } from '../core/errors.js'
@@ -162,8 +162,11 @@ type Job = () => Promise<void>
  * replaced, never mutated, so `state` is a consistent value. `snapshot()` saves the whole session
  * as JSON and `ContextManager.restore` builds a manager from it (in another process, say).
  *
- * Construction decodes `config` (the contract's snake_case keys, SPEC 3) and throws the decoder's
- * `ConfigError` when a value has the wrong type; configuration warnings are logged.
+ * Construction decodes `config` (the contract's snake_case keys, SPEC 3; typed `ContextConfig`, so
+ * a misspelled key fails `tsc`) and throws the decoder's `ConfigError` when a value has the wrong
+ * type. Each unknown key logs one warning through `options.logger.warning`, synchronously, naming
+ * the closest known key (`strict: true` makes the first one a `ConfigError` with its `key`);
+ * fallback warnings are logged as the first queued work.
  *
  * @example
  * const manager = new ContextManager({ max_tokens: 100_000 }, { hooks: makeMittHooks() })
@@ -190,11 +193,13 @@ export class ContextManager {
   #resumePending = false
   readonly #customRunner: boolean
 
-  constructor(config: unknown = {}, options: ContextManagerOptions = {}) {
+  constructor(config: ContextConfig = {}, options: ContextManagerOptions = {}) {
     const decoded = decodeConfig(config)
     if (isLeft(decoded)) throw decoded.left
     this.#config = decoded.right.config
     this.#logger = options.logger ?? consoleLogger
+    // unknown keys are reported at once, during construction (one warning each)
+    for (const unknown of decoded.right.unknownKeys) this.#logger.warning(unknown.message)
     this.#clock = options.clock ?? systemClock
     this.#recorder = options.recorder ?? null
     this.#customRunner = options.runner !== undefined

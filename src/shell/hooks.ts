@@ -4,17 +4,19 @@
  */
 import mittImport from 'mitt'
 import type { Emitter, EventType } from 'mitt'
+import type { HookEventMap, HookEventName } from '../core/hook-events.js'
 import type { Logger } from './runner.js'
 import { consoleLogger } from './runner.js'
 
 /**
- * A hook handler: called with the event name and its payload; may return a value or a promise
- * (amplifier handlers return a `HookResult` such as `{ action: 'continue' }`).
+ * A hook handler: called with the event name and its payload (typed by the event map); may
+ * return a value or a promise (amplifier handlers return a `HookResult` such as
+ * `{ action: 'continue' }`).
  *
  * @example
- * const handler: HookHandler = async (event, data) => ({ action: 'continue' })
+ * const handler: HookHandler<'context:compaction'> = async (_event, stats) => console.log(stats.strategy_level)
  */
-export type HookHandler = (event: string, data: unknown) => unknown
+export type HookHandler<K extends HookEventName = HookEventName> = (event: K, data: HookEventMap[K]) => unknown
 
 /**
  * Options of `register`: `priority` orders handlers (see `makeMittHooks` for the direction),
@@ -31,7 +33,9 @@ export interface HookRegisterOptions {
 /**
  * The host's hook registry as SPEC 17.7 shapes it: `register` returns a function that
  * unregisters the handler; `emit` delivers a payload to the handlers of an event (possibly
- * asynchronously). Hosts may offer more; the manager only calls these two.
+ * asynchronously). This is the loose shape the manager accepts from any host (event names are
+ * strings, payloads `unknown`); the bus of `makeMittHooks` is a `TypedHookBus`, on which event
+ * names and payloads are checked. Hosts may offer more; the manager only calls these two.
  *
  * @example
  * const bus: HookBus = makeMittHooks()
@@ -39,8 +43,22 @@ export interface HookRegisterOptions {
  * off()
  */
 export interface HookBus {
-  readonly register: (event: string, handler: HookHandler, options?: HookRegisterOptions) => () => void
-  readonly emit: (event: string, data: unknown) => Promise<unknown> | unknown
+  register(event: string, handler: (event: string, data: unknown) => unknown, options?: HookRegisterOptions): () => void
+  emit(event: string, data: unknown): Promise<unknown> | unknown
+}
+
+/**
+ * A hook bus typed by an event map (default `HookEventMap`, the contract's events): `register`
+ * and `emit` take only the map's event names and hand each handler its event's payload type, so
+ * `register('context:tokenmeter', …)` fails `tsc`. Every `TypedHookBus` is a `HookBus`.
+ *
+ * @example
+ * const bus: TypedHookBus = makeMittHooks()
+ * bus.register('context:token_meter', (_event, stats) => console.log(stats.used_tokens))
+ */
+export interface TypedHookBus<Events extends object = HookEventMap> {
+  register<K extends keyof Events & string>(event: K, handler: (event: K, data: Events[K]) => unknown, options?: HookRegisterOptions): () => void
+  emit<K extends keyof Events & string>(event: K, data: Events[K]): Promise<unknown> | unknown
 }
 
 /**
@@ -62,9 +80,9 @@ export interface HookRegistration {
  * @example
  * const results = await makeMittHooks().emit('e', {}) // [] with no handlers
  */
-export interface MittHookBus extends HookBus {
-  readonly emit: (event: string, data: unknown) => Promise<ReadonlyArray<unknown>>
-  readonly list: (event: string) => ReadonlyArray<HookRegistration>
+export interface MittHookBus<Events extends object = HookEventMap> extends TypedHookBus<Events> {
+  emit<K extends keyof Events & string>(event: K, data: Events[K]): Promise<ReadonlyArray<unknown>>
+  list(event: keyof Events & string): ReadonlyArray<HookRegistration>
 }
 
 /**
@@ -88,9 +106,12 @@ const mitt: MittFactory =
     : (mittImport as unknown as { readonly default: MittFactory }).default
 
 /** One registration; `order` breaks priority ties by registration order. */
+/** A handler as the bus stores it: the event map's types are checked at `register`, not here. */
+type StoredHandler = (event: string, data: unknown) => unknown
+
 interface Entry {
   readonly event: string
-  readonly handler: HookHandler
+  readonly handler: StoredHandler
   readonly priority: number
   readonly name: string | null
   readonly order: number
@@ -123,7 +144,7 @@ const describe = (error: unknown): string => (error instanceof Error ? `${error.
  * bus.register('e', async () => 'first', { priority: -1 })
  * await bus.emit('e', {}) // ['first', 'second']
  */
-export const makeMittHooks = (options: MittHooksOptions = {}): MittHookBus => {
+export const makeMittHooks = <Events extends object = HookEventMap>(options: MittHooksOptions = {}): MittHookBus<Events> => {
   const logger = options.logger ?? consoleLogger
   const emitter = mitt<Record<string, Collector>>()
   const entryOf = new WeakMap<object, Entry>()
@@ -136,7 +157,7 @@ export const makeMittHooks = (options: MittHooksOptions = {}): MittHookBus => {
     handlers.sort((a, b) => rank(a).priority - rank(b).priority || rank(a).order - rank(b).order)
   }
 
-  const register = (event: string, handler: HookHandler, registerOptions: HookRegisterOptions = {}): (() => void) => {
+  const register = (event: string, handler: StoredHandler, registerOptions: HookRegisterOptions = {}): (() => void) => {
     const priority =
       typeof registerOptions.priority === 'number' && Number.isFinite(registerOptions.priority) ? registerOptions.priority : 0
     const entry: Entry = { event, handler, priority, name: registerOptions.name ?? null, order: counter++ }
@@ -174,5 +195,6 @@ export const makeMittHooks = (options: MittHooksOptions = {}): MittHookBus => {
       return { event: entry.event, name: entry.name, priority: entry.priority }
     })
 
-  return { register, emit, list }
+  // the event map types the public signatures; the implementation stores any event name
+  return { register, emit, list } as unknown as MittHookBus<Events>
 }

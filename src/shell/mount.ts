@@ -2,6 +2,7 @@
  * Mounting on an amplifier-style coordinator (SPEC 2.8, 17.7): build the manager on the
  * coordinator's hook bus, register the usage listener, mount at `"context"`, return the cleanup.
  */
+import type { ContextConfig } from '../core/config.js'
 import type { LlmResponsePayload } from '../core/meter/usage.js'
 import { isTruthy } from '../core/values.js'
 import type { ContextManagerOptions } from './context-manager.js'
@@ -102,10 +103,11 @@ export const validateMountConfig = (config: unknown, logger: Logger): unknown =>
  * const cleanup = await mount(coordinator, { token_meter: 'hybrid' })
  * await cleanup()
  */
-export const mount = async (coordinator: Coordinator, config: unknown = {}, options: MountOptions = {}): Promise<Cleanup> => {
+export const mount = async (coordinator: Coordinator, config: ContextConfig = {}, options: MountOptions = {}): Promise<Cleanup> => {
   const logger = options.logger ?? consoleLogger
   const hooks = coordinator.hooks ?? null
-  const manager = new ContextManager(validateMountConfig(config ?? {}, logger), { ...options, logger, hooks })
+  // validateMountConfig only corrects values (a JavaScript caller may pass anything; the decoder checks it)
+  const manager = new ContextManager(validateMountConfig(config ?? {}, logger) as ContextConfig, { ...options, logger, hooks })
   let unregister: (() => unknown) | null = null
   if (hooks !== null) {
     const returned: unknown = hooks.register(METER_LISTENER.event, (_event, data) =>

@@ -7,9 +7,10 @@ import { decodeConfig, type DecodedConfig } from '../../src/core/codecs.js'
 import { DEFAULT_CONFIG, GUARD_DEFAULTS } from '../../src/core/config.js'
 import { ConfigError } from '../../src/core/errors.js'
 
-const right = (decoded: Either<ConfigError, DecodedConfig>): DecodedConfig => {
+/** The decoded config and its fallback warnings (unknown keys are checked by their own tests). */
+const right = (decoded: Either<ConfigError, DecodedConfig>): Omit<DecodedConfig, 'unknownKeys'> => {
   if (isLeft(decoded)) throw new Error(`expected Right, got ${decoded.left.message}`)
-  return decoded.right
+  return { config: decoded.right.config, warnings: decoded.right.warnings }
 }
 
 const left = (decoded: Either<ConfigError, DecodedConfig>): ConfigError => {
@@ -60,8 +61,13 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
     expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null)).toBe(true)
   })
 
-  it('unknown keys (the README max_messages) are ignored', () => {
-    expect(right(decodeConfig({ max_messages: 100, whatever: 'x' }))).toEqual({ config: DEFAULT_CONFIG, warnings: [] })
+  it('unknown keys (the README max_messages) are ignored, each reported with the closest known key', () => {
+    const decoded = decodeConfig({ max_messages: 100, whatever: 'x' })
+    expect(right(decoded)).toEqual({ config: DEFAULT_CONFIG, warnings: [] })
+    expect(isRight(decoded) && decoded.right.unknownKeys.map(({ key, closest }) => ({ key, closest }))).toEqual([
+      { key: 'max_messages', closest: 'max_tokens' },
+      { key: 'whatever', closest: expect.any(String) },
+    ])
   })
 
   it('given values replace the defaults', () => {
@@ -298,5 +304,44 @@ describe('decodeConfig: SPEC 17.6 types', () => {
       warning('tool_result_budget_tokens'),
       warning('tool_result_shape'),
     ])
+  })
+})
+
+describe('decodeConfig: unknown keys and strict (issue 10)', () => {
+  const unknownOf = (raw: unknown) => {
+    const decoded = decodeConfig(raw)
+    if (isLeft(decoded)) throw decoded.left
+    return decoded.right.unknownKeys
+  }
+
+  it('a misspelled key names the closest contract key', () => {
+    expect(unknownOf({ compact_treshold: 0.8 })).toEqual([
+      { key: 'compact_treshold', closest: 'compact_threshold', message: 'context-simple: config.compact_treshold: unknown key, ignored; did you mean compact_threshold?' },
+    ])
+    expect(unknownOf({ protected_tool_result: 3 })[0].closest).toBe('protected_tool_results')
+    expect(unknownOf({ strikt: true })[0].closest).toBe('strict')
+  })
+
+  it('a camelCase key names its snake_case key', () => {
+    expect(unknownOf({ tokenMeter: 'hybrid', compactThreshold: 0.8 })).toEqual([
+      { key: 'tokenMeter', closest: 'token_meter', message: "context-simple: config.tokenMeter: unknown key, ignored; did you mean token_meter? (keys are the contract's snake_case names)" },
+      { key: 'compactThreshold', closest: 'compact_threshold', message: expect.stringContaining('did you mean compact_threshold?') },
+    ])
+  })
+
+  it('known keys, strict itself and keys whose value is undefined are not reported', () => {
+    expect(unknownOf({ token_meter: 'hybrid', strict: false, tokenMeter: undefined })).toEqual([])
+  })
+
+  it('strict: true makes the first unknown key a ConfigError whose key is that key; the config is then not decoded', () => {
+    const error = left(decodeConfig({ compact_threshold: 0.8, tokenMeter: 'hybrid', compact_treshold: 0.5, strict: true }))
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.key).toBe('tokenMeter')
+    expect(error.message).toBe('config.tokenMeter: unknown key (strict: true rejects unknown keys); did you mean token_meter?')
+    expect(right(decodeConfig({ compact_threshold: 0.8, strict: true })).config.compact_threshold).toBe(0.8)
+  })
+
+  it('strict must be a boolean', () => {
+    expect(left(decodeConfig({ strict: 'yes' })).message).toBe('config.strict: expected true or false, got "yes"')
   })
 })

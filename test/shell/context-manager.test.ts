@@ -1,4 +1,5 @@
 /** Tests of the context manager: queue ordering, effects, hooks isolation, errors, recording, summaries. */
+import type { ContextConfig } from '../../src/core/config.js'
 import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_CONFIG } from '../../src/core/config.js'
 import type { CoreDeps } from '../../src/core/deps.js'
@@ -54,6 +55,9 @@ const fakeCore = (script: Partial<Record<Event['type'], ReadonlyArray<Effect>>> 
   }
   return { makeStep, reduced, ran, runner, answers }
 }
+
+/** What a JavaScript caller may pass: rejected by the ContextConfig type, checked at run time. */
+const untypedConfig = (config: Readonly<Record<string, unknown>>): ContextConfig => config as ContextConfig
 
 describe('ContextManager with the real core', () => {
   it('stamps added messages with the clock and returns deep copies of the history', async () => {
@@ -184,14 +188,33 @@ describe('ContextManager with the real core', () => {
   })
 
   it('throws the decoder ConfigError for a wrongly typed value and logs fallback warnings', async () => {
-    expect(() => new ContextManager({ compact_threshold: 'high' }, { logger: silentLogger })).toThrow(ConfigError)
-    expect(() => new ContextManager({ compact_threshold: 'high' }, { logger: silentLogger })).toThrow('config.compact_threshold')
+    expect(() => new ContextManager(untypedConfig({ compact_threshold: 'high' }), { logger: silentLogger })).toThrow(ConfigError)
+    expect(() => new ContextManager(untypedConfig({ compact_threshold: 'high' }), { logger: silentLogger })).toThrow('config.compact_threshold')
     const logger = memoryLogger()
-    const manager = new ContextManager({ token_meter: 'tokens', max_messages: 100 }, { logger })
+    const manager = new ContextManager(untypedConfig({ token_meter: 'tokens', max_messages: 100 }), { logger })
     expect(manager.config.token_meter).toBe('estimate')
+    // the unknown key is reported first, during construction; the fallback as the first queued work
+    expect(logger.messages('warning')[0]).toBe('context-simple: config.max_messages: unknown key, ignored; did you mean max_tokens?')
     await manager.idle()
-    expect(logger.messages('warning')).toHaveLength(1)
-    expect(logger.messages('warning')[0]).toContain('unknown token_meter')
+    expect(logger.messages('warning')).toHaveLength(2)
+    expect(logger.messages('warning')[1]).toContain('unknown token_meter')
+  })
+
+  it('an unknown key logs one warning synchronously during construction; strict: true throws ConfigError with its key', () => {
+    const logger = memoryLogger()
+    new ContextManager(untypedConfig({ compact_treshold: 0.8 }), { logger })
+    expect(logger.messages('warning')).toEqual(['context-simple: config.compact_treshold: unknown key, ignored; did you mean compact_threshold?'])
+    const thrown = (() => {
+      try {
+        new ContextManager(untypedConfig({ tokenMeter: 'hybrid', strict: true }), { logger: silentLogger })
+      } catch (error) {
+        return error
+      }
+      return null
+    })()
+    expect(thrown).toBeInstanceOf(ConfigError)
+    expect((thrown as ConfigError).key).toBe('tokenMeter')
+    expect((thrown as ConfigError).message).toContain('did you mean token_meter?')
   })
 
   it('spills truncated tool results through the spill writer and memoizes the answer', async () => {
@@ -326,7 +349,7 @@ describe('ContextManager summary strategy (real core, fake summarizer)', () => {
   it('summarizes in the background: pre_summarize before the call, post_summarize after, swap on a later request', async () => {
     const hooks = makeMittHooks({ logger: silentLogger })
     const events: Array<string> = []
-    for (const name of ['context:pre_summarize', 'context:post_summarize', 'context:compaction']) {
+    for (const name of ['context:pre_summarize', 'context:post_summarize', 'context:compaction'] as const) {
       hooks.register(name, (event) => void events.push(event))
     }
     let release: (text: string) => void = () => undefined

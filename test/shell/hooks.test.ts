@@ -1,11 +1,11 @@
-/** Tests of the mitt-based hook bus: priority order, awaiting, results and handler isolation. */
+/** Tests of the mitt-based hook bus: priority order, awaiting, results and handler isolation (on an untyped event map, Record<string, unknown>). */
 import { describe, expect, it } from 'vitest'
 import { makeMittHooks } from '../../src/shell/hooks.js'
 import { memoryLogger } from '../../src/shell/runner.js'
 
 describe('makeMittHooks', () => {
   it('calls handlers in ascending priority, ties in registration order, and passes event and data', async () => {
-    const bus = makeMittHooks({ logger: memoryLogger() })
+    const bus = makeMittHooks<Record<string, unknown>>({ logger: memoryLogger() })
     const calls: Array<string> = []
     bus.register('e', (event, data) => calls.push(`b:${event}:${JSON.stringify(data)}`), { priority: 10 })
     bus.register('e', () => calls.push('c'), { priority: 10 })
@@ -18,7 +18,7 @@ describe('makeMittHooks', () => {
   })
 
   it('awaits each async handler before the next and returns the results in call order', async () => {
-    const bus = makeMittHooks({ logger: memoryLogger() })
+    const bus = makeMittHooks<Record<string, unknown>>({ logger: memoryLogger() })
     const calls: Array<string> = []
     bus.register('e', async () => {
       await new Promise((resolve) => setTimeout(resolve, 5))
@@ -35,7 +35,7 @@ describe('makeMittHooks', () => {
 
   it('isolates a throwing or rejecting handler: logged, others still run, emit resolves', async () => {
     const logger = memoryLogger()
-    const bus = makeMittHooks({ logger })
+    const bus = makeMittHooks<Record<string, unknown>>({ logger })
     const calls: Array<string> = []
     bus.register('e', () => {
       throw new Error('boom')
@@ -57,7 +57,7 @@ describe('makeMittHooks', () => {
   })
 
   it('unregisters idempotently and leaves other handlers in place', async () => {
-    const bus = makeMittHooks({ logger: memoryLogger() })
+    const bus = makeMittHooks<Record<string, unknown>>({ logger: memoryLogger() })
     const calls: Array<string> = []
     const off = bus.register('e', () => calls.push('a'), { name: 'a' })
     bus.register('e', () => calls.push('b'), { name: 'b' })
@@ -69,7 +69,7 @@ describe('makeMittHooks', () => {
   })
 
   it('a handler registered during an emit does not run in that emit', async () => {
-    const bus = makeMittHooks({ logger: memoryLogger() })
+    const bus = makeMittHooks<Record<string, unknown>>({ logger: memoryLogger() })
     const calls: Array<string> = []
     bus.register('e', () => {
       calls.push('first')
@@ -82,6 +82,6 @@ describe('makeMittHooks', () => {
   })
 
   it('emitting an event nobody listens to resolves to no results', async () => {
-    await expect(makeMittHooks().emit('nobody', {})).resolves.toEqual([])
+    await expect(makeMittHooks<Record<string, unknown>>().emit('nobody', {})).resolves.toEqual([])
   })
 })

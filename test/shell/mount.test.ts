@@ -1,11 +1,15 @@
 /** Tests of mount: the usage listener's registration, mounting order, config warnings and cleanup. */
 import { describe, expect, it } from 'vitest'
+import type { ContextConfig } from '../../src/core/config.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks } from '../../src/shell/hooks.js'
 import type { HookHandler, HookRegisterOptions } from '../../src/shell/hooks.js'
 import { METER_LISTENER, mount, validateMountConfig } from '../../src/shell/mount.js'
 import type { Coordinator } from '../../src/shell/mount.js'
 import { memoryLogger, silentLogger } from '../../src/shell/runner.js'
+
+/** What a JavaScript caller may pass: rejected by the ContextConfig type, checked at run time. */
+const untyped = (config: Readonly<Record<string, unknown>>): ContextConfig => config as ContextConfig
 
 /** A coordinator with a mitt bus that remembers what was mounted and the listeners seen at mount time. */
 const fakeCoordinator = (options: { asyncMount?: boolean; failMount?: boolean } = {}) => {
@@ -77,13 +81,14 @@ describe('mount', () => {
   it('logs each unknown token_meter / compaction_strategy warning once and falls back', async () => {
     const logger = memoryLogger()
     const { coordinator, mounted } = fakeCoordinator()
-    await mount(coordinator, { token_meter: 'tokens', compaction_strategy: null, max_messages: 100 }, { logger })
+    await mount(coordinator, untyped({ token_meter: 'tokens', compaction_strategy: null, max_messages: 100 }), { logger })
     const manager = mounted[0].instance as ContextManager
     await manager.idle()
     const warnings = logger.messages('warning')
     expect(warnings.filter((m) => m.includes('unknown token_meter'))).toHaveLength(1)
     expect(warnings.filter((m) => m.includes('unknown compaction_strategy'))).toHaveLength(1)
-    expect(warnings).toHaveLength(2)
+    expect(warnings.filter((m) => m.includes('config.max_messages: unknown key'))).toHaveLength(1)
+    expect(warnings).toHaveLength(3)
     expect(manager.config.token_meter).toBe('estimate')
     expect(manager.config.compaction_strategy).toBe('progressive')
   })
@@ -103,7 +108,7 @@ describe('mount', () => {
 
   it('rejects a wrongly typed config value with the decoder error and registers nothing', async () => {
     const { coordinator, hooks } = fakeCoordinator()
-    await expect(mount(coordinator, { max_tokens: 'lots' }, { logger: silentLogger })).rejects.toThrow('config.max_tokens')
+    await expect(mount(coordinator, untyped({ max_tokens: 'lots' }), { logger: silentLogger })).rejects.toThrow('config.max_tokens')
     expect(hooks.list('llm:response')).toEqual([])
   })
 })

@@ -1,4 +1,5 @@
 /** Tests of ContextManager.snapshot() / ContextManager.restore (issue 14) with the real core. */
+import type { ContextConfig } from '../../src/core/config.js'
 import { describe, expect, it, vi } from 'vitest'
 import { SnapshotError } from '../../src/core/errors.js'
 import { SNAPSHOT_VERSION } from '../../src/core/snapshot/codec.js'
@@ -78,7 +79,7 @@ describe('ContextManager.restore', () => {
 
   it('requests a summary that was in flight again, with the same id and span, on the first request with a provider', async () => {
     const history = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i} ` + 'x'.repeat(200) }))
-    const config = { compaction_strategy: 'summary', compaction_notice_enabled: false }
+    const config: ContextConfig = { compaction_strategy: 'summary', compaction_notice_enabled: false }
     const never: Summarizer = { summarize: () => new Promise(() => undefined) }
     const original = new ContextManager(config, { ...options, summarizer: never })
     await original.setMessages(history)

@@ -1,0 +1,55 @@
+/**
+ * The hook events (SPEC 9, 17.7) as a map from event name to payload type: the names are the
+ * contract's exactly, so a misspelled name (`'context:tokenmeter'`) fails `tsc` on a typed bus.
+ */
+import type { LlmResponsePayload } from './meter/usage.js'
+import type { CompactionStats, TokenMeterStats } from './stats.js'
+
+/**
+ * The `context:compaction-skipped` payload (SPEC 9, 14.3): the worth-the-rebuild predicate
+ * refused a pass. Tokens except `level_reached` (0..8), the two skip counts, `protected_recent`
+ * (fraction of the messages) and `protected_tool_results` (a count).
+ *
+ * @example
+ * const skipped: CompactionSkippedPayload = { freed_tokens: 1200, required_tokens: 20000, level_reached: 4, consecutive_skips: 1, max_consecutive_skips: 3, baseline_tokens: 91000, budget: 92000, protected_recent: 0.3, protected_tool_results: 5 }
+ */
+export interface CompactionSkippedPayload {
+  readonly freed_tokens: number
+  readonly required_tokens: number
+  readonly level_reached: number
+  readonly consecutive_skips: number
+  readonly max_consecutive_skips: number
+  readonly baseline_tokens: number
+  readonly budget: number
+  readonly protected_recent: number
+  readonly protected_tool_results: number
+}
+
+/**
+ * Every hook event the library emits or consumes, by its contract name, with its payload (SPEC 9):
+ * - `context:token_meter`: the meter stats of each request (SPEC 10.6);
+ * - `context:compaction`: the stats of an accepted compaction pass (SPEC 6.7);
+ * - `context:compaction-skipped`: the predicate refused a pass (SPEC 14.3);
+ * - `context:pre_summarize` / `context:post_summarize`: around a background summary (SPEC 12.3);
+ * - `llm:response`: consumed; the provider response whose `usage` anchors the meter (SPEC 10.2, 17.10).
+ * A host with events of its own extends it: `makeMittHooks<HookEventMap & { 'tool:pre': ToolCall }>()`.
+ *
+ * @example
+ * const onMeter = (_event: 'context:token_meter', stats: HookEventMap['context:token_meter']) => console.log(stats.used_tokens)
+ */
+export interface HookEventMap {
+  readonly 'context:token_meter': TokenMeterStats
+  readonly 'context:compaction': CompactionStats
+  readonly 'context:compaction-skipped': CompactionSkippedPayload
+  readonly 'context:pre_summarize': { readonly message_count: number }
+  readonly 'context:post_summarize': { readonly summary_length: number }
+  readonly 'llm:response': LlmResponsePayload
+}
+
+/**
+ * The name of a hook event of `HookEventMap`.
+ *
+ * @example
+ * const name: HookEventName = 'context:compaction'
+ */
+export type HookEventName = keyof HookEventMap

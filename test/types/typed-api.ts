@@ -1,0 +1,63 @@
+// Type tests (checked by `npm run typecheck`, not run): the typed configuration, the typed hook
+// event map and the SDK usage objects. Each `@ts-expect-error` line must fail to compile; if it
+// compiled, tsc would report the directive as unused and the test suite would fail.
+import type { Message as AnthropicMessage } from '@anthropic-ai/sdk/resources/messages'
+import type { GenerateTextResult, StepResult, ToolSet } from 'ai'
+import type { ChatCompletion } from 'openai/resources/chat/completions'
+import type { Response as OpenAIResponse } from 'openai/resources/responses/responses'
+import type { ContextConfig } from '../../src/core/config.js'
+import { presets } from '../../src/core/presets.js'
+import { ContextManager } from '../../src/shell/context-manager.js'
+import { makeMittHooks, type HookBus } from '../../src/shell/hooks.js'
+import { mount } from '../../src/shell/mount.js'
+
+export const typedApi = async (
+  anthropic: AnthropicMessage,
+  completion: ChatCompletion,
+  response: OpenAIResponse,
+  generated: GenerateTextResult<ToolSet, never>,
+  step: StepResult<ToolSet>,
+): Promise<void> => {
+  // configuration: contract keys and strict compile; misspellings and wrong values do not
+  const config: ContextConfig = { token_meter: 'hybrid', compact_threshold: 0.85, tool_result_budget_by_tool: { grep: 500 }, strict: true }
+  const manager = new ContextManager(config)
+  new ContextManager({ ...presets.recommended, max_tokens: 100_000 })
+  // @ts-expect-error a misspelled key fails tsc
+  new ContextManager({ compact_treshold: 0.85 })
+  // @ts-expect-error a camelCase key fails tsc
+  new ContextManager({ tokenMeter: 'hybrid' })
+  // @ts-expect-error an unknown meter mode fails tsc
+  new ContextManager({ token_meter: 'tokens' })
+  // @ts-expect-error strict is a boolean
+  new ContextManager({ strict: 'yes' })
+  // @ts-expect-error mount takes the same typed configuration
+  await mount({ mount: () => undefined }, { compact_treshold: 0.8 })
+
+  // hook events: the contract's names with their payload types
+  const hooks = makeMittHooks()
+  hooks.register('context:token_meter', (_event, stats) => stats.used_tokens)
+  hooks.register('context:compaction', (_event, stats) => stats.strategy_level)
+  hooks.register('context:compaction-skipped', (_event, payload) => payload.freed_tokens)
+  hooks.register('context:post_summarize', (_event, payload) => payload.summary_length)
+  // @ts-expect-error a misspelled event name fails tsc
+  hooks.register('context:tokenmeter', () => undefined)
+  // @ts-expect-error a payload field that the event does not have fails tsc
+  hooks.register('context:compaction', (_event, stats) => stats.used_tokens)
+  // @ts-expect-error emit checks the payload
+  await hooks.emit('context:pre_summarize', { summary_length: 3 })
+  // a host's own events extend the map; the typed bus is still a HookBus for the manager
+  const extended = makeMittHooks<import('../../src/core/hook-events.js').HookEventMap & { 'tool:pre': { readonly tool: string } }>()
+  extended.register('tool:pre', (_event, data) => data.tool.length)
+  const bus: HookBus = extended
+  new ContextManager({}, { hooks: bus })
+
+  // usage: each SDK's object without a cast
+  await manager.onLlmResponse({ usage: anthropic.usage })
+  await manager.onLlmResponse({ usage: completion.usage })
+  await manager.onLlmResponse({ usage: response.usage })
+  await manager.onLlmResponse({ usage: generated.usage })
+  await manager.onLlmResponse({ usage: generated.totalUsage })
+  await manager.onLlmResponse({ usage: step.usage })
+  // @ts-expect-error a usage object of no known shape fails tsc
+  await manager.onLlmResponse({ usage: { promptTokenCount: 3 } })
+}
