@@ -125,6 +125,8 @@ export interface ContextConfig {
   readonly tool_result_exempt_tools?: ReadonlyArray<string> | null
   readonly tool_result_spill_dir?: string | null
   readonly replay_last_user_on_compaction?: boolean | null
+  readonly compaction_floor_guard?: boolean | null
+  readonly compaction_breaker_passes?: number | null
   readonly strict?: boolean
 }
 
