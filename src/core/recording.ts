@@ -59,6 +59,12 @@ export interface Recording {
   readonly now: string
   readonly ops: ReadonlyArray<RecordingOp>
   readonly session?: string
+  /**
+   * The model the recorded agent talked to, when the source names it (imported Claude Code
+   * sessions: the most used `message.model` of the main chain). Not part of the recording file
+   * format; replay's cost model uses it unless `--model` is given.
+   */
+  readonly model?: string
 }
 
 /**

@@ -100,7 +100,7 @@ export interface RequestFacts {
  * `llm_response` usage (null under `recorded`).
  *
  * @example
- * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: { input_tokens: 20000, cache_read_tokens: 19000, cache_write_tokens: 5353, output_tokens: 13 } }
+ * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: null, sent_tokens: 13000, view_tokens: 13353 }
  */
 export interface RequestEconomics {
   readonly split: InputSplit
@@ -109,6 +109,10 @@ export interface RequestEconomics {
   readonly recorded_input: number | null
   readonly prefix_break: boolean
   readonly usage: Readonly<Record<string, number>> | null
+  /** Tokens of what the original agent sent at this request (estimator tokens). */
+  readonly sent_tokens: number
+  /** Tokens of the view this replay sent (estimator tokens, the items' sum). */
+  readonly view_tokens: number
 }
 
 /**
@@ -165,6 +169,15 @@ export const applySimulatedRequest = (
       previousItems: facts.items,
       clamped: state.clamped + (clamped ? 1 : 0),
     },
-    economics: { split, overhead, clamped, recorded_input: facts.recorded?.total ?? null, prefix_break: prefixBreak, usage },
+    economics: {
+      split,
+      overhead,
+      clamped,
+      recorded_input: facts.recorded?.total ?? null,
+      prefix_break: prefixBreak,
+      usage,
+      sent_tokens: facts.sentTokens,
+      view_tokens: facts.items.reduce((total, item) => total + item.tokens, 0),
+    },
   }
 }

@@ -1,15 +1,24 @@
 /**
- * The `context-simple` command line: `replay` a recording, a Claude Code session or OpenAI chat
- * trajectories through the pure core and print a timeline (or the replay-output JSON lines).
+ * The `context-simple` command line: `replay` recordings, Claude Code sessions or OpenAI chat
+ * trajectories through the pure core and print a timeline (or the replay-output JSON lines),
+ * `report` them as an HTML page, and `compare` configurations over many sessions with the
+ * provider model (docs/cli.md).
  */
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import Table from 'cli-table3'
 import { Command, CommanderError, Option } from 'commander'
+import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
 import { findFormatViolations, toFormatView } from '../../core/formats/dispatch.js'
 import type { ReplayOutputLine } from '../../core/recording.js'
+import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
-import { UsageError } from './options.js'
-import { addReplayOptions, replayInput, type CliIo, type ReplayInputFlags } from './replay-input.js'
+import { runCompare, type CompareConfig } from './compare.js'
+import { expandInputs } from './evaluate.js'
+import { parseSetting, parseTokenCount, toPreset, UsageError } from './options.js'
+import { addReplayOptions, readConfigFile, replayInput, toBudgetOverride, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 import { runReport, type ReportFlags } from './report-command.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
 
@@ -23,7 +32,16 @@ const processIo: CliIo = {
 
 interface ReplayFlags extends ReplayInputFlags {
   readonly json?: boolean
+  readonly views: boolean
 }
+
+interface CompareFlags extends Omit<ReplayInputFlags, 'preset' | 'config' | 'session' | 'viewFormat'> {
+  readonly usage: UsageMode
+  readonly json?: boolean
+  readonly jobs?: string
+}
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json'), 'utf8')) as { version: string }).version
 
 /** Rules about call ids the input itself repeats (RECORDING.md): not counted as broken views. */
 const REPEATED_ID_RULES = new Set(['A4', 'R4', 'O3', 'S4'])
@@ -52,7 +70,8 @@ export const toFormatLine = (line: ReplayOutputLine, format: ProviderFormat): { 
 
 const fmt = (value: number | null): string => (value === null ? '' : value.toLocaleString('en-US'))
 
-const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, showHybrid: boolean): string => {
+const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, showHybrid: boolean, simulated: boolean): string => {
+  const sentHead = simulated ? 'input (sim)' : 'view tokens'
   const head = [
     ...(multiSession ? ['session'] : []),
     'request',
@@ -61,13 +80,15 @@ const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, sho
     'measured',
     ...(showHybrid ? ['hybrid'] : []),
     'budget',
+    sentHead,
     'level',
     'boundary',
     'view msgs',
   ]
   const table = new Table({ head, style: { head: [], border: [], compact: true }, colAligns: head.map((name) => (name === 'session' || name === 'boundary' ? 'left' : 'right')) })
   for (const row of rows) {
-    const marks = [row.boundary, row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.replayed ? 'replay' : ''].filter((mark) => mark !== '')
+    const marks = [row.boundary, row.overBudget ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.replayed ? 'replay' : ''].filter((mark) => mark !== '')
+    const sent = simulated ? row.inputTokens : row.viewTokens
     table.push([
       ...(multiSession ? [row.session ?? ''] : []),
       row.request,
@@ -76,6 +97,7 @@ const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, sho
       fmt(row.measuredTokens),
       ...(showHybrid ? [row.hybridTokens === null ? '' : `${fmt(row.hybridTokens)}${row.hybridKind === 'usage' ? '' : ' (est)'}`] : []),
       fmt(row.budget),
+      `${fmt(sent)}${row.overBudget ? ' !' : ''}`,
       row.level === null ? '' : row.level,
       marks.join(', '),
       row.viewMessages === null ? 'ERROR' : row.viewMessages,
@@ -84,67 +106,104 @@ const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, sho
   return table.toString()
 }
 
-const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>, viewFormat: ProviderFormat | undefined): string => {
+const legend = (showHybrid: boolean, simulated: boolean): string =>
+  [
+    'legend:',
+    '  history msgs  messages stored when the request was made',
+    '  estimated     estimator tokens of the stored history (SPEC 5)',
+    `  measured      the provider reading the token meter holds${simulated ? ' (simulated: overhead + the previous view)' : ''}`,
+    ...(showHybrid ? ['  hybrid        anchor reading + estimated tail; (est) = no usable reading'] : []),
+    '  budget        effective budget E (tokens, after the notice reserve)',
+    simulated
+      ? '  input (sim)   simulated provider input of this request: hidden overhead + the view sent (tokens); ! = over the budget'
+      : '  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = over the budget',
+    '  level         cumulative compaction level (0-8) of the last accepted pass',
+    '  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)',
+  ].join('\n')
+
+const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>, viewFormat: ProviderFormat | undefined, simulated: boolean, clamped: number): string => {
   const lines = [
     `sessions: ${summary.sessions}`,
     `requests: ${summary.requests}`,
     `compaction boundaries: ${summary.compactionBoundaries}`,
     `highest level: ${summary.highestLevel}`,
     viewFormat === undefined ? `views that break tool pairing (R1-R3): ${summary.brokenViews}` : `views that break ${RULE_NAMES[viewFormat]}: ${summary.brokenViews}`,
+    `requests over the budget: ${rows.filter((row) => row.overBudget).length}`,
     `skipped compactions: ${summary.skippedCompactions}`,
     `last-user replays: ${summary.replays}`,
     `spill files: ${summary.spills}`,
     `failed requests: ${summary.failedRequests}`,
   ]
-  lines.push(
-    summary.drift === null
-      ? 'estimator drift: no provider usage in this input'
-      : `estimator drift (measured / estimated, ${summary.drift.requests} requests): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
-  )
+  if (simulated) lines.push(`usage: simulated (hidden overhead clamped at 0 on ${clamped} requests)`)
+  else {
+    lines.push(
+      summary.drift === null
+        ? 'estimator drift: no provider usage in this input'
+        : `estimator drift (reading / estimate of the request it describes, ${summary.drift.requests} requests): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
+    )
+  }
   for (const row of rows.filter((r) => r.error !== null).slice(0, 3)) lines.push(`request ${row.request}${row.session ? ` (${row.session})` : ''} failed: ${row.error}`)
   for (const row of rows.filter((r) => r.pairingProblems.length > 0).slice(0, 5)) lines.push(`request ${row.request} breaks pairing: ${row.pairingProblems.slice(0, 2).join('; ')}`)
   return lines.join('\n')
 }
 
-const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo): Promise<number> => {
-  const { path, format, sessions } = await replayInput(file, flags, io, flags.json !== true)
-  const results = sessions.map((item) => item.result)
-
-  const writer = makeFileSpillWriter()
-  let spillFiles = 0
-  const spillPaths = new Set<string>()
-  for (const result of results) {
-    for (const spill of result.spills) {
-      if (spillPaths.has(spill.path)) continue
-      spillPaths.add(spill.path)
-      try {
-        await writer.write(spill.directory, spill.path, spill.content)
-        spillFiles += 1
-      } catch (error) {
-        io.stderr(`warning: could not spill ${spill.path}: ${(error as Error).message}\n`)
-      }
-    }
-  }
-
+const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, spillFiles: number, several: boolean): boolean => {
+  const simulated = replayed.usage === 'simulated'
   const rows: RequestRow[] = []
   let failed = false
-  for (const result of results) {
+  for (const item of replayed.sessions) {
+    const result = item.result
     result.lines.forEach((line, index) => {
       if (line.error !== undefined) failed = true
       const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, flags.viewFormat)
-      if (flags.json) io.stdout(JSON.stringify(viewed === null ? line : viewed.line) + '\n')
-      else {
-        const row = toRequestRow(line, index, result.historySizes[index])
+      const economics = result.economics[index] ?? null
+      if (flags.json) {
+        const { view: _view, ...rest } = viewed === null ? line : viewed.line
+        const out = {
+          ...(several ? { file: replayed.path } : {}),
+          ...(flags.views ? (viewed === null ? line : viewed.line) : rest),
+          ...(simulated && economics !== null ? { simulated_usage: economics.usage } : {}),
+        }
+        io.stdout(JSON.stringify(out) + '\n')
+      } else {
+        const row = toRequestRow(line, index, result.historySizes[index], { economics, live: replayed.format === 'recording', simulated })
         rows.push(viewed === null ? row : { ...row, pairingProblems: viewed.problems })
       }
     })
   }
   if (!flags.json) {
-    const multiSession = results.length > 1
+    const multiSession = replayed.sessions.length > 1
     const showHybrid = rows.some((row) => row.measuredTokens !== null)
-    io.stdout(`${path} (${format}, ${results.length} session${results.length === 1 ? '' : 's'})\n`)
-    io.stdout(renderTable(rows, multiSession, showHybrid) + '\n')
-    io.stdout(renderSummary(summarizeRows(rows, results.length, spillFiles), rows, flags.viewFormat) + '\n')
+    const clamped = replayed.sessions.reduce((sum, item) => sum + item.result.clampedRequests, 0)
+    io.stdout(`${replayed.path} (${replayed.format}, ${replayed.sessions.length} session${replayed.sessions.length === 1 ? '' : 's'})\n`)
+    io.stdout(renderTable(rows, multiSession, showHybrid, simulated) + '\n')
+    io.stdout(legend(showHybrid, simulated) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags.viewFormat, simulated, clamped) + '\n')
+  }
+  return failed
+}
+
+const runReplay = async (files: ReadonlyArray<string>, flags: ReplayFlags, io: CliIo): Promise<number> => {
+  const paths = files.length === 0 ? [undefined] : expandInputs(files)
+  let failed = false
+  for (const file of paths) {
+    const replayed = await replayInput(file, flags, io, flags.json !== true)
+    const writer = makeFileSpillWriter()
+    let spillFiles = 0
+    const spillPaths = new Set<string>()
+    for (const { result } of replayed.sessions) {
+      for (const spill of result.spills) {
+        if (spillPaths.has(spill.path)) continue
+        spillPaths.add(spill.path)
+        try {
+          await writer.write(spill.directory, spill.path, spill.content)
+          spillFiles += 1
+        } catch (error) {
+          io.stderr(`warning: could not spill ${spill.path}: ${(error as Error).message}\n`)
+        }
+      }
+    }
+    if (printReplayed(replayed, flags, io, spillFiles, paths.length > 1)) failed = true
   }
   return failed ? 1 : 0
 }
@@ -152,46 +211,99 @@ const runReplay = async (file: string | undefined, flags: ReplayFlags, io: CliIo
 /**
  * Run the CLI with `argv` (without the node and script names). Resolves to the exit code: 0 on
  * success, 1 when a replayed request raised the fail-loud error, 2 for bad flags or bad input
- * files (one line on stderr: `UsageError`, `RecordingFormatError`, `ConfigError`). Any other
- * error is rethrown.
+ * files (one line on stderr: `UsageError`, `RecordingFormatError`, `ConfigError`,
+ * `ModelDataError`). Any other error is rethrown.
  *
  * @example
  * await main(['replay', 'fixtures/sessions/claude-code/short.jsonl', '--json'])
+ * await main(['compare', 'fixtures/sessions/claude-code', '--preset', 'reference', '--preset', 'recommended'])
  */
 export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): Promise<number> => {
   const program = new Command('context-simple')
-    .description('Conversation context manager for LLM agents: replay recorded sessions through the compaction core.')
+    .description('Conversation context manager for LLM agents: replay recorded sessions through the compaction core, report them, and compare configurations.')
+    .version(PACKAGE_VERSION, '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
   let exitCode = 0
   addReplayOptions(
     program
       .command('replay')
-      .description('Replay a recording, a Claude Code session or OpenAI chat trajectories and print the request timeline.')
-      .argument('[file]', 'input file (default: the bundled Claude Code session)'),
+      .description('Replay recordings, Claude Code sessions or OpenAI chat trajectories and print the request timeline.')
+      .argument('[inputs...]', 'input files or directories (default: the bundled Claude Code session)'),
   )
     .option('--json', 'print exactly the replay-output JSON lines on stdout')
+    .option('--no-views', 'leave "view" out of the --json lines')
     .addOption(new Option('--view-format <format>', 'print views as a provider request wants them (default: the contract shape)').choices(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']))
-    .action(async (file: string | undefined, flags: ReplayFlags) => {
-      exitCode = await runReplay(file, flags, io)
+    .action(async (inputs: string[], flags: ReplayFlags) => {
+      exitCode = await runReplay(inputs, flags, io)
     })
   addReplayOptions(
     program
       .command('report')
       .description('Replay an input and write one self-contained HTML page charting every request (tokens, budget, compaction boundaries, prompt cache).')
       .argument('[file]', 'input file (default: the bundled Claude Code session)'),
+    'simulated',
   )
     .requiredOption('--html <file>', 'where to write the HTML page')
     .action(async (file: string | undefined, flags: ReportFlags) => {
       exitCode = await runReport(file, flags, io)
     })
+  // --preset and --config of compare are configurations in the order given: one shared list.
+  const configs: Array<{ kind: 'preset' | 'config'; value: string }> = []
+  program
+    .command('compare')
+    .description('Replay every session of the inputs under each configuration with the provider model and compare boundaries, invalid views, overflows, prefix breaks, cache and cost.')
+    .argument('<inputs...>', 'input files or directories (a directory contributes its *.jsonl and *.json files, not recursively)')
+    .option('--preset <name>', 'one configuration: a preset (repeatable, in order with --config)', (value: string) => void configs.push({ kind: 'preset', value }))
+    .option('--config <file>', 'one configuration: a JSON file of keys over the header (repeatable, in order with --preset)', (value: string) => void configs.push({ kind: 'config', value }))
+    .addOption(new Option('--format <format>', 'input format').choices(['auto', 'recording', 'claude-code', 'openai-chat']).default('auto'))
+    .option('--set <key=value>', 'one configuration key for every configuration (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--window <tokens>', 'model context window for every request (with --max-output)')
+    .option('--max-output <tokens>', 'model max output tokens for every request (with --window)')
+    .option('--budget <tokens>', 'explicit token budget for every request')
+    .addOption(new Option('--summarizer <mode>', 'summary answers: recorded lines, none, or a local extractive stand-in').choices(['recorded', 'none', 'extractive']).default('recorded'))
+    .addOption(new Option('--usage <mode>', 'provider usage the meters see').choices(['recorded', 'simulated']).default('simulated'))
+    .option('--model <name>', "model for prices, window and cache rules (default: the session's own)")
+    .option('--prices <file>', 'JSON price table (default: the bundled data/prices.json)')
+    .option('--windows <file>', 'JSON window table (default: the bundled data/windows.json)')
+    .option('--json', 'print one JSON object per (configuration, session) on stdout and nothing else')
+    .option('--jobs <n>', 'worker threads (default: the number of cores)')
+    .option('--no-progress', 'no progress bar')
+    .action(async (inputs: string[], flags: CompareFlags) => {
+      const settings = flags.set.map(parseSetting)
+      const list: CompareConfig[] = configs.map((entry) => ({
+        label: entry.value,
+        layers: entry.kind === 'preset' ? { preset: toPreset(entry.value), file: null, settings } : { preset: null, file: readConfigFile(entry.value), settings },
+      }))
+      // Check the tables up front (a bad --prices file is one clear error, not one per worker).
+      loadPriceTable(flags.prices)
+      loadWindowTable(flags.windows)
+      exitCode = await runCompare(
+        {
+          inputs,
+          configs: list,
+          format: flags.format,
+          budget: toBudgetOverride(flags),
+          summarizer: flags.summarizer,
+          usage: flags.usage,
+          model: flags.model ?? null,
+          pricesPath: flags.prices ?? null,
+          windowsPath: flags.windows ?? null,
+          json: flags.json === true,
+          jobs: flags.jobs === undefined ? null : Math.max(1, parseTokenCount('--jobs', flags.jobs)),
+          progress: flags.progress,
+        },
+        io,
+      )
+    })
+
   try {
     await program.parseAsync(argv as string[], { from: 'user' })
     return exitCode
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2
     const name = (error as Error).name
-    if (error instanceof UsageError || name === 'RecordingFormatError' || name === 'ConfigError') {
+    if (error instanceof UsageError || name === 'UsageError' || name === 'RecordingFormatError' || name === 'ConfigError' || name === 'ModelDataError') {
       io.stderr(`context-simple: ${(error as Error).message}\n`)
       return 2
     }

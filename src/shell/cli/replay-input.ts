@@ -7,19 +7,22 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SingleBar, Presets } from 'cli-progress'
 import { Option, type Command } from 'commander'
-import { isLeft } from 'fp-ts/lib/Either.js'
-import { decodeConfig } from '../../core/codecs.js'
 import type { Config } from '../../core/config.js'
+import type { CacheProvider } from '../../core/economics/cache.js'
+import type { ModelPrice } from '../../core/economics/prices.js'
+import type { UsageMode } from '../../core/economics/simulation.js'
 import { makeCachedEstimator, type TokenEstimator } from '../../core/estimate.js'
-import { toExtractiveSummary } from '../../core/extractive-summary.js'
-import { seqOf } from '../../core/message.js'
 import type { Recording } from '../../core/recording.js'
-import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../core/replay.js'
+import type { ReplayResult } from '../../core/replay.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
+import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { importClaudeCodeSession } from '../importers/claude-code.js'
 import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
-import { applyBudgetOverride, mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
+import { CLAUDE_CODE_WINDOW, prepareSessions, runSession } from './evaluate.js'
+
+export { CLAUDE_CODE_WINDOW }
+import { parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 
 /**
  * Where the CLI writes: injectable for tests. `isTty` enables the progress bar (on stderr).
@@ -43,15 +46,6 @@ export interface CliIo {
 export const BUNDLED_SESSION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../sessions/claude-code-tool-heavy.jsonl')
 
 /**
- * Claude Code sessions replay against Claude's window unless a budget is given (tokens; with the
- * default `output_reserve_fraction` 0.5 the budget is 200000 − 32000 − 4096 = 163904, SPEC 4).
- *
- * @example
- * CLAUDE_CODE_WINDOW.contextWindow // 200000
- */
-export const CLAUDE_CODE_WINDOW = { contextWindow: 200_000, maxOutputTokens: 64_000 }
-
-/**
  * The flags every replaying command takes (commander's camelCase names; values as typed).
  * `session` keeps only the session of that name (`<task_id>-t<trial>`) of a multi-session input;
  * `viewFormat` `anthropic` imports a Claude Code session natively (thinking, images, result blocks).
@@ -71,6 +65,11 @@ export interface ReplayInputFlags {
   readonly progress: boolean
   readonly session?: string
   readonly viewFormat?: ProviderFormat
+  /** `recorded` (replay's default) or `simulated` (report's default): the provider model. */
+  readonly usage?: UsageMode
+  readonly model?: string
+  readonly prices?: string
+  readonly windows?: string
 }
 
 /**
@@ -87,6 +86,10 @@ export interface ReplayedSession {
   readonly config: Config
   readonly result: ReplayResult
   readonly estimate: TokenEstimator
+  /** The model (`--model`, else the session's own; null when unknown), its cache rules and prices (null: no price known). */
+  readonly model: string | null
+  readonly provider: CacheProvider
+  readonly price: ModelPrice | null
 }
 
 /**
@@ -101,10 +104,18 @@ export interface ReplayedInput {
   readonly path: string
   readonly format: string
   readonly budget: BudgetOverride | null
+  readonly usage: UsageMode
   readonly sessions: ReadonlyArray<ReplayedSession>
 }
 
-const readConfigFile = (path: string): Record<string, unknown> => {
+/**
+ * The JSON object of configuration keys in the `--config` file at `path`. Throws `UsageError`
+ * for an unreadable file, invalid JSON or a non-object.
+ *
+ * @example
+ * readConfigFile('recommended.json') // { compact_threshold: 0.85 }
+ */
+export const readConfigFile = (path: string): Record<string, unknown> => {
   let text: string
   try {
     text = readTextFile(path)
@@ -121,7 +132,14 @@ const readConfigFile = (path: string): Record<string, unknown> => {
   return value as Record<string, unknown>
 }
 
-const toBudgetOverride = (flags: ReplayInputFlags): BudgetOverride | null => {
+/**
+ * The budget flags as an override: `--budget N`, or `--window W --max-output M`, or null. Throws
+ * `UsageError` for both forms at once, half a window, or a value that is not a whole number.
+ *
+ * @example
+ * toBudgetOverride({ budget: '4500' }) // { kind: 'budget', tokens: 4500 }
+ */
+export const toBudgetOverride = (flags: Pick<ReplayInputFlags, 'budget' | 'window' | 'maxOutput'>): BudgetOverride | null => {
   if (flags.budget !== undefined && (flags.window !== undefined || flags.maxOutput !== undefined)) {
     throw new UsageError('--budget cannot be combined with --window/--max-output: give one or the other')
   }
@@ -132,19 +150,6 @@ const toBudgetOverride = (flags: ReplayInputFlags): BudgetOverride | null => {
   }
   return null
 }
-
-const extractiveSummarizer: ReplaySummarizer = (request, history) => {
-  const wanted = new Set(request.seqs)
-  return { text: toExtractiveSummary(history.filter((message) => wanted.has(seqOf(message) ?? -1))) }
-}
-
-/** The local stand-in is a summarizer provider: mark every request as passing one (SPEC 2.3 step 2). */
-const withSummarizerProvider = (recording: Recording): Recording => ({
-  ...recording,
-  ops: recording.ops.map((op) => (op.op === 'get_messages_for_request' && (op.provider === undefined || op.provider === null) ? { ...op, provider: {} } : op)),
-})
-
-const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
 
 /**
  * Read `file` (default: the bundled session), decode it, and replay each session with the flags'
@@ -179,19 +184,22 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
       throw new UsageError(`--session ${flags.session}: not in ${path} (${known})`)
     }
   }
-  const preset = flags.preset === undefined ? null : toPreset(flags.preset)
-  const fileConfig = flags.config === undefined ? null : readConfigFile(flags.config)
-  const settings = flags.set.map(parseSetting)
-  const budget = override ?? (loaded.format === 'claude-code' ? { kind: 'window' as const, ...CLAUDE_CODE_WINDOW } : null)
-
-  const prepared = recordings.map((recording) => {
-    const decoded = decodeConfig(mergeConfig(recording.config, preset, fileConfig, settings))
-    if (isLeft(decoded)) throw new UsageError(decoded.left.message)
-    let ready = applyBudgetOverride(recording, budget)
-    if (flags.summarizer !== 'recorded') ready = withoutSummaryResults(ready)
-    if (flags.summarizer === 'extractive') ready = withSummarizerProvider(ready)
-    return { recording: ready, config: decoded.right.config, warnings: decoded.right.warnings }
-  })
+  const layers = {
+    preset: flags.preset === undefined ? null : toPreset(flags.preset),
+    file: flags.config === undefined ? null : readConfigFile(flags.config),
+    settings: flags.set.map(parseSetting),
+  }
+  const usage = flags.usage ?? 'recorded'
+  const options = {
+    format: flags.format,
+    budget: override,
+    summarizer: flags.summarizer,
+    usage,
+    model: flags.model ?? null,
+    prices: loadPriceTable(flags.prices),
+    windows: loadWindowTable(flags.windows),
+  }
+  const prepared = prepareSessions(path, { format: loaded.format, recordings }, layers, options)
   for (const warning of prepared[0]?.warnings ?? []) io.stderr(`warning: ${warning.message}\n`)
 
   const totalOps = prepared.reduce((sum, item) => sum + item.recording.ops.length, 0)
@@ -199,18 +207,14 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   bar?.start(totalOps, 0)
   const sessions: ReplayedSession[] = []
   let done = 0
+  const onOp = (): void => {
+    done += 1
+    if (bar !== null && done % 50 === 0) bar.update(done)
+  }
   for (const item of prepared) {
     const estimate = makeCachedEstimator()
-    const iterator = iterateReplay(item.recording, { config: item.config, estimate, ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) }, {
-      summarizer: flags.summarizer === 'extractive' ? extractiveSummarizer : undefined,
-    })
-    let next = iterator.next()
-    while (next.done !== true) {
-      done += 1
-      if (bar !== null && done % 50 === 0) bar.update(done)
-      next = iterator.next()
-    }
-    sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result: next.value, estimate })
+    const result = runSession(item, options, onOp, { estimate, ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) })
+    sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result, estimate, model: item.model, provider: item.provider, price: item.price })
   }
   bar?.update(totalOps)
   bar?.stop()
@@ -223,17 +227,18 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   for (const [message, count] of shown) io.stderr(`warning: ${message}${count > 1 ? ` (${count} times)` : ''}\n`)
   if (warnings.size > shown.length) io.stderr(`warning: … and ${warnings.size - shown.length} more distinct warnings\n`)
 
-  return { path, format: loaded.format, budget, sessions }
+  return { path, format: loaded.format, budget: override ?? (loaded.format === 'claude-code' ? { kind: 'window', ...CLAUDE_CODE_WINDOW } : null), usage, sessions }
 }
 
 /**
  * Add the flags every replaying command shares to `command` (input format, configuration
- * precedence, budget, summarizer, progress bar) and return it.
+ * precedence, budget, summarizer, session, provider model with `usageDefault`, model tables,
+ * progress bar) and return it.
  *
  * @example
  * addReplayOptions(program.command('report').argument('[file]')).requiredOption('--html <file>')
  */
-export const addReplayOptions = (command: Command): Command =>
+export const addReplayOptions = (command: Command, usageDefault: UsageMode = 'recorded'): Command =>
   command
     .addOption(new Option('--format <format>', 'input format').choices(['auto', 'recording', 'claude-code', 'openai-chat']).default('auto'))
     .option('--preset <name>', 'named configuration: reference, recommended, recommended-summary (over the recording header)')
@@ -244,4 +249,8 @@ export const addReplayOptions = (command: Command): Command =>
     .option('--budget <tokens>', 'explicit token budget for every request')
     .addOption(new Option('--summarizer <mode>', 'summary answers: recorded lines, none, or a local extractive stand-in').choices(['recorded', 'none', 'extractive']).default('recorded'))
     .option('--session <id>', 'only this session of a multi-session input (<task_id>-t<trial>)')
+    .addOption(new Option('--usage <mode>', 'provider usage the meters see: recorded readings, or simulated from the views sent').choices(['recorded', 'simulated']).default(usageDefault))
+    .option('--model <name>', "model for prices, window and cache rules (default: the session's own)")
+    .option('--prices <file>', 'JSON price table (default: the bundled data/prices.json)')
+    .option('--windows <file>', 'JSON window table (default: the bundled data/windows.json)')
     .option('--no-progress', 'no progress bar')

@@ -4,6 +4,7 @@
  */
 import type { Message } from '../../core/message.js'
 import type { ReplayOutputLine } from '../../core/recording.js'
+import type { RequestEconomics } from '../../core/economics/simulation.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
 import { findPairingViolations } from '../../core/tool-pairing.js'
 
@@ -15,7 +16,7 @@ import { findPairingViolations } from '../../core/tool-pairing.js'
  * const row: RequestRow = {
  *   session: null, request: 0, opIndex: 1, historyMessages: 1, estimatedTokens: 26, measuredTokens: null,
  *   hybridTokens: 26, hybridKind: 'estimated', budget: 200, level: null, boundary: '', viewMessages: 1,
- *   pairingProblems: [], replayed: false, error: null,
+ *   pairingProblems: [], replayed: false, error: null, viewTokens: 26, inputTokens: null, overBudget: false, drift: null,
  * }
  */
 export interface RequestRow {
@@ -34,6 +35,28 @@ export interface RequestRow {
   readonly pairingProblems: ReadonlyArray<string>
   readonly replayed: boolean
   readonly error: string | null
+  /** Estimated tokens of the view sent (after compaction); null for a failed request. */
+  readonly viewTokens: number | null
+  /** Input tokens of the request under the provider model (simulated or recorded); null when unknown. */
+  readonly inputTokens: number | null
+  /** True when the view sent (or, under simulated usage, its input) exceeds the budget E. */
+  readonly overBudget: boolean
+  /** The recorded reading of this request divided by the estimate of what it describes; null without one. */
+  readonly drift: number | null
+}
+
+/**
+ * What a row needs beyond the output line: the request's economics (null without the provider
+ * model), whether the input is a live recording (a reading then describes the view sent) or an
+ * imported session (the history the agent sent), and whether usage is simulated.
+ *
+ * @example
+ * const context: RowContext = { economics: null, live: true, simulated: false }
+ */
+export interface RowContext {
+  readonly economics: RequestEconomics | null
+  readonly live: boolean
+  readonly simulated: boolean
 }
 
 /**
@@ -67,12 +90,14 @@ const isEphemeralWithSource = (message: Message, source: string): boolean => {
 /**
  * The table row of one output line: `request` is its 0-based index, `historyMessages` the stored
  * history size then. The boundary is `failed` (error), `compacted`, `skipped` or empty; pairing
- * problems come from `findPairingViolations`.
+ * problems come from `findPairingViolations`. The drift divides the request's recorded reading
+ * by the estimate of what that reading describes: the view sent (live recordings) or the history
+ * the agent sent since its last compaction (imported sessions); none under simulated usage.
  *
  * @example
- * toRequestRow(line, 0, 12).boundary // 'compacted' when the line's events include context:compaction
+ * toRequestRow(line, 0, 12, { economics: null, live: true, simulated: false }).boundary // 'compacted' when the line's events include context:compaction
  */
-export const toRequestRow = (line: ReplayOutputLine, request: number, historyMessages: number): RequestRow => {
+export const toRequestRow = (line: ReplayOutputLine, request: number, historyMessages: number, context: RowContext = { economics: null, live: true, simulated: false }): RequestRow => {
   const meter = line.token_meter_stats as TokenMeterStats | null
   const stats = line.compaction_stats as CompactionStats | null
   const names = line.events.map((event) => event.name)
@@ -94,6 +119,20 @@ export const toRequestRow = (line: ReplayOutputLine, request: number, historyMes
     pairingProblems: view === null ? [] : findPairingViolations(view),
     replayed: view !== null && view.some((message) => isEphemeralWithSource(message, 'context-replay')),
     error: line.error?.message ?? null,
+    ...economicsCells(context, meter?.budget ?? null),
+  }
+}
+
+const economicsCells = (context: RowContext, budget: number | null): Pick<RequestRow, 'viewTokens' | 'inputTokens' | 'overBudget' | 'drift'> => {
+  const economics = context.economics
+  if (economics === null) return { viewTokens: null, inputTokens: null, overBudget: false, drift: null }
+  const described = context.live ? economics.view_tokens : economics.sent_tokens
+  const sent = context.simulated ? economics.split.input_tokens : economics.view_tokens
+  return {
+    viewTokens: economics.view_tokens,
+    inputTokens: economics.split.input_tokens,
+    overBudget: budget !== null && sent > budget,
+    drift: context.simulated || economics.recorded_input === null || described <= 0 ? null : economics.recorded_input / described,
   }
 }
 
@@ -107,16 +146,15 @@ const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
 
 /**
  * Summary figures over rows: boundaries are requests that emitted `context:compaction`; drift is
- * the median and 90th percentile (linear interpolation) of measured/estimated over requests with
- * both; broken views count views violating R1–R3.
+ * the median and 90th percentile (linear interpolation) of the rows' drift (a reading over the
+ * estimate of the request it describes); broken views count views violating R1–R3.
  *
  * @example
  * summarizeRows(rows, 3, 0).brokenViews // 0
  */
 export const summarizeRows = (rows: ReadonlyArray<RequestRow>, sessions: number, spills: number): ReplaySummary => {
   const ratios = rows
-    .filter((row) => row.measuredTokens !== null && row.estimatedTokens !== null && row.estimatedTokens > 0)
-    .map((row) => (row.measuredTokens as number) / (row.estimatedTokens as number))
+    .flatMap((row) => (row.drift === null ? [] : [row.drift]))
     .sort((a, b) => a - b)
   return {
     sessions,

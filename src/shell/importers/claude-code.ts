@@ -235,6 +235,19 @@ const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, value: unknown, sourceNa
 const groupKey = (message: { readonly id?: string }, line: number): string =>
   message.id !== undefined ? `id:${message.id}` : `line:${line}`
 
+/** The most used `message.model` of the assistant lines (`<synthetic>` aside), null when none. */
+const selectSessionModel = (lines: ReadonlyArray<ConversationLine>): string | null => {
+  const counts = new Map<string, number>()
+  for (const entry of lines) {
+    if (entry.type !== 'assistant' || !t.UnknownRecord.is(entry.message)) continue
+    const model = entry.message.model
+    if (typeof model === 'string' && model !== '<synthetic>') counts.set(model, (counts.get(model) ?? 0) + 1)
+  }
+  let best: string | null = null
+  for (const [model, count] of counts) if (best === null || count > (counts.get(best) ?? 0)) best = model
+  return best
+}
+
 /**
  * Turns a Claude Code session JSONL into a recording (RECORDING.md "Importing other formats").
  *
@@ -272,7 +285,8 @@ const groupKey = (message: { readonly id?: string }, line: number): string =>
  *   boundary is preceded by an empty `set_messages`. Each later request's history is therefore
  *   what the agent actually sent since its last compaction.
  * - The recording ends with one more `get_messages_for_request`; `config` is `{}`, `now` is
- *   `DEFAULT_REPLAY_NOW`.
+ *   `DEFAULT_REPLAY_NOW`; `model` is the most used `message.model` of the kept assistant lines
+ *   (`<synthetic>` aside), omitted when there is none.
  *
  * Throws `RecordingFormatError` (`<sourceName>:<line>: <problem>`) for a line that is not JSON or
  * not an object, a user/assistant line without a usable `message`, a malformed `tool_use` or
@@ -470,5 +484,6 @@ export const importClaudeCodeSession = (text: string, sourceName: string, option
     }
   }
   ops.push({ op: 'get_messages_for_request' })
-  return { config: {}, now: DEFAULT_REPLAY_NOW, ops }
+  const model = selectSessionModel(lines)
+  return { config: {}, now: DEFAULT_REPLAY_NOW, ops, ...(model !== null ? { model } : {}) }
 }

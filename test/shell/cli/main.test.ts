@@ -51,7 +51,7 @@ describe('context-simple replay (human output)', () => {
     expect(code).toBe(0)
     expect(stdout).toContain('history msgs')
     expect(stdout).toContain('views that break tool pairing (R1-R3): 0')
-    expect(stdout).toMatch(/estimator drift \(measured \/ estimated, \d+ requests\): median \d+\.\d{3}, p90 \d+\.\d{3}/)
+    expect(stdout).toMatch(/estimator drift \(reading \/ estimate of the request it describes, \d+ requests\): median \d+\.\d{3}, p90 \d+\.\d{3}/)
   })
 
   it('reports 0 broken views on the tau-bench trajectories at a 4,500-token budget', async () => {
@@ -107,6 +107,10 @@ describe('context-simple replay errors', () => {
     [['replay', 'no-such-file.jsonl'], /no-such-file.jsonl: cannot read the file/],
     [['replay', '--set', 'compact_threshold="high"'], /config.compact_threshold: expected a number/],
     [['replay', '--format', 'yaml'], /argument 'yaml' is invalid/],
+    [['compare', 'fixtures/sessions/claude-code/short.jsonl'], /needs at least one configuration/],
+    [['compare', 'fixtures/sessions/claude-code/short.jsonl', '--preset', 'fast'], /--preset fast: unknown preset/],
+    [['compare', 'no-such-dir', '--preset', 'reference'], /no-such-dir: cannot read the file/],
+    [['compare', 'fixtures/sessions/claude-code/short.jsonl', '--preset', 'reference', '--prices', 'package.json'], /package.json: models: expected/],
   ])('%j exits 2 with one line on stderr', async (argv, pattern) => {
     const { code, stdout, stderr } = await run(argv as string[])
     expect(code).toBe(2)
@@ -143,5 +147,48 @@ describe('context-simple replay warnings', () => {
     const { code, stderr } = await run(['replay', '--budget', '500', '--no-progress'])
     expect(code).toBe(0)
     expect(stderr).toMatch(/warning: context-simple: compaction_notice_token_reserve=800 leaves no room in a budget of 500 tokens; using the full budget \(\d+ times\)/)
+  })
+})
+
+describe('context-simple replay: provider model and output options', () => {
+  it('--no-views leaves view out of --json; several inputs tag each line with its file first', async () => {
+    const short = fixturePath('sessions/claude-code/short.jsonl')
+    const heavy = fixturePath('sessions/claude-code/tool_heavy.jsonl')
+    const withViews = parseLines((await run(['replay', short, '--json'])).stdout) as Array<Record<string, unknown>>
+    const without = parseLines((await run(['replay', short, '--json', '--no-views'])).stdout) as Array<Record<string, unknown>>
+    expect(without).toEqual(withViews.map(({ view: _view, ...rest }) => rest))
+    const { code, stdout } = await run(['replay', short, heavy, '--json', '--no-views'])
+    expect(code).toBe(0)
+    const lines = stdout.trim().split('\n')
+    expect(lines.every((line) => line.startsWith('{"file":'))).toBe(true)
+    expect(new Set(lines.map((line) => (JSON.parse(line) as { file: string }).file))).toEqual(new Set([short, heavy]))
+  })
+
+  it('--usage simulated prints no drift line, reports clamping, and feeds the hybrid meter simulated readings', async () => {
+    const heavy = fixturePath('sessions/claude-code/tool_heavy.jsonl')
+    const human = await run(['replay', heavy, '--usage', 'simulated', '--budget', '20000', '--no-progress'])
+    expect(human.code).toBe(0)
+    expect(human.stdout).not.toContain('estimator drift')
+    expect(human.stdout).toMatch(/usage: simulated \(hidden overhead clamped at 0 on \d+ requests\)/)
+    expect(human.stdout).toContain('input (sim)')
+    expect(human.stdout).toContain('legend:')
+    const lines = parseLines((await run(['replay', heavy, '--usage', 'simulated', '--set', 'token_meter=hybrid', '--json', '--no-views'])).stdout) as Array<{ simulated_usage: Record<string, number>; token_meter_stats: { measured_tokens: number | null } }>
+    // the meter's reading at request i+1 is the simulated reading of request i
+    for (let index = 1; index < lines.length; index += 1) {
+      const previous = lines[index - 1].simulated_usage
+      expect(lines[index].token_meter_stats.measured_tokens).toBe(previous.input_tokens + previous.cache_write_tokens)
+    }
+  })
+
+  it('--version prints the package version', async () => {
+    const { code, stdout } = await run(['--version'])
+    expect(code).toBe(0)
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it('marks requests over the budget', async () => {
+    const { stdout } = await run(['replay', fixturePath('sessions/claude-code/tool_heavy.jsonl'), '--usage', 'simulated', '--budget', '20000', '--no-progress'])
+    expect(stdout).toContain('OVER BUDGET')
+    expect(stdout).toMatch(/requests over the budget: [1-9]/)
   })
 })

@@ -1,0 +1,140 @@
+/**
+ * Per-session evaluation figures of a replay under the provider model: compaction boundaries,
+ * invalid views, overflows, prefix breaks, the input split and its cost (what `compare` prints).
+ */
+import type { Recording } from '../recording.js'
+import type { ReplayResult } from '../replay.js'
+import type { CompactionStats, TokenMeterStats } from '../stats.js'
+import { findPairingViolations } from '../tool-pairing.js'
+import { isPlainObject } from '../values.js'
+import { toInputCostUsd, type ModelPrice } from './prices.js'
+
+/**
+ * The figures of one (configuration, session). Tokens are provider tokens under the provider
+ * model; `cost_usd` is the input side only, in US dollars; `budget` is the effective budget E of
+ * the first request (tokens, after the notice reserve; null without requests); `overflow_limit`
+ * the limit overflows were counted against (tokens, null when unknown, then `overflows` is 0).
+ *
+ * @example
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0 }
+ */
+export interface SessionMetrics {
+  readonly budget: number | null
+  readonly requests: number
+  readonly boundaries: number
+  readonly highest_level: number
+  readonly invalid_views: number
+  readonly overflows: number
+  readonly prefix_breaks: number
+  readonly input_tokens: number
+  readonly cache_read_tokens: number
+  readonly cache_write_tokens: number
+  readonly uncached_input_tokens: number
+  readonly cost_usd: number
+  readonly overflow_limit: number | null
+  readonly clamped_requests: number
+  readonly failed_requests: number
+}
+
+/**
+ * How overflows are counted: against each request's effective budget E (when a budget was
+ * given), against a fixed model window (tokens), or not at all (window unknown).
+ *
+ * @example
+ * const limit: OverflowLimit = { kind: 'window', tokens: 200000 }
+ */
+export type OverflowLimit = { readonly kind: 'budget' } | { readonly kind: 'window'; readonly tokens: number } | { readonly kind: 'none' }
+
+/**
+ * Tool-call ids that the recording itself declares more than once (in several assistant
+ * messages, or twice in one): views repeating them only repeat the input and are not counted
+ * as invalid.
+ *
+ * @example
+ * selectRepeatedCallIds({ config: {}, now: '', ops: [] }).size // 0
+ */
+export const selectRepeatedCallIds = (recording: Recording): ReadonlySet<string> => {
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const op of recording.ops) {
+    const messages = op.op === 'add_message' ? [op.message] : op.op === 'set_messages' ? op.messages : []
+    for (const message of messages) {
+      if (!Array.isArray(message.tool_calls)) continue
+      for (const call of message.tool_calls) {
+        const id = isPlainObject(call) && typeof call.id === 'string' ? call.id : null
+        if (id === null) continue
+        if (seen.has(id)) repeated.add(id)
+        seen.add(id)
+      }
+    }
+  }
+  return repeated
+}
+
+/**
+ * True when `problems` (from `findPairingViolations`, whose texts name call ids as words) holds
+ * one that names no repeated id.
+ *
+ * @example
+ * hasOwnPairingProblem(['R1 result a at 3 has no call right before it'], new Set(['a'])) // false
+ */
+export const hasOwnPairingProblem = (problems: ReadonlyArray<string>, repeated: ReadonlySet<string>): boolean =>
+  problems.some((problem) => repeated.size === 0 || !problem.split(/[\s,]+/).some((word) => repeated.has(word)))
+
+/**
+ * The figures of one replay run with `options.usage` (its `economics` filled): boundaries are
+ * requests that emitted `context:compaction`; invalid views break R1-R3 (`findPairingViolations`)
+ * other than by repeating the input's repeated call ids; an overflow is a request whose input
+ * (under the provider model) exceeds the limit; costs use `price` (0 when null).
+ *
+ * @example
+ * toSessionMetrics(result, recording, { kind: 'budget' }, prices.models['gpt-4o']).invalid_views // 0
+ */
+export const toSessionMetrics = (result: ReplayResult, recording: Recording, limit: OverflowLimit, price: ModelPrice | null): SessionMetrics => {
+  const repeated = selectRepeatedCallIds(recording)
+  let boundaries = 0
+  let highest = 0
+  let invalid = 0
+  let overflows = 0
+  let breaks = 0
+  let failed = 0
+  let cost = 0
+  const totals = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0 }
+  result.lines.forEach((line, index) => {
+    if (line.events.some((event) => event.name === 'context:compaction')) boundaries += 1
+    const stats = line.compaction_stats as CompactionStats | null
+    if (stats !== null) highest = Math.max(highest, stats.strategy_level)
+    if (line.view === null) {
+      failed += 1
+      return
+    }
+    if (hasOwnPairingProblem(findPairingViolations(line.view), repeated)) invalid += 1
+    const economics = result.economics[index]
+    if (economics === null || economics === undefined) return
+    const split = economics.split
+    if (economics.prefix_break) breaks += 1
+    totals.input_tokens += split.input_tokens
+    totals.cache_read_tokens += split.cache_read_tokens
+    totals.cache_write_tokens += split.cache_write_tokens
+    totals.uncached_input_tokens += split.uncached_input_tokens
+    if (price !== null) cost += toInputCostUsd(split, price)
+    const meter = line.token_meter_stats as TokenMeterStats | null
+    const bound = limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null
+    if (bound !== null && split.input_tokens > bound) overflows += 1
+  })
+  const first = result.lines[0]?.token_meter_stats as TokenMeterStats | null | undefined
+  return {
+    budget: first?.budget ?? null,
+    requests: result.lines.length,
+    boundaries,
+    highest_level: highest,
+    invalid_views: invalid,
+    overflows,
+    prefix_breaks: breaks,
+    ...totals,
+    cost_usd: cost,
+    overflow_limit: limit.kind === 'window' ? limit.tokens : limit.kind === 'budget' ? (first?.budget ?? null) : null,
+    clamped_requests: result.clampedRequests,
+    failed_requests: failed,
+  }
+}

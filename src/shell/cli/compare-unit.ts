@@ -1,0 +1,91 @@
+/**
+ * One unit of `compare` work: one configuration over one input file, as plain data so it can
+ * cross to a worker thread, and the function that runs it (in the main thread or a worker).
+ */
+import type { SessionMetrics } from '../../core/economics/metrics.js'
+import type { UsageMode } from '../../core/economics/simulation.js'
+import { loadPriceTable, loadWindowTable } from '../economics-data.js'
+import type { InputFormatChoice } from '../importers/detect.js'
+import { evaluateSession, prepareSessions, readInput, type ConfigLayers } from './evaluate.js'
+import type { BudgetOverride } from './options.js'
+
+/**
+ * The run settings every unit of a compare shares, as plain data (paths of the model tables, not
+ * the tables; null = the bundled ones).
+ *
+ * @example
+ * const settings: CompareSettings = { format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null }
+ */
+export interface CompareSettings {
+  readonly format: InputFormatChoice
+  readonly budget: BudgetOverride | null
+  readonly summarizer: 'recorded' | 'none' | 'extractive'
+  readonly usage: UsageMode
+  readonly model: string | null
+  readonly pricesPath: string | null
+  readonly windowsPath: string | null
+}
+
+/**
+ * A unit of work: the configuration (index, label, layers), the input file, and the settings.
+ *
+ * @example
+ * const unit: CompareUnit = { configIndex: 0, config: 'reference', layers: { preset: {}, file: null, settings: [] }, input: 'a.jsonl', inputIndex: 0, ...settings }
+ */
+export interface CompareUnit extends CompareSettings {
+  readonly configIndex: number
+  readonly config: string
+  readonly layers: ConfigLayers
+  readonly input: string
+  readonly inputIndex: number
+}
+
+/**
+ * One output row of `compare`: the configuration label, the session name, the model used, and
+ * the session's figures.
+ *
+ * @example
+ * const row: CompareRow = { config: 'reference', session: 'short.jsonl', model: 'claude-opus-4-6', ...metrics }
+ */
+export type CompareRow = { readonly config: string; readonly session: string; readonly model: string | null } & SessionMetrics
+
+/**
+ * The result of a unit: its rows in session order and the distinct configuration warnings.
+ *
+ * @example
+ * runCompareUnit(unit).rows.length // sessions in the input
+ */
+export interface CompareUnitResult {
+  readonly configIndex: number
+  readonly inputIndex: number
+  readonly rows: ReadonlyArray<CompareRow>
+  readonly warnings: ReadonlyArray<string>
+}
+
+/**
+ * Runs one unit: reads the input, prepares every session under the unit's configuration and
+ * evaluates it. Throws what reading, decoding and the tables throw (`UsageError`,
+ * `RecordingFormatError`, `ModelDataError`).
+ *
+ * @example
+ * runCompareUnit(unit).rows[0].boundaries
+ */
+export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
+  const options = {
+    format: unit.format,
+    budget: unit.budget,
+    summarizer: unit.summarizer,
+    usage: unit.usage,
+    model: unit.model,
+    prices: unit.pricesPath === null ? loadPriceTable() : loadPriceTable(unit.pricesPath),
+    windows: unit.windowsPath === null ? loadWindowTable() : loadWindowTable(unit.windowsPath),
+  }
+  const sessions = prepareSessions(unit.input, readInput(unit.input, unit.format), unit.layers, options)
+  const warnings = new Set<string>()
+  for (const session of sessions) for (const warning of session.warnings) warnings.add(warning.message)
+  const rows = sessions.map((session): CompareRow => {
+    if (session.price === null) warnings.add(`no price for model ${session.model ?? '(none named)'} (${session.name}): cost_usd is 0; give --model NAME or --prices FILE`)
+    return { config: unit.config, session: session.name, model: session.model, ...evaluateSession(session, options) }
+  })
+  return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings] }
+}

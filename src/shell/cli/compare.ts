@@ -1,0 +1,235 @@
+/**
+ * `context-simple compare`: replays every session of the inputs under each configuration with
+ * the provider model, in worker threads when that helps, and prints a table per configuration
+ * (with totals and ratios against the first) or one JSON line per (configuration, session).
+ */
+import { availableParallelism } from 'node:os'
+import { statSync } from 'node:fs'
+import { Worker } from 'node:worker_threads'
+import { SingleBar, Presets } from 'cli-progress'
+import Table from 'cli-table3'
+import { expandInputs, type ConfigLayers } from './evaluate.js'
+import { runCompareUnit, type CompareRow, type CompareSettings, type CompareUnit, type CompareUnitResult } from './compare-unit.js'
+import { UsageError } from './options.js'
+
+/**
+ * One configuration of a compare run: its label (the preset name or the `--config` path as
+ * given) and its layers (`--config` never overlays a preset; `--set` applies to every one).
+ *
+ * @example
+ * const config: CompareConfig = { label: 'recommended', layers: { preset: {}, file: null, settings: [] } }
+ */
+export interface CompareConfig {
+  readonly label: string
+  readonly layers: ConfigLayers
+}
+
+/**
+ * Everything `compare` needs, parsed from the command line.
+ *
+ * @example
+ * const options: CompareOptions = { inputs: ['fixtures/sessions/claude-code'], configs, format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null, json: false, jobs: null, progress: true }
+ */
+export interface CompareOptions extends CompareSettings {
+  readonly inputs: ReadonlyArray<string>
+  readonly configs: ReadonlyArray<CompareConfig>
+  readonly json: boolean
+  readonly jobs: number | null
+  readonly progress: boolean
+}
+
+/** Where compare writes (the CLI's `CliIo`). */
+interface Io {
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  readonly isTty: boolean
+}
+
+const rebuildError = (name: string, message: string): Error => {
+  if (name === 'UsageError') return new UsageError(message)
+  const error = new Error(message)
+  error.name = name
+  return error
+}
+
+/** Worker threads only when running compiled JavaScript (the worker file is a `.js` file then). */
+const workerUrl = (): URL | null => (import.meta.url.endsWith('.js') ? new URL('./compare-worker.js', import.meta.url) : null)
+
+const runInWorkers = async (units: ReadonlyArray<CompareUnit>, jobs: number, url: URL, onDone: () => void): Promise<CompareUnitResult[]> => {
+  const results: CompareUnitResult[] = []
+  const queue = [...units]
+  let failure: Error | null = null
+  const runWorker = async (): Promise<void> => {
+    const worker = new Worker(url)
+    try {
+      for (let unit = queue.shift(); unit !== undefined && failure === null; unit = queue.shift()) {
+        const current = unit
+        const answer = await new Promise<{ ok: true; result: CompareUnitResult } | { ok: false; name: string; message: string }>((resolve, reject) => {
+          worker.once('message', resolve)
+          worker.once('error', reject)
+          worker.postMessage(current)
+        })
+        if (!answer.ok) failure = rebuildError(answer.name, answer.message)
+        else results.push(answer.result)
+        onDone()
+      }
+    } finally {
+      await worker.terminate()
+    }
+  }
+  await Promise.all(Array.from({ length: jobs }, runWorker))
+  if (failure !== null) throw failure
+  return results
+}
+
+const fmt = (value: number): string => value.toLocaleString('en-US')
+const usd = (value: number): string => `$${value.toFixed(4)}`
+const ratio = (value: number, base: number): string => (base === 0 ? (value === 0 ? '1.00' : '∞') : (value / base).toFixed(2))
+
+type Totals = Pick<CompareRow, 'requests' | 'boundaries' | 'highest_level' | 'invalid_views' | 'overflows' | 'prefix_breaks' | 'input_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'uncached_input_tokens' | 'cost_usd' | 'clamped_requests'>
+
+const total = (rows: ReadonlyArray<CompareRow>): Totals =>
+  rows.reduce<Totals>(
+    (sum, row) => ({
+      requests: sum.requests + row.requests,
+      boundaries: sum.boundaries + row.boundaries,
+      highest_level: Math.max(sum.highest_level, row.highest_level),
+      invalid_views: sum.invalid_views + row.invalid_views,
+      overflows: sum.overflows + row.overflows,
+      prefix_breaks: sum.prefix_breaks + row.prefix_breaks,
+      input_tokens: sum.input_tokens + row.input_tokens,
+      cache_read_tokens: sum.cache_read_tokens + row.cache_read_tokens,
+      cache_write_tokens: sum.cache_write_tokens + row.cache_write_tokens,
+      uncached_input_tokens: sum.uncached_input_tokens + row.uncached_input_tokens,
+      cost_usd: sum.cost_usd + row.cost_usd,
+      clamped_requests: sum.clamped_requests + row.clamped_requests,
+    }),
+    { requests: 0, boundaries: 0, highest_level: 0, invalid_views: 0, overflows: 0, prefix_breaks: 0, input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0, cost_usd: 0, clamped_requests: 0 },
+  )
+
+const HEAD = ['session', 'budget', 'requests', 'boundaries', 'level', 'invalid', 'overflows', 'prefix breaks', 'input', 'cache read', 'cache write', 'uncached', 'cost (input)']
+
+const cells = (name: string, budget: string, figures: Totals): string[] => [
+  name,
+  budget,
+  fmt(figures.requests),
+  fmt(figures.boundaries),
+  String(figures.highest_level),
+  fmt(figures.invalid_views),
+  fmt(figures.overflows),
+  fmt(figures.prefix_breaks),
+  fmt(figures.input_tokens),
+  fmt(figures.cache_read_tokens),
+  fmt(figures.cache_write_tokens),
+  fmt(figures.uncached_input_tokens),
+  usd(figures.cost_usd),
+]
+
+/**
+ * The human report: per configuration a table of its sessions and their total, then one table of
+ * the totals with ratios against the first configuration.
+ *
+ * @example
+ * renderCompareTables(rows, ['reference', 'recommended'])
+ */
+export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: ReadonlyArray<string>): string => {
+  const style = { head: [], border: [], compact: true }
+  const parts: string[] = []
+  const totals = labels.map((label) => total(rows.filter((row) => row.config === label)))
+  labels.forEach((label, index) => {
+    const own = rows.filter((row) => row.config === label)
+    const table = new Table({ head: HEAD, style, colAligns: HEAD.map((name) => (name === 'session' ? 'left' : 'right')) })
+    for (const row of own) table.push(cells(row.session, row.budget === null ? '' : fmt(row.budget), row))
+    table.push(cells('TOTAL', '', totals[index]))
+    parts.push(`configuration ${index + 1}: ${label}\n${table.toString()}`)
+  })
+  const head = ['configuration', 'boundaries', 'invalid', 'overflows', 'prefix breaks', 'input', 'cost (input)', 'x boundaries', 'x prefix breaks', 'x input', 'x cost']
+  const summary = new Table({ head, style, colAligns: head.map((name) => (name === 'configuration' ? 'left' : 'right')) })
+  const base = totals[0]
+  labels.forEach((label, index) => {
+    const figures = totals[index]
+    summary.push([
+      label,
+      fmt(figures.boundaries),
+      fmt(figures.invalid_views),
+      fmt(figures.overflows),
+      fmt(figures.prefix_breaks),
+      fmt(figures.input_tokens),
+      usd(figures.cost_usd),
+      ratio(figures.boundaries, base.boundaries),
+      ratio(figures.prefix_breaks, base.prefix_breaks),
+      ratio(figures.input_tokens, base.input_tokens),
+      ratio(figures.cost_usd, base.cost_usd),
+    ])
+  })
+  parts.push(`totals (x = ratio against ${labels[0]})\n${summary.toString()}`)
+  return parts.join('\n\n')
+}
+
+/**
+ * Runs `compare`: expands the inputs, makes one unit per (configuration, input), runs them (in
+ * `jobs` worker threads when compiled and more than one unit, else in this thread), draws a
+ * progress bar on stderr when it is a terminal, and prints the tables or the JSON lines, ordered
+ * by configuration, then input, then session. Resolves to 0. Throws `UsageError` and the input
+ * errors.
+ *
+ * @example
+ * await runCompare(options, io)
+ */
+export const runCompare = async (options: CompareOptions, io: Io): Promise<number> => {
+  if (options.configs.length === 0) throw new UsageError('compare needs at least one configuration: give --preset NAME or --config FILE (repeatable), e.g. --preset reference --preset recommended')
+  const inputs = expandInputs(options.inputs)
+  const units: CompareUnit[] = options.configs.flatMap((config, configIndex) =>
+    inputs.map((input, inputIndex) => ({
+      configIndex,
+      config: config.label,
+      layers: config.layers,
+      input,
+      inputIndex,
+      format: options.format,
+      budget: options.budget,
+      summarizer: options.summarizer,
+      usage: options.usage,
+      model: options.model,
+      pricesPath: options.pricesPath,
+      windowsPath: options.windowsPath,
+    })),
+  )
+  // Largest inputs first, so the long sessions do not finish last on one worker.
+  const size = new Map(inputs.map((input) => [input, statSync(input).size]))
+  const scheduled = [...units].sort((a, b) => (size.get(b.input) ?? 0) - (size.get(a.input) ?? 0))
+  const bar = options.progress && io.isTty ? new SingleBar({ format: 'comparing [{bar}] {value}/{total} (configuration, input) runs', stream: process.stderr }, Presets.shades_classic) : null
+  bar?.start(units.length, 0)
+  let done = 0
+  const onDone = (): void => {
+    done += 1
+    bar?.update(done)
+  }
+  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), units.length))
+  const url = workerUrl()
+  let results: CompareUnitResult[]
+  try {
+    if (jobs > 1 && url !== null) results = await runInWorkers(scheduled, jobs, url, onDone)
+    else
+      results = scheduled.map((unit) => {
+        const result = runCompareUnit(unit)
+        onDone()
+        return result
+      })
+  } finally {
+    bar?.stop()
+  }
+  results.sort((a, b) => a.configIndex - b.configIndex || a.inputIndex - b.inputIndex)
+  const warnings = new Set(results.flatMap((result) => result.warnings))
+  for (const warning of warnings) io.stderr(`warning: ${warning}\n`)
+  const rows = results.flatMap((result) => result.rows)
+  if (options.json) {
+    for (const row of rows) io.stdout(JSON.stringify(row) + '\n')
+    return 0
+  }
+  // Labels may repeat; tell them apart by position.
+  const labels = options.configs.map((config, index) => (options.configs.filter((other) => other.label === config.label).length > 1 ? `${config.label} (${index + 1})` : config.label))
+  const labelled = results.flatMap((result) => result.rows.map((row) => ({ ...row, config: labels[result.configIndex] })))
+  io.stdout(renderCompareTables(labelled, labels) + '\n')
+  return 0
+}

@@ -1,0 +1,241 @@
+/**
+ * What `replay` and `compare` share: expanding input paths, reading inputs into recordings,
+ * layering the configuration, the budget and summarizer choices, the model (prices, window,
+ * cache rules), and running one session through the replay fold with the provider model.
+ */
+import { readdirSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { isLeft } from 'fp-ts/lib/Either.js'
+import { decodeConfig } from '../../core/codecs.js'
+import type { Config } from '../../core/config.js'
+import type { CoreDeps } from '../../core/deps.js'
+import type { CacheProvider } from '../../core/economics/cache.js'
+import { toSessionMetrics, type OverflowLimit, type SessionMetrics } from '../../core/economics/metrics.js'
+import type { ModelPrice, ModelTable, ModelWindow } from '../../core/economics/prices.js'
+import type { UsageMode } from '../../core/economics/simulation.js'
+import { makeCachedEstimator } from '../../core/estimate.js'
+import { toExtractiveSummary } from '../../core/extractive-summary.js'
+import type { Log } from '../../core/effects.js'
+import { seqOf } from '../../core/message.js'
+import type { Recording } from '../../core/recording.js'
+import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../core/replay.js'
+import { lookupModel, toCacheProvider } from '../economics-data.js'
+import { loadRecordings, type InputFormat, type InputFormatChoice } from '../importers/detect.js'
+import { readTextFile } from '../read-text.js'
+import { applyBudgetOverride, mergeConfig, UsageError, type BudgetOverride } from './options.js'
+
+/**
+ * Claude Code sessions replay against Claude's window unless a budget is given (tokens; with the
+ * default `output_reserve_fraction` 0.5 the budget is 200000 − 32000 − 4096 = 163904, SPEC 4).
+ *
+ * @example
+ * CLAUDE_CODE_WINDOW.contextWindow // 200000
+ */
+export const CLAUDE_CODE_WINDOW = { contextWindow: 200_000, maxOutputTokens: 64_000 }
+
+const INPUT_FILE = /\.(jsonl|json)(\.gz)?$/
+
+/**
+ * The input files named by `paths`: a file as given; a directory contributes its `*.jsonl` and
+ * `*.json` files (also gzipped, `.gz`), not recursively, sorted by name. Throws `UsageError` for
+ * a path that does not exist or a directory without such files.
+ *
+ * @example
+ * expandInputs(['fixtures/sessions/claude-code']) // ['fixtures/sessions/claude-code/4d5611e5-….jsonl.gz', …]
+ */
+export const expandInputs = (paths: ReadonlyArray<string>): ReadonlyArray<string> =>
+  paths.flatMap((path) => {
+    let isDirectory: boolean
+    try {
+      isDirectory = statSync(path).isDirectory()
+    } catch (error) {
+      throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
+    }
+    if (!isDirectory) return [path]
+    const files = readdirSync(path)
+      .filter((name) => INPUT_FILE.test(name))
+      .sort()
+      .map((name) => join(path, name))
+    if (files.length === 0) throw new UsageError(`${path}: the directory holds no *.jsonl or *.json input files`)
+    return files
+  })
+
+/**
+ * Reads one input file into recordings (format detected unless given). Throws `UsageError` for
+ * an unreadable file and `RecordingFormatError` for one that is not a known format.
+ *
+ * @example
+ * readInput('fixtures/sessions/claude-code/short.jsonl', 'auto').format // 'claude-code'
+ */
+export const readInput = (path: string, format: InputFormatChoice): { readonly format: InputFormat; readonly recordings: ReadonlyArray<Recording> } => {
+  let text: string
+  try {
+    text = readTextFile(path)
+  } catch (error) {
+    throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
+  }
+  return loadRecordings(text, path, format)
+}
+
+/**
+ * The configuration layers above the recording header: a preset, a `--config` object, the
+ * `--set` pairs (applied in that order).
+ *
+ * @example
+ * const layers: ConfigLayers = { preset: { compaction_strategy: 'summary' }, file: null, settings: [['target_usage', 0.4]] }
+ */
+export interface ConfigLayers {
+  readonly preset: Readonly<Record<string, unknown>> | null
+  readonly file: Readonly<Record<string, unknown>> | null
+  readonly settings: ReadonlyArray<readonly [string, unknown]>
+}
+
+/**
+ * How a run replays: input format, budget override, summary answers, provider model (`usage`
+ * null = none: the contract's replay), `--model`, and the model tables.
+ *
+ * @example
+ * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices, windows }
+ */
+export interface RunOptions {
+  readonly format: InputFormatChoice
+  readonly budget: BudgetOverride | null
+  readonly summarizer: 'recorded' | 'none' | 'extractive'
+  readonly usage: UsageMode | null
+  readonly model: string | null
+  readonly prices: ModelTable<ModelPrice>
+  readonly windows: ModelTable<ModelWindow>
+}
+
+/**
+ * One session ready to replay: the recording with the budget and summarizer choices applied, its
+ * decoded configuration and warnings, its name (`basename` or `basename#<session>`), the model and
+ * what follows from it (cache rules, prices, the overflow limit).
+ *
+ * @example
+ * prepareSessions('short.jsonl', readInput('short.jsonl', 'auto'), layers, options)[0].name // 'short.jsonl'
+ */
+export interface PreparedSession {
+  readonly recording: Recording
+  readonly original: Recording
+  readonly config: Config
+  readonly warnings: ReadonlyArray<Log>
+  readonly name: string
+  readonly model: string | null
+  readonly provider: CacheProvider
+  readonly price: ModelPrice | null
+  readonly limit: OverflowLimit
+}
+
+/**
+ * `--summarizer extractive`: answers each summary request at once with `toExtractiveSummary` of
+ * the messages it absorbs.
+ *
+ * @example
+ * extractiveSummarizer(request, history) // { text: '[user] …' }
+ */
+export const extractiveSummarizer: ReplaySummarizer = (request, history) => {
+  const wanted = new Set(request.seqs)
+  return { text: toExtractiveSummary(history.filter((message) => wanted.has(seqOf(message) ?? -1))) }
+}
+
+/**
+ * The local stand-in is a summarizer provider: every request is marked as passing one (SPEC 2.3
+ * step 2).
+ *
+ * @example
+ * withSummarizerProvider(recording).ops[1] // { op: 'get_messages_for_request', provider: {} }
+ */
+export const withSummarizerProvider = (recording: Recording): Recording => ({
+  ...recording,
+  ops: recording.ops.map((op) => (op.op === 'get_messages_for_request' && (op.provider === undefined || op.provider === null) ? { ...op, provider: {} } : op)),
+})
+
+/**
+ * The recording without its `summary_result` lines (`--summarizer none|extractive`).
+ *
+ * @example
+ * withoutSummaryResults(recording).ops.some((op) => op.op === 'summary_result') // false
+ */
+export const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
+
+/** Session file names are shown without a storage `.gz`. */
+const displayName = (path: string): string => basename(path).replace(/\.gz$/, '')
+
+/**
+ * Prepares every session of one input: configuration layers over its header (a wrongly typed
+ * value throws `UsageError` naming the key), the budget (Claude Code sessions default to
+ * `CLAUDE_CODE_WINDOW`), the summarizer choice, and the model: `--model`, else the session's own,
+ * resolved in the tables (unknown: no prices; cache rules by name, else by input format).
+ * Overflows count against E when `--budget` is given, else the model window (`--window`, Claude
+ * Code's default window, the window table), else E.
+ *
+ * @example
+ * prepareSessions(path, readInput(path, 'auto'), { preset: null, file: null, settings: [] }, options).length // 1
+ */
+export const prepareSessions = (
+  path: string,
+  loaded: { readonly format: InputFormat; readonly recordings: ReadonlyArray<Recording> },
+  layers: ConfigLayers,
+  options: RunOptions,
+): ReadonlyArray<PreparedSession> => {
+  const budget = options.budget ?? (loaded.format === 'claude-code' ? { kind: 'window' as const, ...CLAUDE_CODE_WINDOW } : null)
+  return loaded.recordings.map((recording) => {
+    const decoded = decodeConfig(mergeConfig(recording.config, layers.preset, layers.file, layers.settings))
+    if (isLeft(decoded)) throw new UsageError(decoded.left.message)
+    let ready = applyBudgetOverride(recording, budget)
+    if (options.summarizer !== 'recorded') ready = withoutSummaryResults(ready)
+    if (options.summarizer === 'extractive') ready = withSummarizerProvider(ready)
+    const model = options.model ?? recording.model ?? null
+    const window = lookupModel(options.windows, model)
+    const limit: OverflowLimit =
+      budget?.kind === 'budget'
+        ? { kind: 'budget' }
+        : budget?.kind === 'window'
+          ? { kind: 'window', tokens: budget.contextWindow }
+          : window !== null
+            ? { kind: 'window', tokens: window.context_window }
+            : { kind: 'budget' }
+    return {
+      recording: ready,
+      original: recording,
+      config: decoded.right.config,
+      warnings: decoded.right.warnings,
+      name: recording.session === undefined ? displayName(path) : `${displayName(path)}#${recording.session}`,
+      model,
+      provider: toCacheProvider(model, loaded.format === 'claude-code' ? 'anthropic' : 'openai'),
+      price: lookupModel(options.prices, model),
+      limit,
+    }
+  })
+}
+
+/**
+ * Replays one prepared session (the provider model on when `options.usage` is set); `onOp` is
+ * called after every operation (for progress); `deps` may replace the estimator or set the
+ * manager's message format.
+ *
+ * @example
+ * runSession(prepared, options).lines.length // one per request
+ */
+export const runSession = (session: PreparedSession, options: Pick<RunOptions, 'summarizer' | 'usage'>, onOp?: () => void, deps: Partial<Omit<CoreDeps, 'config'>> = {}): ReplayResult => {
+  const iterator = iterateReplay(session.recording, { estimate: makeCachedEstimator(), ...deps, config: session.config }, {
+    summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
+    ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider } } : {}),
+  })
+  let next = iterator.next()
+  while (next.done !== true) {
+    onOp?.()
+    next = iterator.next()
+  }
+  return next.value
+}
+
+/**
+ * The compare figures of one session: `toSessionMetrics` of its replay under the provider model.
+ *
+ * @example
+ * evaluateSession(prepared, options).cost_usd
+ */
+export const evaluateSession = (session: PreparedSession, options: Pick<RunOptions, 'summarizer' | 'usage'>): SessionMetrics =>
+  toSessionMetrics(runSession(session, options), session.original, session.limit, session.price)

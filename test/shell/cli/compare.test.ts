@@ -1,0 +1,77 @@
+// The compare command end to end, in-process (no worker threads under vitest): JSON lines and
+// their order, configurations in the order given, tables with totals and ratios, errors.
+import { mkdtempSync, writeFileSync, copyFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runCli } from '../../support/cli.js'
+import { fixturePath } from '../../support/fixtures.js'
+
+const run = runCli
+
+const FIELDS = ['config', 'session', 'budget', 'requests', 'boundaries', 'highest_level', 'invalid_views', 'overflows', 'prefix_breaks', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'uncached_input_tokens', 'cost_usd']
+
+/** A directory holding two small inputs: a Claude Code session and a two-trajectory tau-bench file. */
+const inputsDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'cs-compare-'))
+  copyFileSync(fixturePath('sessions/claude-code/tool_heavy.jsonl'), join(dir, 'a-tool_heavy.jsonl'))
+  const traj = (n: number) => [
+    { role: 'system', content: 'policy '.repeat(200) },
+    ...Array.from({ length: n }, (_, index) => [
+      { role: 'user', content: `question ${index} ${'x'.repeat(400)}` },
+      { role: 'assistant', content: null, tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'look', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: `c${index}`, content: 'result '.repeat(150) },
+      { role: 'assistant', content: `answer ${index}` },
+    ]).flat(),
+  ]
+  writeFileSync(join(dir, 'b-tau.json'), JSON.stringify([{ task_id: 7, trial: 0, reward: 1, info: {}, traj: traj(6) }, { task_id: 8, trial: 1, reward: 0, info: {}, traj: traj(3) }]))
+  writeFileSync(join(dir, 'notes.txt'), 'not an input')
+  return dir
+}
+
+describe('context-simple compare --json', () => {
+  it('prints one line per (configuration, session) in configuration, input, session order, with the listed fields', async () => {
+    const dir = inputsDir()
+    const config = join(mkdtempSync(join(tmpdir(), 'cs-compare-config-')), 'summary.json')
+    writeFileSync(config, JSON.stringify({ compaction_strategy: 'summary' }))
+    const { code, stdout, stderr } = await run(['compare', dir, '--budget', '3000', '--model', 'gpt-4o', '--preset', 'reference', '--config', config, '--preset', 'recommended', '--summarizer', 'extractive', '--json'])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(lines.map((line) => `${line.config} ${line.session}`)).toEqual(
+      [ 'reference', config, 'recommended'].flatMap((label) => [`${label} a-tool_heavy.jsonl`, `${label} b-tau.json#7-t0`, `${label} b-tau.json#8-t1`]),
+    )
+    for (const line of lines) for (const field of FIELDS) expect(line).toHaveProperty(field)
+    for (const line of lines) {
+      expect((line.cache_read_tokens as number) + (line.cache_write_tokens as number) + (line.uncached_input_tokens as number)).toBe(line.input_tokens)
+      expect(line.budget).toBe(2200)
+      expect(line.invalid_views).toBe(0)
+    }
+    const reference = lines.filter((line) => line.config === 'reference')
+    expect(reference.some((line) => (line.boundaries as number) > 0)).toBe(true)
+    expect(reference.every((line) => (line.cost_usd as number) > 0)).toBe(true)
+    // the summary configuration absorbs spans: different views, so different figures
+    const summary = lines.filter((line) => line.config === config)
+    expect(summary.map((line) => line.input_tokens)).not.toEqual(reference.map((line) => line.input_tokens))
+  })
+
+  it('without a model the tau-bench sessions cost 0 with one warning naming the fix', async () => {
+    const dir = inputsDir()
+    const { code, stderr } = await run(['compare', join(dir, 'b-tau.json'), '--budget', '3000', '--preset', 'reference', '--json'])
+    expect(code).toBe(0)
+    expect(stderr).toMatch(/no price for model \(none named\) \(b-tau.json#7-t0\): cost_usd is 0; give --model NAME or --prices FILE/)
+  })
+})
+
+describe('context-simple compare (tables)', () => {
+  it('prints a table per configuration with a TOTAL row, and the ratios against the first', async () => {
+    const dir = inputsDir()
+    const { code, stdout } = await run(['compare', dir, '--budget', '3000', '--model', 'gpt-4o', '--preset', 'reference', '--preset', 'recommended-summary', '--summarizer', 'extractive'])
+    expect(code).toBe(0)
+    expect(stdout).toContain('configuration 1: reference')
+    expect(stdout).toContain('configuration 2: recommended-summary')
+    expect(stdout.match(/TOTAL/g)).toHaveLength(2)
+    expect(stdout).toMatch(/totals \(x = ratio against reference\)/)
+    expect(stdout).toMatch(/│ reference\s+│.*│\s+1\.00 │\s+1\.00 │\s+1\.00 │\s+1\.00 │/)
+  })
+})
