@@ -1,0 +1,232 @@
+#!/usr/bin/env node --expose-gc
+// Benchmarks of the public API (issue 14; run `npm run bench`): requests and adds through
+// ContextManager (queue included) at 1,000 to 100,000 stored messages, the 3 MB Claude Code
+// session, heap per stored byte, snapshot / restore, and 1,000 sessions in one process.
+// Prints figures; asserts nothing. Needs `--expose-gc` for the heap figures.
+import { execFileSync } from 'node:child_process'
+import { cpus, totalmem } from 'node:os'
+import { resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { ContextManager } from '../dist/shell/context-manager.js'
+import { silentLogger } from '../dist/shell/runner.js'
+import { makeMemorySpillWriter } from '../dist/shell/spill-fs.js'
+import { loadRecordings } from '../dist/shell/importers/detect.js'
+import { readTextFile } from '../dist/shell/read-text.js'
+
+const root = resolve(import.meta.dirname, '..')
+const SECTIONS = ['requests', 'session', 'snapshot', 'sessions']
+const only = process.argv.slice(2)
+const wanted = (name) => only.includes(name)
+
+const quantile = (values, q) => {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]
+}
+const time = (value) => (Number.isNaN(value) ? '-' : value < 1 ? `${(value * 1000).toFixed(1)} µs` : `${value.toFixed(2)} ms`)
+const mib = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`
+const gc = () => {
+  if (typeof globalThis.gc === 'function') {
+    globalThis.gc()
+    globalThis.gc()
+  }
+}
+const heap = () => {
+  gc()
+  return process.memoryUsage().heapUsed
+}
+const options = () => ({ logger: silentLogger, spillWriter: makeMemorySpillWriter() })
+
+/** Synthetic agent turns: a user message, an assistant with 1-4 tool calls, their results (about 40-7,000 chars). */
+const syntheticTurn = (i, callBase) => {
+  const calls = 1 + (i % 4)
+  const ids = Array.from({ length: calls }, (_, k) => `call_${callBase + k}`)
+  return [
+    { role: 'user', content: `turn ${i}: please look at module ${i % 17} and fix the failing test ` + 'x'.repeat(i % 300) },
+    { role: 'assistant', content: '', tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: i % 2 ? 'grep' : 'read_file', arguments: `{"path": "src/m${i}.ts"}` } })) },
+    ...ids.map((id, k) => ({ role: 'tool', tool_call_id: id, content: `result of ${id}\n` + 'line of output é\n'.repeat(2 + ((i * 7 + k * 13) % 400)) })),
+  ]
+}
+const syntheticHistory = (count) => {
+  const out = []
+  let call = 0
+  for (let i = 0; out.length < count; i += 1) {
+    const turn = syntheticTurn(i, call)
+    call += turn.length - 2
+    out.push(...turn)
+  }
+  return out.slice(0, count)
+}
+
+/**
+ * `count` stored messages (loaded with setMessages and compacted once), then `rounds` rounds of:
+ * add one turn message by message (each add timed), one request (timed). A request counts as
+ * compacting when it emitted `context:compaction` (its compaction stats object changed).
+ */
+const requestBench = async (count, budget, rounds) => {
+  const manager = new ContextManager({}, options())
+  const history = syntheticHistory(count)
+  await manager.setMessages(history)
+  await manager.getMessagesForRequest({ tokenBudget: budget })
+  const quiet = []
+  const compacting = []
+  const adds = []
+  let call = 1_000_000
+  for (let i = 0; i < rounds; i += 1) {
+    const turn = syntheticTurn(count + i, call)
+    call += turn.length - 2
+    for (const message of turn) {
+      const start = performance.now()
+      await manager.addMessage(message)
+      adds.push(performance.now() - start)
+    }
+    const before = manager.lastCompactionStats
+    const start = performance.now()
+    await manager.getMessagesForRequest({ tokenBudget: budget })
+    const elapsed = performance.now() - start
+    const after = manager.lastCompactionStats
+    ;(JSON.stringify(before) !== JSON.stringify(after) ? compacting : quiet).push(elapsed)
+  }
+  return { quiet, compacting, adds }
+}
+
+const printRequestBench = (label, result) =>
+  console.log(
+    `${label.padEnd(34)} | request (no compaction) median ${time(quantile(result.quiet, 0.5)).padStart(9)} p95 ${time(quantile(result.quiet, 0.95)).padStart(9)} n=${String(result.quiet.length).padStart(3)}` +
+      ` | request (compacting) median ${time(quantile(result.compacting, 0.5)).padStart(9)} p95 ${time(quantile(result.compacting, 0.95)).padStart(9)} n=${String(result.compacting.length).padStart(3)}` +
+      ` | add median ${time(quantile(result.adds, 0.5)).padStart(8)} p95 ${time(quantile(result.adds, 0.95)).padStart(8)}`,
+  )
+
+const claudeSession = () => {
+  const path = resolve(root, 'fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz')
+  return loadRecordings(readTextFile(path), path, 'auto').recordings[0]
+}
+
+/** Replays a recording's ops through a ContextManager; returns the time of each request (ms). */
+const replayThroughManager = async (recording, provider) => {
+  const manager = new ContextManager(recording.config, options())
+  const times = []
+  for (const op of recording.ops) {
+    if (op.op === 'add_message') await manager.addMessage(op.message)
+    else if (op.op === 'llm_response') await manager.onLlmResponse({ usage: op.usage })
+    else if (op.op === 'set_messages') await manager.setMessages(op.messages)
+    else if (op.op === 'clear') await manager.clear()
+    else if (op.op === 'get_messages_for_request') {
+      const start = performance.now()
+      await manager.getMessagesForRequest({ provider })
+      times.push(performance.now() - start)
+    }
+  }
+  return times
+}
+
+if (only.length === 0) {
+  // Each section in a process of its own, so one section's garbage never shows in another's heap figures.
+  console.log(
+    `machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${cpus().length} cores, ${mib(totalmem())} RAM; node ${process.version}, ${process.platform}/${process.arch}`,
+  )
+  for (const section of SECTIONS) execFileSync(process.execPath, ['--expose-gc', import.meta.filename, section], { stdio: 'inherit' })
+  process.exit(0)
+}
+if (typeof globalThis.gc !== 'function') console.log('(gc not exposed: run with node --expose-gc; heap figures are approximate)')
+
+if (wanted('requests')) {
+  console.log('\n# requests and adds through ContextManager, 100,000-token budget, after setMessages(history) and one compacting request')
+  const medians = {}
+  for (const [count, rounds] of [
+    [1000, 300],
+    [2000, 300],
+    [10000, 300],
+    [100000, 150],
+  ]) {
+    const result = await requestBench(count, 100_000, rounds)
+    medians[count] = quantile(result.quiet, 0.5)
+    printRequestBench(`${count.toLocaleString('en')} stored messages`, result)
+  }
+  console.log(`ratio: median request (no compaction) at 100,000 / at 2,000 stored messages = ${(medians[100000] / medians[2000]).toFixed(2)} (goal <= 1.5)`)
+}
+
+if (wanted('session')) {
+  console.log('\n# 3 MB Claude Code session (4d5611e5) through ContextManager, --window 200000 --max-output 64000, default config')
+  const recording = { ...claudeSession(), config: {} }
+  const provider = { getModelInfo: () => ({ context_window: 200000, max_output_tokens: 64000 }) }
+  let best = null
+  for (let i = 0; i < 7; i += 1) {
+    const times = await replayThroughManager(recording, provider)
+    if (best === null || quantile(times, 0.5) < quantile(best, 0.5)) best = times
+  }
+  console.log(`request median ${time(quantile(best, 0.5))} p95 ${time(quantile(best, 0.95))} over ${best.length} requests (best of 7 runs; goal median <= 28 µs)`)
+
+  const lines = recording.ops.filter((op) => op.op === 'add_message').map((op) => JSON.stringify(op.message))
+  const messages = lines.length
+  const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0)
+  const manager = new ContextManager({}, options())
+  await manager.getMessages()
+  // Growth from before the messages exist (parsed one by one from their JSON, as a host receives
+  // them) until they are all stored and nothing else holds them.
+  const before = heap()
+  for (const line of lines) await manager.addMessage(JSON.parse(line))
+  const after = heap()
+  console.log(
+    `heap growth after storing its ${messages} messages: ${mib(after - before)} for ${mib(bytes)} of message JSON = ${((after - before) / bytes).toFixed(2)} bytes per JSON byte (goal <= 2)` +
+      ` [${(await manager.getMessages()).length} stored]`,
+  )
+}
+
+if (wanted('snapshot')) {
+  console.log('\n# snapshot and restore (synthetic history, 100,000-token budget, after one compacting request)')
+  for (const count of [10000, 100000]) {
+    const manager = new ContextManager({}, options())
+    await manager.setMessages(syntheticHistory(count))
+    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+    const figures = { snapshot: [], stringify: [], parse: [], restore: [] }
+    let size = 0
+    for (let i = 0; i < 5; i += 1) {
+      let start = performance.now()
+      const snapshot = await manager.snapshot()
+      figures.snapshot.push(performance.now() - start)
+      start = performance.now()
+      const text = JSON.stringify(snapshot)
+      figures.stringify.push(performance.now() - start)
+      size = text.length
+      start = performance.now()
+      const parsed = JSON.parse(text)
+      figures.parse.push(performance.now() - start)
+      start = performance.now()
+      await ContextManager.restore(parsed, options())
+      figures.restore.push(performance.now() - start)
+    }
+    console.log(
+      `${count.toLocaleString('en').padStart(7)} messages (${mib(size)} JSON): snapshot() ${time(quantile(figures.snapshot, 0.5))}, JSON.stringify ${time(quantile(figures.stringify, 0.5))}, ` +
+        `JSON.parse ${time(quantile(figures.parse, 0.5))}, restore() ${time(quantile(figures.restore, 0.5))} (medians of 5)`,
+    )
+  }
+}
+
+if (wanted('sessions')) {
+  console.log('\n# 1,000 concurrent sessions of 200 messages in one process (100,000-token budget)')
+  const before = heap()
+  const managers = []
+  for (let s = 0; s < 1000; s += 1) {
+    const manager = new ContextManager({}, options())
+    await manager.setMessages(syntheticHistory(200).map((message) => JSON.parse(JSON.stringify(message))))
+    managers.push(manager)
+  }
+  const stored = heap()
+  const rounds = 5
+  const start = performance.now()
+  for (let round = 0; round < rounds; round += 1) {
+    await Promise.all(
+      managers.map(async (manager, s) => {
+        await manager.addMessage({ role: 'user', content: `session ${s} round ${round}: next step?` })
+        await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+      }),
+    )
+  }
+  const elapsed = (performance.now() - start) / 1000
+  const after = heap()
+  console.log(
+    `${rounds * managers.length} requests (each after an add) in ${elapsed.toFixed(2)} s = ${Math.round((rounds * managers.length) / elapsed)} requests/s; ` +
+      `heap per session ${((after - before) / managers.length / 1024).toFixed(0)} KiB (${((stored - before) / managers.length / 1024).toFixed(0)} KiB after loading, before requests)`,
+  )
+}
