@@ -26,6 +26,7 @@ import { isPlainObject, isPresent, isTruthy } from '../core/values.js'
 import type { Clock } from './clock.js'
 import { formatTimestamp, systemClock } from './clock.js'
 import { describeValue } from './recording-file.js'
+import { copyJson as copy, freezeJson } from './json-values.js'
 import type { HookBus } from './hooks.js'
 import type { Provider } from './provider.js'
 import { readProviderWindow } from './provider.js'
@@ -118,19 +119,6 @@ export interface HookResult {
   readonly action: 'continue'
 }
 
-/** Deep copy of JSON-like data (plain objects and arrays copied, other values shared). */
-const copy = <T>(value: T): T => {
-  if (Array.isArray(value)) return value.map(copy) as T
-  if (typeof value === 'object' && value !== null) {
-    const prototype = Object.getPrototypeOf(value)
-    if (prototype !== Object.prototype && prototype !== null) return value
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key])
-    return out as T
-  }
-  return value
-}
-
 /**
  * The message as a recording should carry it: with the timestamp `add_message` stamps (SPEC 1.4)
  * already in its metadata, so a replay on a fixed clock stores exactly what the live session stored.
@@ -151,6 +139,14 @@ const requireMessage = (message: unknown, field: string): void => {
 }
 
 type Job = () => Promise<void>
+
+/**
+ * Freezes the messages the last step stored: the core appends to the history (or replaces it),
+ * so the unfrozen ones are a tail; walking back stops at the first frozen message. O(new messages).
+ */
+const freezeStoredTail = (history: ReadonlyArray<Message>): void => {
+  for (let index = history.length - 1; index >= 0 && !Object.isFrozen(history[index]); index -= 1) freezeJson(history[index])
+}
 
 /**
  * The context manager (SPEC 2): stores the conversation, builds the view for each model request,
@@ -250,7 +246,13 @@ export class ContextManager {
    * const again = await ContextManager.restore(JSON.parse(saved), { hooks })
    */
   snapshot(): Promise<Snapshot> {
-    return this.#enqueue(async () => copy(toSnapshot(this.#config, this.#state)))
+    return this.#enqueue(async () => {
+      const snapshot = toSnapshot(this.#config, this.#state)
+      // Stored messages are frozen: shared. Everything else is copied (small).
+      const state: Record<string, unknown> = {}
+      for (const [name, value] of Object.entries(snapshot.state)) state[name] = name === 'history' ? [...(value as ReadonlyArray<Message>)] : copy(value)
+      return { version: snapshot.version, config: copy(snapshot.config), state: state as Snapshot['state'] }
+    })
   }
 
   /**
@@ -271,6 +273,7 @@ export class ContextManager {
     const decoded = decodeSnapshot(copy(snapshot))
     if (isLeft(decoded)) throw decoded.left
     const manager = new ContextManager(decoded.right.config, options)
+    for (const message of decoded.right.state.history) freezeJson(message)
     manager.#state = decoded.right.state
     manager.#resumePending = decoded.right.state.summary.inFlight !== null
     return manager
@@ -299,7 +302,7 @@ export class ContextManager {
   async addMessage(message: Message): Promise<void> {
     requireMessage(message, 'message')
     const timestamp = formatTimestamp(this.#clock.now())
-    const own = copy(message)
+    const own = freezeJson(copy(message))
     return this.#enqueue(async () => {
       await this.#apply({ type: 'message_added', message: own, timestamp }, [
         { op: 'add_message', message: stampedForRecording(own, timestamp) },
@@ -311,7 +314,8 @@ export class ContextManager {
    * Builds the view for the next model request (SPEC 2.3). When its turn comes in the queue, reads
    * the provider's window (SPEC 4, `readProviderWindow`), awaits the system prompt factory if one is
    * set (a non-string result is converted with `String`), caches the provider for summarization
-   * (summary strategy), then applies the request and returns a copy of the view.
+   * (summary strategy), then applies the request and returns the view: a new array of deeply
+   * frozen messages shared with the manager (no copies; structuredClone one to change it).
    *
    * Throws `CompactionSkipLimitError` (after running the step's other effects) when the
    * worth-the-rebuild predicate fails loud (SPEC 14.4); rejects with the factory's error if the
@@ -368,19 +372,22 @@ export class ContextManager {
       )
       const raised = step.effects.find((effect): effect is RaiseError => effect.type === 'raise_error')
       if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
-      return copy(step.view ?? []) as Array<Message>
+      const view = (step.view ?? []) as Array<Message>
+      for (const message of view) freezeJson(message)
+      return step.view === undefined ? [] : [...view]
     })
   }
 
   /**
-   * The stored history (SPEC 2.2), as deep copies, in order, with `metadata.timestamp` and
+   * The stored history (SPEC 2.2): a new array of the stored messages themselves (deeply frozen,
+   * shared, never copied; mutating one throws a `TypeError`), in order, with `metadata.timestamp` and
    * `metadata._seq`; never compacted. Resolves after every call made before it has been applied.
    *
    * @example
    * const history = await manager.getMessages()
    */
   getMessages(): Promise<Array<Message>> {
-    return this.#enqueue(async () => copy(this.#state.history) as Array<Message>)
+    return this.#enqueue(async () => [...this.#state.history])
   }
 
   /**
@@ -396,7 +403,7 @@ export class ContextManager {
   async setMessages(messages: ReadonlyArray<Message>): Promise<void> {
     if (!Array.isArray(messages)) throw new InvalidMessageError('messages', `expected an array of message objects, got ${describeValue(messages)}`)
     messages.forEach((message, index) => requireMessage(message, `messages[${index}]`))
-    const own = copy([...messages])
+    const own = freezeJson(copy([...messages]))
     return this.#enqueue(async () => {
       await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])
       this.#runner.setProvider?.(null)
@@ -553,6 +560,7 @@ export class ContextManager {
   async #apply(event: Event, ops: ReadonlyArray<RecordingOp>): Promise<Step> {
     const step = this.#step(this.#state, event)
     this.#state = step.state
+    freezeStoredTail(step.state.history)
     if (this.#recorder !== null) for (const op of ops) this.#recorder.record(op)
     for (const effect of step.effects) await this.#runEffect(effect)
     return step

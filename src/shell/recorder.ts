@@ -5,6 +5,7 @@
 import type { Recording, RecordingOp } from '../core/recording.js'
 import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
 import { serializeRecording } from './recording-file.js'
+import { copyJson as copy } from './json-values.js'
 
 /**
  * Receives every input the manager applies, as a recording op, in the order applied.
@@ -39,17 +40,6 @@ export interface SessionRecorder extends Recorder {
 export interface RecorderOptions {
   readonly now?: string
   readonly session?: string
-}
-
-/** Deep copy of JSON-like data (plain objects and arrays copied, other values shared). */
-const copy = <T>(value: T): T => {
-  if (Array.isArray(value)) return value.map(copy) as T
-  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key])
-    return out as T
-  }
-  return value
 }
 
 /**

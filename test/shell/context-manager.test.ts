@@ -60,7 +60,7 @@ const fakeCore = (script: Partial<Record<Event['type'], ReadonlyArray<Effect>>> 
 const untypedConfig = (config: Readonly<Record<string, unknown>>): ContextConfig => config as ContextConfig
 
 describe('ContextManager with the real core', () => {
-  it('stamps added messages with the clock and returns deep copies of the history', async () => {
+  it('stamps added messages with the clock and returns the history as frozen messages (issue 14: shared, not copied)', async () => {
     const manager = new ContextManager({}, { clock, logger: silentLogger })
     const message = { role: 'user', content: [{ type: 'text', text: 'hi' }] }
     await manager.addMessage(message)
@@ -71,7 +71,9 @@ describe('ContextManager with the real core', () => {
       { role: 'user', content: [{ type: 'text', text: 'hi' }], metadata: { timestamp: NOW, _seq: 0 } },
       { role: 'assistant', content: 'hello', metadata: { timestamp: null, _seq: 1 } },
     ])
-    ;(history[0].content as Array<{ text: string }>)[0].text = 'mutated'
+    expect(() => {
+      ;(history[0].content as Array<{ text: string }>)[0].text = 'mutated'
+    }).toThrow(TypeError)
     expect(((await manager.getMessages())[0].content as Array<{ text: string }>)[0].text).toBe('hi')
     message.content[0].text = 'mutated after the call'
     expect(((await manager.getMessages())[0].content as Array<{ text: string }>)[0].text).toBe('hi')

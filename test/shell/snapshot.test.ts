@@ -35,12 +35,21 @@ describe('ContextManager.snapshot', () => {
     expect(jsonRoundTrip(snapshot)).toStrictEqual(snapshot)
   })
 
-  it('is the caller\'s: mutating it changes nothing in the manager', async () => {
-    const manager = new ContextManager({}, options)
+  it('shares the frozen stored messages and copies the rest: mutating it changes nothing in the manager', async () => {
+    const manager = new ContextManager({ max_tokens: 1000 }, options)
     await manager.addMessage({ role: 'user', content: 'hi' })
     const snapshot = await manager.snapshot()
-    ;(snapshot.state.history as Array<{ content: string }>)[0].content = 'changed'
-    expect((await manager.getMessages())[0].content).toBe('hi')
+    const history = snapshot.state.history as Array<{ content: string }>
+    expect(history[0]).toBe(manager.state.history[0])
+    expect(() => {
+      history[0].content = 'changed'
+    }).toThrow(TypeError)
+    history.pop()
+    ;(snapshot.config as { max_tokens: number }).max_tokens = 5
+    ;(snapshot.state.meter as { usageEvents: number }).usageEvents = 9
+    expect(manager.state.history).toHaveLength(1)
+    expect(manager.config.max_tokens).toBe(1000)
+    expect(manager.state.meter.usageEvents).toBe(0)
   })
 
   it('called from a hook listener of the running request resolves without waiting for that request', async () => {
