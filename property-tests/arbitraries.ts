@@ -205,6 +205,12 @@ export interface SessionOptions {
   readonly summaries?: boolean
   /** `set_messages` / `clear` ops. */
   readonly resets?: boolean
+  /**
+   * Requests (and usage readings, summary answers) made while a parallel call is only partly
+   * answered, the remaining results arriving afterwards (default on; SPEC 17.8). Never resets:
+   * a reset mid-group would make the later results orphans of the history itself.
+   */
+  readonly midGroup?: boolean
 }
 
 const requestArb = (constantBudget: boolean): fc.Arbitrary<Action> =>
@@ -258,7 +264,12 @@ const actionsArb = (options: SessionOptions): fc.Arbitrary<ReadonlyArray<Action>
 export interface SessionSkeleton {
   readonly leading: ReadonlyArray<SegmentSkeleton>
   readonly factoryPrompt: string | null
-  readonly body: ReadonlyArray<{ readonly segment: SegmentSkeleton; readonly actions: ReadonlyArray<Action> }>
+  readonly body: ReadonlyArray<{
+    readonly segment: SegmentSkeleton
+    readonly actions: ReadonlyArray<Action>
+    /** For a tool segment: actions taken after its first `answered` results, before the rest. */
+    readonly midGroup: { readonly answered: number; readonly actions: ReadonlyArray<Action> } | null
+  }>
   readonly interrupted: { readonly segment: SegmentSkeleton; readonly answered: number; readonly actions: ReadonlyArray<Action> } | null
   readonly finalRequests: ReadonlyArray<Action>
   readonly budgetRatio: number
@@ -272,8 +283,12 @@ const sessionSkeletonArb = (options: SessionOptions): fc.Arbitrary<SessionSkelet
     { arbitrary: assistantSegmentArb, weight: 3 },
   ]
   if (options.midSystems !== false) segmentChoices.push({ arbitrary: systemSegmentArb, weight: 1 })
-  const step = fc.record({ segment: fc.oneof(...segmentChoices), actions: actionsArb(options) })
-  const first = fc.record({ segment: userSegmentArb, actions: actionsArb(options) })
+  const midGroup =
+    options.midGroup === false
+      ? fc.constant(null)
+      : fc.option(fc.record({ answered: fc.nat({ max: 5 }), actions: actionsArb({ ...options, resets: false }) }), { nil: null, freq: 3 })
+  const step = fc.record({ segment: fc.oneof(...segmentChoices), actions: actionsArb(options), midGroup })
+  const first = fc.record({ segment: userSegmentArb, actions: actionsArb(options), midGroup: fc.constant(null) })
   return fc.record({
     leading: fc.array(systemSegmentArb, { maxLength: 2 }),
     factoryPrompt: options.factory === undefined || options.factory === 'never' ? fc.constant(null) : fc.option(textArb(40), { nil: null }),
@@ -452,7 +467,17 @@ const materialize = (skeleton: SessionSkeleton, rawConfig: Record<string, unknow
   const counters: Counters = { uid: 0, call: 0 }
   const segments: Array<{ messages: Message[]; actions: ReadonlyArray<Action> }> = []
   for (const segment of skeleton.leading) segments.push({ messages: materializeSegment(segment, counters), actions: [] })
-  for (const { segment, actions } of skeleton.body) segments.push({ messages: materializeSegment(segment, counters), actions })
+  for (const { segment, actions, midGroup } of skeleton.body) {
+    const messages = materializeSegment(segment, counters)
+    if (midGroup !== null && segment.kind === 'tools' && segment.calls.length > 1) {
+      // The assistant and some of its results, the actions, then the remaining results.
+      const split = 1 + (midGroup.answered % segment.calls.length)
+      segments.push({ messages: messages.slice(0, split), actions: midGroup.actions })
+      segments.push({ messages: messages.slice(split), actions })
+    } else {
+      segments.push({ messages, actions })
+    }
+  }
   if (skeleton.interrupted !== null) {
     const { segment, answered, actions } = skeleton.interrupted
     const calls = segment.kind === 'tools' ? segment.calls.length : 1
@@ -513,39 +538,75 @@ const clearAtLeastArb = (predicate: boolean | 'always'): fc.Arbitrary<unknown> =
   return fc.oneof(...floors)
 }
 
-/** A raw configuration object (contract keys, decoded by `decodeConfig` when the scenario is built). */
+/**
+ * Typical values most of the time, and now and then an edge value the contract accepts for that
+ * key (SPEC 3, 17.6: every finite number of the right JSON type is accepted, out-of-range ones
+ * included, and has the effect the arithmetic gives).
+ */
+const withEdges = <T>(typical: fc.Arbitrary<T>, edges: ReadonlyArray<T>, weight = 1): fc.Arbitrary<T> =>
+  fc.oneof({ arbitrary: typical, weight: 6 }, { arbitrary: fc.constantFrom(...edges), weight })
+
+/** Finite edge values of a fraction key: zero, negatives, one, above one, tiny and huge (no -0: configurations are JSON, where it reads as 0). */
+const FRACTION_EDGES = [0, -0.2, -1, -5, 1, 1.5, 2, 1e-9, 1e9, -1e9] as const
+
+/**
+ * A raw configuration object (contract keys, decoded by `decodeConfig` when the scenario is
+ * built). Every key draws from every kind of value the contract accepts for it (SPEC 3, 17.6,
+ * 17.9): finite numbers in and out of range (`protected_recent` <= 0 and >= 1 included), null
+ * flags, unknown enum values and malformed warn-and-fall-back values (which fall back with a
+ * warning), numeric strings and booleans for `compact_max_consecutive_skips`. Non-finite numbers
+ * are a `ConfigError` (SPEC 17.9) and are checked by their own tests instead.
+ */
 export const rawConfigArb = (options: ConfigOptions = {}): fc.Arbitrary<Record<string, unknown>> => {
   const meters = options.meters ?? ['estimate', 'actual', 'hybrid']
   const strategies = options.strategies ?? ['progressive', 'summary']
   return fc
     .record({
-      protected_recent: fc.oneof(
-        fc.constantFrom(0.3, 0, 0.1, 0.5, 0.9, 1.2, -0.2),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        ...(options.pressure === true ? [fc.constantFrom(1, 1.2)] : []),
+      protected_recent: withEdges(
+        fc.oneof(
+          fc.constantFrom(0.3, 0, 0.1, 0.5, 0.9, 1.2, -0.2),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          ...(options.pressure === true ? [fc.constantFrom(1, 1.2)] : []),
+        ),
+        [...FRACTION_EDGES, -0.5, -0.01],
+        2,
       ),
-      protected_tool_results: options.pressure === true ? fc.integer({ min: -1, max: 2 }) : fc.integer({ min: -1, max: 8 }),
-      target_usage: fc.oneof(fc.constantFrom(0.5, 0.3, 0.7), fc.double({ min: 0.1, max: 0.95, noNaN: true })),
-      compact_threshold:
+      protected_tool_results: withEdges(
+        options.pressure === true ? fc.integer({ min: -1, max: 2 }) : fc.integer({ min: -1, max: 8 }),
+        [-100, 0, 1.5, 1e9],
+      ),
+      target_usage: withEdges(fc.oneof(fc.constantFrom(0.5, 0.3, 0.7), fc.double({ min: 0.1, max: 0.95, noNaN: true })), FRACTION_EDGES),
+      compact_threshold: withEdges(
         options.pressure === true
           ? fc.double({ min: 0.2, max: 0.7, noNaN: true })
           : fc.oneof(fc.constantFrom(0.92, 0.5, 0.8, 1), fc.double({ min: 0.2, max: 1.1, noNaN: true })),
-      truncate_chars: fc.oneof(fc.constantFrom(250, 50, 0, 1000, -10), fc.integer({ min: 1, max: 400 })),
-      compaction_notice_enabled: fc.boolean(),
-      compaction_notice_verbosity: fc.constantFrom('normal', 'minimal', 'verbose'),
-      compaction_notice_token_reserve: fc.constantFrom(800, 0, 50, 200),
-      compaction_notice_min_level: fc.constantFrom(1, 0, 2, 4),
-      token_meter: fc.constantFrom(...meters),
-      compaction_strategy: fc.constantFrom(...strategies),
-      summary_trigger: fc.constantFrom(0.6, 0.3, 0.8),
-      tool_result_budget_tokens: fc.option(fc.integer({ min: 1, max: 150 }), { nil: null, freq: 2 }),
-      tool_result_shape: fc.constantFrom('head', 'head_tail'),
-      tool_result_budget_by_tool: fc.oneof(fc.constant({}), fc.constant({ grep: 20 }), fc.constant({ bash: 5, read_file: 60 })),
-      tool_result_exempt_tools: fc.oneof(fc.constant([]), fc.constant(['load_skill']), fc.constant(['ls', 'grep'])),
-      tool_result_spill_dir: options.spill === true ? fc.constantFrom('/tmp/spill', 'spill//dir/', '.') : fc.constantFrom(null, null, '/tmp/spill', 'spill//dir/'),
-      replay_last_user_on_compaction: options.replay === true ? fc.constant(true) : fc.boolean(),
+        FRACTION_EDGES,
+      ),
+      truncate_chars: withEdges(fc.oneof(fc.constantFrom(250, 50, 0, 1000, -10), fc.integer({ min: 1, max: 400 })), [0.5, -1e9, 1e9, 12.7]),
+      compaction_notice_enabled: fc.oneof(fc.boolean(), fc.constant(null)),
+      compaction_notice_verbosity: fc.constantFrom('normal', 'minimal', 'verbose', '', 'LOUD'),
+      compaction_notice_token_reserve: withEdges(fc.constantFrom(800, 0, 50, 200), [-800, 0.5, 1e9, -1e9]),
+      compaction_notice_min_level: withEdges(fc.constantFrom(1, 0, 2, 4), [-3, 8, 9, 2.5, 100]),
+      output_reserve_fraction: withEdges(fc.constant(0.5), [...FRACTION_EDGES, 0.25], 2),
+      token_meter: withEdges(fc.constantFrom(...meters), ['bogus', 7, null, 'ESTIMATE'] as unknown as TokenMeterMode[]),
+      compaction_strategy: withEdges(fc.constantFrom(...strategies), ['rolling', null] as unknown as CompactionStrategy[]),
+      summary_trigger: withEdges(fc.constantFrom(0.6, 0.3, 0.8), [...FRACTION_EDGES]),
+      summarization_timeout_s: withEdges(fc.constant(30), [0, -1, 0.001, 1e9]),
+      tool_result_budget_tokens: withEdges(fc.option(fc.integer({ min: 1, max: 150 }), { nil: null, freq: 2 }), [0, -5, 2.5, 'many', true] as unknown as Array<number | null>),
+      tool_result_shape: withEdges(fc.constantFrom('head', 'head_tail'), ['tail', 3, null] as unknown as string[]),
+      tool_result_budget_by_tool: fc.oneof(
+        fc.constant({}),
+        fc.constant({ grep: 20 }),
+        fc.constant({ bash: 5, read_file: 60 }),
+        fc.constant({ bash: 0, grep: -1, ls: 'x', '': 5 }),
+        fc.constant(null),
+        fc.constant('bash'),
+      ),
+      tool_result_exempt_tools: fc.oneof(fc.constant([]), fc.constant(['load_skill']), fc.constant(['ls', 'grep']), fc.constant(null), fc.constant(['', 'bash', 'bash'])),
+      tool_result_spill_dir: options.spill === true ? fc.constantFrom('/tmp/spill', 'spill//dir/', '.') : fc.constantFrom(null, null, '/tmp/spill', 'spill//dir/', ''),
+      replay_last_user_on_compaction: options.replay === true ? fc.constant(true) : fc.oneof(fc.boolean(), fc.constant(null)),
       compact_clear_at_least: clearAtLeastArb(options.predicate ?? true),
-      compact_max_consecutive_skips: fc.integer({ min: 1, max: 6 }),
+      compact_max_consecutive_skips: withEdges(fc.integer({ min: 1, max: 6 }), [0, -3, 2.7, ' 4 ', '1_0', true, false] as unknown as number[]),
     })
     .map((config) => config as Record<string, unknown>)
 }

@@ -9,6 +9,8 @@ import { selectAbsorbSpan } from '../src/core/summary.js'
 import { findPairingViolations } from '../src/core/tool-pairing.js'
 import { foldScenario, makeScenario } from './arbitraries.js'
 
+const bashCall = (id: string): Record<string, unknown> => ({ id, type: 'function', function: { name: 'bash', arguments: `{"cmd":"${id}"}` } })
+
 describe('regressions', () => {
   // Found by "tool pairs: summary" (FC_SEED=-1651606253). SPEC 12.6 step 5 appends a swapped-in
   // summary after the last stored message; when the history ended on an assistant whose call was
@@ -221,5 +223,52 @@ describe('regressions', () => {
     expect([...second.after.sticky.removed]).toEqual([0, 1])
     expect(second.after.summary.absorbedCount).toBe(2)
     expect(second.view?.map((message) => message.uid ?? message.content)).toEqual(['m2', 'm3', 'm4', 'm5', '<system-reminder source="context-summary">\na\n</system-reminder>'])
+  })
+
+  // Reproductions from the adversarial run of issue 8 (SPEC 17.8). A request made while a parallel
+  // call is only partly answered used to let the ladder remove the open group starting from its
+  // first result (levels 3, 5, 7 lacked the open-tail guard the assistant branch had), so the
+  // second result arrived as an orphan in every later view.
+  it.each([0, -1, -0.5])('protected_recent %s: a partly answered parallel call is never removed, so no result is orphaned', (protectedRecent) => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'user', content: 'run both', uid: 'u' } },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [bashCall('a'), bashCall('b')], uid: 'calls' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'a', content: 'output of a '.repeat(334), uid: 'ra' } },
+      { op: 'get_messages_for_request', token_budget: 500, provider: null },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'b', content: 'output of b', uid: 'rb' } },
+      { op: 'get_messages_for_request', token_budget: 500, provider: null },
+      { op: 'add_message', message: { role: 'assistant', content: 'both ran', uid: 'done' } },
+      { op: 'get_messages_for_request', token_budget: 500, provider: null },
+    ]
+    const requests = foldScenario(makeScenario({ protected_recent: protectedRecent }, ops)).requests
+    for (const request of requests) expect(findPairingViolations(request.view ?? [])).toEqual([])
+    // The open group stays (its result truncated, no notice after it); once answered it may go as a whole.
+    expect(requests[0].after.sticky.removed.size).toBe(0)
+    expect(requests[0].view?.map((message) => message.uid)).toEqual(['u', 'calls', 'ra'])
+    for (const request of requests.slice(1)) {
+      const uids = (request.view ?? []).map((message) => message.uid)
+      expect(uids.includes('rb')).toBe(uids.includes('calls'))
+    }
+  })
+
+  // The summary variant: with no user message, protected_recent 0 and an immediate trigger, the
+  // span selection used to absorb the unanswered assistant, so the results that arrived later
+  // led the view without their call. SPEC 17.8 lowers the protected boundary to the open group.
+  it('a summary requested while a call is unanswered never absorbs that call', () => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'system', content: 'you are a tool runner', uid: 's' } },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [bashCall('a'), bashCall('b')], uid: 'calls' } },
+      { op: 'get_messages_for_request', token_budget: 80, provider: { context_window: 9000, max_output_tokens: 2000 } },
+      { op: 'summary_result', text: 'the agent started two commands' },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'a', content: 'output of a', uid: 'ra' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'b', content: 'output of b', uid: 'rb' } },
+      { op: 'add_message', message: { role: 'assistant', content: 'done', uid: 'done' } },
+      { op: 'get_messages_for_request', token_budget: 5000, provider: null },
+    ]
+    const config = { compaction_strategy: 'summary', protected_recent: 0, summary_trigger: 0, compact_threshold: 0.1 }
+    const [first, second] = foldScenario(makeScenario(config, ops)).requests
+    expect(first.effects.some((effect) => effect.type === 'request_summary')).toBe(false)
+    for (const request of [first, second]) expect(findPairingViolations(request.view ?? [])).toEqual([])
+    expect(second.view?.map((message) => message.uid).slice(0, 5)).toEqual(['s', 'calls', 'ra', 'rb', 'done'])
   })
 })

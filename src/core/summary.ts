@@ -10,7 +10,7 @@ import type { Message, Messages } from './message.js'
 import type { PendingSummary, State, SummaryState } from './state.js'
 import { estimateMessages } from './estimate.js'
 import { seqOf } from './message.js'
-import { isToolCallMessage, selectResultRunEnd } from './compaction/tool-pairs.js'
+import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './compaction/tool-pairs.js'
 import { codePointLength, codePointSlice, pyrepr, pyStrip } from './text.js'
 import { isPlainObject, isPresent, isTruthy } from './values.js'
 
@@ -179,6 +179,10 @@ export const selectAbsorbSpan = (
   // A negative protected_recent protects nothing: the boundary never passes the end of `live`.
   let limit = Math.min(live.length, Math.trunc(live.length * (1 - config.protected_recent)))
   if (lastUser >= 0 && lastUser < limit) limit = lastUser
+  // SPEC 17.8: never absorb the open group the live list ends inside (its later results would
+  // be left without their call).
+  const openStart = selectOpenToolGroupStart(live)
+  if (openStart >= 0 && openStart < limit) limit = openStart
   if (limit <= 0) return []
   let end = limit
   let sum = 0

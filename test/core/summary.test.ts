@@ -189,6 +189,16 @@ describe('span selection (SPEC 12.4)', () => {
     const excess = estimateOne(history[0]) + estimateOne(history[1]) + 1
     expect(selectAbsorbSpan(history, new Set(), config, excess, estimateOne)).toEqual([0, 1, 2, 3])
   })
+
+  it('17.8: the boundary is lowered to the open group the live list ends inside', () => {
+    const open = { ...config, protected_recent: 0 }
+    const history = [assistant('a'.repeat(400)), assistant('b'), calls(['c1', 'c2']), result('c1', 'r')].map((message, index) => stored(message, index))
+    expect(selectAbsorbSpan(history, new Set(), open, 1_000_000, estimateOne)).toEqual([0, 1])
+    expect(selectAbsorbSpan(history.slice(2), new Set(), open, 1_000_000, estimateOne)).toEqual([])
+    // Answered, the group is absorbable again.
+    const answered = [...history, stored(result('c2', 'r'), 4)]
+    expect(selectAbsorbSpan(answered, new Set(), open, 1_000_000, estimateOne)).toEqual([0, 1, 2, 3, 4])
+  })
 })
 
 describe('trigger (SPEC 12.2, B-SU-1..3, B-SU-16)', () => {

@@ -13,7 +13,7 @@ import { FIXTURES, fixturePath, readFixture } from './fixtures.js'
 /** The conformance cases copied into the repository (docs/conformance.md). */
 export const CONFORMANCE = resolve(FIXTURES, 'conformance')
 
-export const listCases = (folder: 'generated' | 'sessions', pattern: RegExp): string[] => {
+export const listCases = (folder: 'generated' | 'sessions', pattern: RegExp = /./): string[] => {
   const dir = resolve(CONFORMANCE, folder)
   if (!existsSync(dir)) return []
   return readdirSync(dir)

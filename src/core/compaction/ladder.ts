@@ -10,7 +10,7 @@ import { estimateMessages } from '../estimate.js'
 import type { PassContext } from './context.js'
 import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from './sticky.js'
 import { isStubbable } from './stub.js'
-import { endsInOpenToolGroup, isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
+import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-result-budget.js'
 
 /**
@@ -84,8 +84,18 @@ const userPositions = (working: Messages): { first: number; last: number } => {
   return { first, last }
 }
 
-/** The tool group (SPEC 17.3) a removal candidate belongs to, or null when it must be skipped. */
-const selectRemovalGroup = (working: Messages, position: number, isProtected: (i: number) => boolean): number[] | null => {
+/**
+ * The tool group (SPEC 17.3) a removal candidate belongs to, or null when it must be skipped.
+ * `openStart` is the assistant of the open group the list ends inside (-1 for none): that group
+ * stays whichever of its messages the candidate is (SPEC 17.8), since removing it now would orphan
+ * the results that arrive after it in every later view.
+ */
+const selectRemovalGroup = (
+  working: Messages,
+  position: number,
+  isProtected: (i: number) => boolean,
+  openStart: number,
+): number[] | null => {
   const message = working[position]
   if (message.role === 'tool') {
     let back = position - 1
@@ -94,7 +104,7 @@ const selectRemovalGroup = (working: Messages, position: number, isProtected: (i
       // The walk stops at the first message that is neither a tool result nor a call message.
       return null
     }
-    if (isProtected(back)) return null
+    if (isProtected(back) || back === openStart) return null
     const end = selectResultRunEnd(working, back)
     if (position >= end) return null
     const group: number[] = []
@@ -105,10 +115,8 @@ const selectRemovalGroup = (working: Messages, position: number, isProtected: (i
     return group
   }
   if (isToolCallMessage(message)) {
+    if (position === openStart) return null
     const end = selectResultRunEnd(working, position)
-    // An open group at the tail (calls still waiting for results) stays: removing the call now
-    // would orphan the results that arrive after it in every later view.
-    if (end === working.length && endsInOpenToolGroup(working)) return null
     const group: number[] = [position]
     for (let i = position + 1; i < end; i += 1) {
       if (isProtected(i)) return null
@@ -132,12 +140,13 @@ const runRemoval = (
   const { first, last } = userPositions(working)
   const recentStart = Math.trunc(n * (1 - fraction))
   const isProtected = (i: number): boolean => i === last || i >= recentStart
+  const openStart = selectOpenToolGroupStart(working)
   const removed = new Set<number>()
   let current = estimateMessages(working, context.estimate) + systemTokens
   for (let i = 0; i < n; i += 1) {
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
-    const group = selectRemovalGroup(working, i, isProtected)
+    const group = selectRemovalGroup(working, i, isProtected, openStart)
     if (group === null) continue
     for (const position of group) {
       if (!removed.has(position)) {

@@ -54,18 +54,30 @@ export const selectResultRunEnd = (messages: Messages, position: number): number
 }
 
 /**
- * True when the list ends inside an open tool group: its last assistant with tool calls is
- * followed only by some of its results (or none), so more results are still to come.
+ * The position of the assistant whose tool group the list ends inside while it is still open
+ * (SPEC 17.8): the last assistant with tool calls (found by walking back over role `tool`
+ * messages) is followed only by its adjacent results up to the end of the list, and at least one
+ * of its call ids has no result among them. Returns -1 when the list does not end inside an open
+ * tool group.
+ *
+ * @example
+ * selectOpenToolGroupStart([{ role: 'user', content: 'go' }, { role: 'assistant', tool_calls: [{ id: 'a' }] }]) // 1
+ */
+export const selectOpenToolGroupStart = (messages: Messages): number => {
+  let position = messages.length - 1
+  while (position >= 0 && messages[position].role === 'tool') position -= 1
+  if (position < 0 || !isToolCallMessage(messages[position])) return -1
+  const end = selectResultRunEnd(messages, position)
+  if (end !== messages.length) return -1
+  const answered = new Set(messages.slice(position + 1, end).map((message) => message.tool_call_id))
+  return toCallIds(messages[position]).some((id) => !answered.has(id)) ? position : -1
+}
+
+/**
+ * True when the list ends inside an open tool group (SPEC 17.8): its last assistant with tool
+ * calls is followed only by some of its results (or none), so more results are still to come.
  *
  * @example
  * endsInOpenToolGroup([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // true
  */
-export const endsInOpenToolGroup = (messages: Messages): boolean => {
-  let position = messages.length - 1
-  while (position >= 0 && messages[position].role === 'tool') position -= 1
-  if (position < 0 || !isToolCallMessage(messages[position])) return false
-  const end = selectResultRunEnd(messages, position)
-  if (end !== messages.length) return false
-  const answered = new Set(messages.slice(position + 1, end).map((message) => message.tool_call_id))
-  return toCallIds(messages[position]).some((id) => !answered.has(id))
-}
+export const endsInOpenToolGroup = (messages: Messages): boolean => selectOpenToolGroupStart(messages) >= 0

@@ -1,7 +1,7 @@
 // Unit tests for src/core/compaction/tool-pairs.ts and the removal of tool groups: SPEC 17.3 (groups
 // formed by adjacency, duplicate call ids), 6.4 with 17.3, B-TP-1, B-TP-2, B-L3-5, B-L3-6, A-13.
 import { describe, expect, it } from 'vitest'
-import { isToolCallMessage, selectResultRunEnd, toCallIds } from '../../../src/core/compaction/tool-pairs.js'
+import { endsInOpenToolGroup, isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd, toCallIds } from '../../../src/core/compaction/tool-pairs.js'
 import type { Message, Messages } from '../../../src/core/message.js'
 import { findPairingViolations } from '../../../src/core/tool-pairing.js'
 import { assistant, calls, configOf, request, result, stepFor, stored, tokens, user, viewed, withMessages } from '../../support/core.js'
@@ -45,6 +45,41 @@ describe('call ids and result runs (SPEC 1.1, 17.3)', () => {
     expect(selectResultRunEnd(duplicated, 3)).toBe(5)
     // A message without calls has no run.
     expect(selectResultRunEnd([user('x'), result('a', '1')], 0)).toBe(1)
+  })
+})
+
+describe('open tool groups (SPEC 17.8)', () => {
+  it('selectOpenToolGroupStart finds the assistant of a partly answered or unanswered group at the end', () => {
+    expect(selectOpenToolGroupStart([user('go'), calls(['a', 'b'])])).toBe(1)
+    expect(selectOpenToolGroupStart([user('go'), calls(['a', 'b']), result('a', 'x')])).toBe(1)
+    expect(selectOpenToolGroupStart([user('go'), calls(['a', 'b']), result('b', 'y')])).toBe(1)
+    expect(endsInOpenToolGroup([user('go'), calls(['a', 'b']), result('a', 'x')])).toBe(true)
+  })
+
+  it('a complete group, a message after the group, or a foreign result closes it', () => {
+    expect(selectOpenToolGroupStart([user('go'), calls(['a', 'b']), result('a', 'x'), result('b', 'y')])).toBe(-1)
+    expect(selectOpenToolGroupStart([user('go'), calls(['a', 'b']), result('a', 'x'), user('stop')])).toBe(-1)
+    expect(selectOpenToolGroupStart([user('go'), calls(['a', 'b']), result('z', 'x')])).toBe(-1)
+    expect(selectOpenToolGroupStart([user('go'), assistant('hi')])).toBe(-1)
+    expect(selectOpenToolGroupStart([])).toBe(-1)
+    expect(endsInOpenToolGroup([result('a', 'x')])).toBe(false)
+  })
+
+  it('the ladder keeps an open group whether it starts from the assistant or from a result (levels 3, 5, 7)', () => {
+    for (const protectedRecent of [0, -1]) {
+      const history = [user('run both'), calls(['a', 'b']), result('a', big('a'))]
+      const next = compactToTarget(history, 1, { protected_recent: protectedRecent, protected_tool_results: 0 })
+      expect(next.state.compactionStats?.strategy_level).toBe(8)
+      expect(next.state.sticky.removed).toEqual(new Set())
+      expect(next.view?.map((message) => message.role)).toEqual(['user', 'assistant', 'tool'])
+    }
+  })
+
+  it('an older group before the open one is still removable', () => {
+    const history = [user('start'), calls(['x']), result('x', big('x')), user('run both'), calls(['a', 'b']), result('a', 'ok')]
+    const next = compactToTarget(history, 30, { protected_recent: 0, protected_tool_results: 0 })
+    expect(next.state.sticky.removed).toEqual(new Set([1, 2]))
+    expect(findPairingViolations(next.view ?? [])).toEqual([])
   })
 })
 
