@@ -51,13 +51,8 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
     if (profile !== undefined) rmSync(profile, { recursive: true, force: true })
   })
 
-  it.each(REPORT_INPUTS)('renders the report of $name with one point per request and a drawn plot', async ({ name, file, flags }) => {
-    const html = join(OUTPUT, `report-${name}.html`)
-    const { code, stdout, stderr } = await run(['report', file, '--html', html, '--no-progress', ...flags])
-    expect(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '))).toEqual([])
-    expect(code).toBe(0)
-    const requestsPrinted = Number(/(\d+) requests\)/.exec(stdout)?.[1])
-
+  /** Open `html` in Chromium, read every chart through uPlot's API, screenshot it, and check it. */
+  const checkPage = async (html: string, name: string, requestsPrinted: number): Promise<void> => {
     const page = await browser.newPage()
     const requested: string[] = []
     page.on('request', (request) => void requested.push(request.url()))
@@ -121,5 +116,22 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
       expect(chart.plotPixel[3]).toBeGreaterThan(128)
       expect(chart.plotPixel).not.toEqual(chart.background)
     }
+  }
+
+  it.each(REPORT_INPUTS)('renders the report of $name with one point per request and a drawn plot', async ({ name, file, flags }) => {
+    const html = join(OUTPUT, `report-${name}.html`)
+    const { code, stdout, stderr } = await run(['report', file, '--html', html, '--no-progress', ...flags])
+    expect(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '))).toEqual([])
+    expect(code).toBe(0)
+    await checkPage(html, name, Number(/(\d+) requests\)/.exec(stdout)?.[1]))
+  })
+
+  it('renders the demo page (npm start): both presets, one point per request', async () => {
+    const html = join(OUTPUT, 'demo.html')
+    const { code, stdout } = await run(['demo', '--html', html, '--no-progress'])
+    expect(code).toBe(0)
+    const requests = Number(/session \((\d+) requests\)/.exec(stdout)?.[1])
+    expect(requests).toBeGreaterThan(0)
+    await checkPage(html, 'demo', 2 * requests)
   })
 })

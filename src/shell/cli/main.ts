@@ -19,6 +19,7 @@ import { runCompare, type CompareConfig } from './compare.js'
 import { expandInputs } from './evaluate.js'
 import { parseSetting, parseTokenCount, toPreset, UsageError } from './options.js'
 import { addReplayOptions, readConfigFile, replayInput, toBudgetOverride, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
+import { DEMO_BUDGET, runDemo, type DemoFlags } from './demo-command.js'
 import { runReport, type ReportFlags } from './report-command.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
 
@@ -247,6 +248,16 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .requiredOption('--html <file>', 'where to write the HTML page')
     .action(async (file: string | undefined, flags: ReportFlags) => {
       exitCode = await runReport(file, flags, io)
+    })
+  program
+    .command('demo')
+    .description('Replay a bundled real Claude Code session at a budget where it compacts, compare the reference and recommended presets, and write the HTML report.')
+    .argument('[file]', 'input file (default: the bundled 140-request Claude Code session)')
+    .option('--html <file>', 'where to write the HTML page', 'context-simple-report.html')
+    .option('--budget <tokens>', 'token budget for every request', String(DEMO_BUDGET))
+    .option('--no-progress', 'no progress bar')
+    .action(async (file: string | undefined, flags: DemoFlags) => {
+      exitCode = await runDemo(file, flags, io)
     })
   // --preset and --config of compare are configurations in the order given: one shared list.
   const configs: Array<{ kind: 'preset' | 'config'; value: string }> = []

@@ -8,25 +8,27 @@ import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadChartLibrary } from '../report/chart-library.js'
 import { renderHtmlReport, type ReportAbout } from '../report/html.js'
-import { toRecordedReadings, toReportSection, type ReportSection } from '../report/model.js'
+import { toEconomicsInputs, toReportSection, type ReportSection } from '../report/model.js'
 import type { BudgetOverride } from './options.js'
 import { UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 
 /**
- * The flags of `report`: the replay flags plus the output file.
+ * The flags of `report`: the replay flags (the command's `--usage` default is `simulated`) plus
+ * the output file.
  *
  * @example
- * const flags: ReportFlags = { html: 'out/report.html', format: 'auto', set: [], summarizer: 'recorded', progress: false }
+ * const flags: ReportFlags = { html: 'out/report.html', format: 'auto', set: [], summarizer: 'recorded', progress: false, usage: 'simulated' }
  */
 export interface ReportFlags extends ReplayInputFlags {
   readonly html: string
 }
 
 /**
- * The report sections of a replayed input, one per session in file order. Titles name the
- * session (`<task_id>-t<trial>` for multi-session files, else the file's base name), prefixed by
- * `label` when given (the demo's configuration names).
+ * The report sections of a replayed input, one per session in file order, with the provider
+ * model's readings (`replayed.usage`) and, where the session's model has a price, the cumulative
+ * input cost. Titles name the session (`<task_id>-t<trial>` for multi-session files, else the
+ * file's base name), prefixed by `label` when given (the demo's configuration names).
  *
  * @example
  * toReportSections(replayed, 'recommended')[0].title // 'recommended · 4d5611e5-….jsonl.gz'
@@ -38,10 +40,8 @@ export const toReportSections = (replayed: ReplayedInput, label: string | null =
         title: [label, item.session ?? basename(replayed.path)].filter((part) => part !== null).join(' · '),
         lines: item.result.lines,
         compactThreshold: item.config.compact_threshold,
-        readings: toRecordedReadings(item.recording),
-        readingSource: 'recorded',
-        prefixBreaks: null,
-        cumulativeCostUsd: null,
+        readingSource: replayed.usage,
+        ...toEconomicsInputs(item.result.economics, item.price),
       },
       item.estimate,
     ),
@@ -110,6 +110,7 @@ export const runReport = async (file: string | undefined, flags: ReportFlags, io
     format: replayed.format,
     configuration: [flags.preset, flags.config, ...flags.set].filter((part) => part !== undefined).join(' + ') || 'defaults',
     budget: describeBudget(replayed.budget),
+    usage: replayed.usage,
     generator: generatorName(),
   }
   const target = writeReportFile(flags.html, renderHtmlReport(sections, about, loadChartLibrary()))

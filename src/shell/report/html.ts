@@ -12,13 +12,14 @@ import type { ReportSection } from './model.js'
  * and the package version that wrote it.
  *
  * @example
- * const about: ReportAbout = { input: 'sessions/a.jsonl', format: 'claude-code', configuration: 'recommended', budget: '--budget 60000', generator: 'context-simple 0.1.0' }
+ * const about: ReportAbout = { input: 'sessions/a.jsonl', format: 'claude-code', configuration: 'recommended', budget: '--budget 60000', usage: 'simulated', generator: 'context-simple 0.1.0' }
  */
 export interface ReportAbout {
   readonly input: string
   readonly format: string
   readonly configuration: string
   readonly budget: string
+  readonly usage: 'recorded' | 'simulated'
   readonly generator: string
 }
 
@@ -163,7 +164,7 @@ export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: 
 </head>
 <body>
 <h1>context-simple report</h1>
-<p class="about"><code>${escapeHtml(about.input)}</code> (${escapeHtml(about.format)}) · configuration <b>${escapeHtml(about.configuration)}</b> · budget ${escapeHtml(about.budget)} · ${escapeHtml(about.generator)} · charts by uPlot ${escapeHtml(library.version)}</p>
+<p class="about"><code>${escapeHtml(about.input)}</code> (${escapeHtml(about.format)}) · configuration <b>${escapeHtml(about.configuration)}</b> · budget ${escapeHtml(about.budget)} · provider readings ${escapeHtml(about.usage)} · ${escapeHtml(about.generator)} · charts by uPlot ${escapeHtml(library.version)}</p>
 ${body}
 ${LEGEND}
 <script type="application/json" id="report-data">${toScriptJson(data)}</script>

@@ -3,7 +3,9 @@
  * replay output lines, the provider readings beside them, and the configuration's threshold.
  */
 import { estimateMessages, type TokenEstimator } from '../../core/estimate.js'
-import type { Recording, RecordedUsage, ReplayOutputLine } from '../../core/recording.js'
+import { toInputCostUsd, type ModelPrice } from '../../core/economics/prices.js'
+import type { RequestEconomics } from '../../core/economics/simulation.js'
+import type { ReplayOutputLine } from '../../core/recording.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
 
 /**
@@ -25,9 +27,9 @@ export interface ProviderReading {
  * Everything the report shows for one session, before projection: the replay's output lines, the
  * compaction threshold (a fraction of the budget), one provider reading per line (or null) and
  * where the readings come from (`recorded`: the original session's usage, which describes what the
- * original agent sent, not this replay's view; `simulated`: a provider model applied to this
- * replay's views). `prefixBreaks` and `cumulativeCostUsd` (US dollars, one per line) are given by
- * a prompt-cache and cost model when one ran; null leaves them out of the report.
+ * original agent sent, not this replay's view; `simulated`: the provider model applied to this
+ * replay's views). `prefixBreaks` and `cumulativeCostUsd` (US dollars, one per line) come from the
+ * prompt-cache and cost model (`toEconomicsInputs`); null leaves them out of the report.
  *
  * @example
  * const input: ReportSectionInput = { title: 'short.jsonl', lines, compactThreshold: 0.75, readings: [null], readingSource: 'recorded', prefixBreaks: null, cumulativeCostUsd: null }
@@ -91,42 +93,32 @@ export interface ReportSection {
 const toNumber = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
 
 /**
- * The provider reading of a recorded usage object (RECORDING.md shape), or null when it has no
- * numeric `input_tokens`.
+ * The per-request inputs the provider model gives the report: each request's reading (its input
+ * split: total input, cache reads, cache writes; null for a failed request), whether it broke the
+ * prompt-cache prefix, and with `price` the cumulative input cost in US dollars (`toInputCostUsd`
+ * summed from the first request; null without a price).
  *
  * @example
- * toProviderReading({ input_tokens: 120, cache_read_tokens: 100 }) // { input_tokens: 120, cache_read_tokens: 100, cache_write_tokens: null, output_tokens: null }
+ * toEconomicsInputs(result.economics, null).prefixBreaks.filter(Boolean).length // the prefix breaks
  */
-export const toProviderReading = (usage: unknown): ProviderReading | null => {
-  if (usage === null || typeof usage !== 'object') return null
-  const fields = usage as Partial<Record<keyof RecordedUsage, unknown>>
-  const input = toNumber(fields.input_tokens)
-  if (input === null) return null
-  return { input_tokens: input, cache_read_tokens: toNumber(fields.cache_read_tokens), cache_write_tokens: toNumber(fields.cache_write_tokens), output_tokens: toNumber(fields.output_tokens) }
-}
-
-/**
- * The recorded reading of each request of `recording`, in request order: the usage of the first
- * `llm_response` after the request and before the next one (what the original agent's provider
- * reported for that request), or null when there is none.
- *
- * @example
- * toRecordedReadings({ config: {}, now, ops: [{ op: 'get_messages_for_request', token_budget: 900 }, { op: 'llm_response', usage: { input_tokens: 80 } }] })
- * // [{ input_tokens: 80, cache_read_tokens: null, cache_write_tokens: null, output_tokens: null }]
- */
-export const toRecordedReadings = (recording: Recording): Array<ProviderReading | null> => {
-  const readings: Array<ProviderReading | null> = []
-  let open = false
-  for (const op of recording.ops) {
-    if (op.op === 'get_messages_for_request') {
-      readings.push(null)
-      open = true
-    } else if (op.op === 'llm_response' && open) {
-      readings[readings.length - 1] = toProviderReading(op.usage)
-      open = false
-    }
+export const toEconomicsInputs = (
+  economics: ReadonlyArray<RequestEconomics | null>,
+  price: ModelPrice | null,
+): Pick<ReportSectionInput, 'readings' | 'prefixBreaks' | 'cumulativeCostUsd'> => {
+  let total = 0
+  return {
+    readings: economics.map((item) =>
+      item === null ? null : { input_tokens: item.split.input_tokens, cache_read_tokens: item.split.cache_read_tokens, cache_write_tokens: item.split.cache_write_tokens, output_tokens: null },
+    ),
+    prefixBreaks: economics.map((item) => item?.prefix_break ?? false),
+    cumulativeCostUsd:
+      price === null
+        ? null
+        : economics.map((item) => {
+            if (item !== null) total += toInputCostUsd(item.split, price)
+            return total
+          }),
   }
-  return readings
 }
 
 const boundaryOf = (line: ReplayOutputLine, request: number): ReportBoundary | null => {

@@ -5,7 +5,7 @@ import { loadChartLibrary } from '../../../src/shell/report/chart-library.js'
 import { renderHtmlReport, type ReportAbout } from '../../../src/shell/report/html.js'
 import { toReportSection } from '../../../src/shell/report/model.js'
 
-const about: ReportAbout = { input: 'in/<odd>.jsonl', format: 'claude-code', configuration: 'recommended', budget: '60,000 tokens (--budget)', generator: 'context-simple 0.0.0' }
+const about: ReportAbout = { input: 'in/<odd>.jsonl', format: 'claude-code', configuration: 'recommended', budget: '60,000 tokens (--budget)', usage: 'simulated', generator: 'context-simple 0.0.0' }
 
 const section = (title: string) =>
   toReportSection(

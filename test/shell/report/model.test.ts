@@ -1,4 +1,4 @@
-// The report's data model: recorded readings per request, and the projection of replay output
+// The report's data model: the provider model's per-request inputs, and the projection of replay output
 // lines into equal-length columns (checked on a real compacting replay and by a property).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -6,33 +6,36 @@ import { decodeConfig } from '../../../src/core/codecs.js'
 import { makeCachedEstimator } from '../../../src/core/estimate.js'
 import { DEFAULT_REPLAY_NOW, type Recording, type ReplayOutputLine } from '../../../src/core/recording.js'
 import { replayRecording } from '../../../src/core/replay.js'
-import { toProviderReading, toRecordedReadings, toReportSection, type ReportSectionInput } from '../../../src/shell/report/model.js'
+import type { ModelPrice } from '../../../src/core/economics/prices.js'
+import type { RequestEconomics } from '../../../src/core/economics/simulation.js'
+import { toEconomicsInputs, toReportSection, type ReportSectionInput } from '../../../src/shell/report/model.js'
 
-const reading = (input: number) => ({ input_tokens: input, cache_read_tokens: null, cache_write_tokens: null, output_tokens: null })
+const price: ModelPrice = { input: 3, cached_input: 0.3, cache_write: 3.75, output: 15, source: 'test' }
 
-describe('toRecordedReadings', () => {
-  it('gives each request the first reading after it, null where none follows before the next request', () => {
-    const recording: Recording = {
-      config: {},
-      now: DEFAULT_REPLAY_NOW,
-      ops: [
-        { op: 'llm_response', usage: { input_tokens: 1 } },
-        { op: 'get_messages_for_request', token_budget: 900 },
-        { op: 'llm_response', usage: { input_tokens: 80, cache_read_tokens: 60, cache_write_tokens: 20, output_tokens: 7 } },
-        { op: 'llm_response', usage: { input_tokens: 99 } },
-        { op: 'get_messages_for_request', token_budget: 900 },
-        { op: 'add_message', message: { role: 'user', content: 'x' } },
-        { op: 'get_messages_for_request', token_budget: 900 },
-        { op: 'llm_response', usage: { input_tokens: 'many' } },
-      ],
-    }
-    expect(toRecordedReadings(recording)).toEqual([{ input_tokens: 80, cache_read_tokens: 60, cache_write_tokens: 20, output_tokens: 7 }, null, null])
-  })
+const split = (input: number, read: number, write: number): RequestEconomics => ({
+  split: { input_tokens: input, cache_read_tokens: read, cache_write_tokens: write, cache_write_1h_tokens: 0, uncached_input_tokens: input - read - write },
+  overhead: 0,
+  clamped: false,
+  recorded_input: null,
+  sent_tokens: input,
+  view_tokens: input,
+  prefix_break: read === 0,
+  usage: null,
+})
 
-  it('reads only numeric fields', () => {
-    expect(toProviderReading({ input_tokens: 5, cache_read_tokens: '3' })).toEqual(reading(5))
-    expect(toProviderReading(null)).toBeNull()
-    expect(toProviderReading({ output_tokens: 5 })).toBeNull()
+describe('toEconomicsInputs', () => {
+  it('turns each request economics into a reading, a prefix-break flag and a running input cost', () => {
+    const economics = [split(1000, 0, 1000), null, split(1500, 1000, 500)]
+    const inputs = toEconomicsInputs(economics, price)
+    expect(inputs.readings).toEqual([
+      { input_tokens: 1000, cache_read_tokens: 0, cache_write_tokens: 1000, output_tokens: null },
+      null,
+      { input_tokens: 1500, cache_read_tokens: 1000, cache_write_tokens: 500, output_tokens: null },
+    ])
+    expect(inputs.prefixBreaks).toEqual([true, false, false])
+    const first = (1000 * 3.75) / 1e6
+    expect(inputs.cumulativeCostUsd).toEqual([first, first, first + (1000 * 0.3 + 500 * 3.75) / 1e6])
+    expect(toEconomicsInputs(economics, null).cumulativeCostUsd).toBeNull()
   })
 })
 
@@ -50,9 +53,9 @@ describe('toReportSection', () => {
     const decoded = decodeConfig({})
     if (decoded._tag === 'Left') throw new Error(decoded.left.message)
     const estimate = makeCachedEstimator()
-    const result = replayRecording(recording, { config: decoded.right.config, estimate })
+    const result = replayRecording(recording, { config: decoded.right.config, estimate }, { usage: { mode: 'recorded', provider: 'anthropic' } })
     const section = toReportSection(
-      { title: 't', lines: result.lines, compactThreshold: decoded.right.config.compact_threshold, readings: toRecordedReadings(recording), readingSource: 'recorded', prefixBreaks: null, cumulativeCostUsd: null },
+      { title: 't', lines: result.lines, compactThreshold: decoded.right.config.compact_threshold, readingSource: 'recorded', ...toEconomicsInputs(result.economics, null) },
       estimate,
     )
     expect(section.requests).toBe(12)
@@ -69,8 +72,10 @@ describe('toReportSection', () => {
     // the view each request sent fits its budget; the stored history grows past it
     section.viewTokens.forEach((tokens, index) => expect(tokens as number).toBeLessThanOrEqual(section.budget[index] as number))
     expect(Math.max(...(section.historyTokens as number[]))).toBeGreaterThan(3000)
-    expect(section.cacheRead).toBeNull()
-    expect(section.prefixBreak).toBeNull()
+    // recorded readings carry no cache fields here; a compaction changes the view's start
+    expect(section.cacheRead).toEqual(Array.from({ length: 12 }, () => 0))
+    expect(section.prefixBreaks).toBeGreaterThan(0)
+    section.boundaries.forEach((boundary) => expect(section.prefixBreak?.[boundary.request]).toBe(1))
     expect(section.costUsd).toBeNull()
   })
 
