@@ -28,6 +28,7 @@ interface ChartFacts {
   readonly inside: boolean
   readonly background: number[]
   readonly cachePoints: number | null
+  readonly costPoints: number | null
 }
 
 describe.skipIf(!present)('HTML report in headless Chromium', () => {
@@ -52,7 +53,7 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
   })
 
   /** Open `html` in Chromium, read every chart through uPlot's API, screenshot it, and check it. */
-  const checkPage = async (html: string, name: string, requestsPrinted: number): Promise<void> => {
+  const checkPage = async (html: string, name: string, requestsPrinted: number): Promise<ChartFacts[]> => {
     const page = await browser.newPage()
     const requested: string[] = []
     page.on('request', (request) => void requested.push(request.url()))
@@ -68,7 +69,7 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
         ctx: { getImageData: (x: number, y: number, width: number, height: number) => { data: ArrayLike<number> } }
         valToPos: (value: number, scale: string, canvasPixels?: boolean) => number
       }
-      const report = (globalThis as unknown as { contextSimpleReport: { sections: Array<{ title: string; requests: number; tokens: Plot; cache: Plot | null }> } }).contextSimpleReport
+      const report = (globalThis as unknown as { contextSimpleReport: { sections: Array<{ title: string; requests: number; tokens: Plot; cache: Plot | null; cost: Plot | null }> } }).contextSimpleReport
       return report.sections.map((section) => {
         const plot = section.tokens
         // the view line at a request in the middle of the session: pixels the chart must have drawn
@@ -94,6 +95,7 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
           inside,
           background: [corner[0], corner[1], corner[2], corner[3]],
           cachePoints: section.cache === null ? null : section.cache.data[0].length,
+          costPoints: section.cost === null ? null : section.cost.data[0].length,
         }
       })
     })
@@ -110,12 +112,14 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
       expect(chart.points).toBe(chart.requests)
       expect(new Set(chart.seriesLengths)).toEqual(new Set([chart.requests]))
       if (chart.cachePoints !== null) expect(chart.cachePoints).toBe(chart.requests)
+      if (chart.costPoints !== null) expect(chart.costPoints).toBe(chart.requests)
       // drawn: inside the plot area, on the view line, the canvas is not background (transparent)
       expect(chart.inside).toBe(true)
       expect(chart.background).toEqual([0, 0, 0, 0])
       expect(chart.plotPixel[3]).toBeGreaterThan(128)
       expect(chart.plotPixel).not.toEqual(chart.background)
     }
+    return charts
   }
 
   it.each(REPORT_INPUTS)('renders the report of $name with one point per request and a drawn plot', async ({ name, file, flags }) => {
@@ -130,8 +134,10 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
     const html = join(OUTPUT, 'demo.html')
     const { code, stdout } = await run(['demo', '--html', html, '--no-progress'])
     expect(code).toBe(0)
-    const requests = Number(/session \((\d+) requests\)/.exec(stdout)?.[1])
+    const requests = Number(/session \((\d+) requests/.exec(stdout)?.[1])
     expect(requests).toBeGreaterThan(0)
-    await checkPage(html, 'demo', 2 * requests)
+    const charts = await checkPage(html, 'demo', 2 * requests)
+    // the bundled session's model has a price: both sections draw the cumulative cost
+    expect(charts.map((chart) => chart.costPoints)).toEqual([requests, requests])
   })
 })

@@ -85,15 +85,15 @@ const ROWS: ReadonlyArray<{ readonly name: string; readonly value: (section: Rep
 export const runDemo = async (file: string | undefined, flags: DemoFlags, io: CliIo): Promise<number> => {
   const path = file ?? DEMO_SESSION
   const sections: ReportSection[] = []
-  let about: { format: string; budget: string } | null = null
+  let about: { format: string; budget: string; model: string | null } | null = null
   for (const preset of DEMO_PRESETS) {
     const replayFlags: ReplayInputFlags = { format: 'auto', preset, set: [], budget: flags.budget, summarizer: 'recorded', progress: flags.progress, usage: 'simulated' }
     const replayed = await replayInput(path, replayFlags, io, true)
-    about = { format: replayed.format, budget: describeBudget(replayed.budget) }
+    about = { format: replayed.format, budget: describeBudget(replayed.budget), model: replayed.sessions[0]?.model ?? null }
     sections.push(...toReportSections(replayed, preset))
   }
   const budget = Number.parseInt(flags.budget, 10).toLocaleString('en-US')
-  io.stdout(`Replaying a real Claude Code session (${sections[0]?.requests ?? 0} requests) with a budget of ${budget} tokens per request,\n`)
+  io.stdout(`Replaying a real Claude Code session (${sections[0]?.requests ?? 0} requests${about?.model ? `, model ${about.model}` : ''}) with a budget of ${budget} tokens per request,\n`)
   io.stdout(`once with the contract's defaults (reference) and once with the recommended preset:\n\n`)
   const table = new Table({ head: ['', ...DEMO_PRESETS], style: { head: [], border: [], compact: true }, colAligns: ['left', ...DEMO_PRESETS.map(() => 'right' as const)] })
   for (const row of ROWS) table.push([row.name, ...sections.map(row.value)])
