@@ -52,6 +52,33 @@ const checkNeeded = (scenario: Scenario): void => {
   }
 }
 
+const checkStrictFit = (scenario: Scenario): void => {
+  for (const request of foldScenario(scenario).requests) {
+    const where = `op ${request.index} with ${describeConfig(scenario)}`
+    const raised = request.effects.find((effect) => effect.type === 'raise_error')
+    if (raised !== undefined && raised.type === 'raise_error' && raised.name === 'ContextLengthError') {
+      expect(request.after.history, where).toBe(request.before.history)
+      expect(request.after.sticky, where).toBe(request.before.sticky)
+      expect(request.after.summary, where).toBe(request.before.summary)
+      expect(raised.details?.view_tokens, where).toBeGreaterThan(raised.details?.budget ?? Infinity)
+    } else if (request.view !== null && request.meterStats !== null && request.meterStats.budget > 0) {
+      const reserve = scenario.config.compaction_notice_enabled ? scenario.config.compaction_notice_token_reserve : 0
+      const viewTokens = request.view.reduce((sum, message) => sum + estimateOne(message), 0)
+      expect(viewTokens, where).toBeLessThanOrEqual(request.meterStats.budget + Math.max(0, reserve))
+    }
+  }
+}
+
+describe('strict_fit', () => {
+  it('a returned view fits the budget; a failed call changes neither history, sticky nor summary state', () => {
+    runProperty(
+      'guards: strict fit',
+      fc.property(scenarioArb({ pressure: true }), (scenario) => checkStrictFit(makeScenario({ ...scenario.rawConfig, strict_fit: true }, scenario.ops))),
+      numRuns,
+    )
+  })
+})
+
 describe('compaction_floor_guard', () => {
   it('no pass decides anything not needed to reach floor > target ? E : target', () => {
     runProperty(

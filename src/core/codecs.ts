@@ -120,6 +120,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   replay_last_user_on_compaction: { codec: FlagCodec, accepts: 'true or false' },
   compaction_floor_guard: { codec: FlagCodec, accepts: 'true or false' },
   compaction_breaker_passes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (consecutive passes)' },
+  strict_fit: { codec: FlagCodec, accepts: 'true or false' },
 }
 
 const show = (value: unknown): string => {
@@ -308,6 +309,7 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     replay_last_user_on_compaction: has('replay_last_user_on_compaction') ? given.replay_last_user_on_compaction === true : DEFAULT_CONFIG.replay_last_user_on_compaction,
     compaction_floor_guard: has('compaction_floor_guard') ? given.compaction_floor_guard === true : DEFAULT_CONFIG.compaction_floor_guard,
     compaction_breaker_passes: pick('compaction_breaker_passes'),
+    strict_fit: has('strict_fit') ? given.strict_fit === true : DEFAULT_CONFIG.strict_fit,
   }
   return E.right({ config, warnings, unknownKeys })
 }

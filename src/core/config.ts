@@ -81,6 +81,12 @@ export interface Config {
    * default, the contract) disables the breaker. A count ≥ 1.
    */
   readonly compaction_breaker_passes: number | null
+  /**
+   * Guard (issue 12): a view still over the request budget after compaction raises a typed
+   * `ContextLengthError` with the breakdown instead of being returned; the failed call changes
+   * neither history nor sticky decisions. Default false (the contract returns it and logs).
+   */
+  readonly strict_fit: boolean
 }
 
 /**
@@ -173,6 +179,7 @@ export const DEFAULT_CONFIG: Config = {
   ...{
     compaction_floor_guard: false,
     compaction_breaker_passes: null,
+    strict_fit: false,
   },
 }
 
@@ -183,9 +190,10 @@ export const DEFAULT_CONFIG: Config = {
  * @example
  * GUARD_DEFAULTS.compaction_floor_guard // false
  */
-export const GUARD_DEFAULTS: Pick<Config, 'compaction_floor_guard' | 'compaction_breaker_passes'> = {
+export const GUARD_DEFAULTS: Pick<Config, 'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit'> = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
+  strict_fit: DEFAULT_CONFIG.strict_fit,
 }
 
 /**

@@ -3,6 +3,8 @@
  * `toEqual`). Effects with an answer carry an id or path; the answer comes back as an event.
  */
 
+import type { ContextLengthDetails } from './errors.js'
+
 /**
  * Emit a hook event with the contract's name and payload (SPEC 9). A failing handler is logged by
  * the shell, never thrown to the caller.
@@ -81,17 +83,20 @@ export interface CancelSummary {
 }
 
 /**
- * Fail the current request with the error the contract requires (the worth-the-rebuild
- * fail-loud error of SPEC 14.4). The shell throws it as a typed error (`CompactionSkipLimitError`
- * with this `message`); the step that carries it has no view.
+ * Fail the current request with a typed error: the worth-the-rebuild fail-loud error of SPEC 14.4
+ * (`CompactionSkipLimitError`) or, under `strict_fit`, a view over the budget
+ * (`ContextLengthError` with `details`). The shell throws it with this `message`; the step that
+ * carries it has no view.
  *
  * @example
  * const effect: RaiseError = { type: 'raise_error', name: 'CompactionSkipLimitError', message: 'context-simple: compact_clear_at_least=20000 could not be satisfied 3 consecutive times (cap: 3). …' }
  */
 export interface RaiseError {
   readonly type: 'raise_error'
-  readonly name: 'CompactionSkipLimitError'
+  readonly name: 'CompactionSkipLimitError' | 'ContextLengthError'
   readonly message: string
+  /** The `ContextLengthError` breakdown (tokens); absent for the other error. */
+  readonly details?: ContextLengthDetails
 }
 
 /**

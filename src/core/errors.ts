@@ -32,6 +32,44 @@ export class CompactionSkipLimitError extends Error {
 }
 
 /**
+ * The breakdown a `ContextLengthError` carries, in estimator tokens: the view that could not be
+ * returned, the request budget, the effective budget E and the irreducible floor (system,
+ * protected messages, open tool group), so the caller can tell what to cut.
+ *
+ * @example
+ * const details: ContextLengthDetails = { view_tokens: 500367, budget: 100000, effective_budget: 99200, floor_tokens: 498000, system_tokens: 3000, protected_tokens: 495000, open_group_tokens: 0 }
+ */
+export interface ContextLengthDetails {
+  readonly view_tokens: number
+  readonly budget: number
+  readonly effective_budget: number
+  readonly floor_tokens: number
+  readonly system_tokens: number
+  readonly protected_tokens: number
+  readonly open_group_tokens: number
+}
+
+/**
+ * Raised by `getMessagesForRequest` under `strict_fit` (issue 12) when the view, after every
+ * compaction the configuration allows, is still over the request budget. `details` holds the
+ * breakdown. The failed call changes neither the history nor the sticky decisions; the manager
+ * stays usable (add less, raise the budget, or lower `protected_recent` /
+ * `protected_tool_results`).
+ *
+ * @example
+ * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof ContextLengthError) console.error(e.details.floor_tokens) }
+ */
+export class ContextLengthError extends Error {
+  override readonly name = 'ContextLengthError'
+  constructor(
+    message: string,
+    readonly details: ContextLengthDetails,
+  ) {
+    super(message)
+  }
+}
+
+/**
  * A value passed as a message that is not a message: `addMessage` and `setMessages` take JSON
  * objects (SPEC 1.1; their shape is otherwise never validated). Raised before anything is stored,
  * so the history is unchanged. `field` names the argument, e.g. `messages[3]`.

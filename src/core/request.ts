@@ -11,7 +11,10 @@ import type { MeterState, State } from './state.js'
 import { hasStickyDecisions } from './state.js'
 import type { Step } from './step.js'
 import { estimateMessages } from './estimate.js'
-import { makePassContext, stripMessage, type DerivationMemo } from './compaction/context.js'
+import { makePassContext, stripMessage, type DerivationMemo, type PassContext } from './compaction/context.js'
+import { measureFloor } from './compaction/floor.js'
+import type { ContextLengthDetails } from './errors.js'
+import type { TokenMeterStats } from './stats.js'
 import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
 import { selectReplay, toBoundaryIdentity } from './replay-last-user.js'
@@ -41,6 +44,41 @@ export const toWorkingList = (history: Messages, systemPrompt: string | null, me
     working.push(message)
   }
   return working
+}
+
+/**
+ * The step of a request whose view does not fit under `strict_fit` (issue 12): the state as it
+ * was (history, sticky decisions, summary and guard state untouched; only the meter stats of this
+ * request recorded), the `context:token_meter` event and logs already produced, and a
+ * `ContextLengthError` carrying the view's size, the budgets and the floor of `list`.
+ */
+const failFit = (
+  state: State,
+  meterStats: TokenMeterStats,
+  effects: ReadonlyArray<Effect>,
+  list: Messages,
+  viewTokens: number,
+  budget: number,
+  effective: number,
+  context: PassContext,
+): Step => {
+  const system = list.filter((message) => message.role === 'system')
+  const floor = measureFloor(
+    list.filter((message) => message.role !== 'system'),
+    estimateMessages(system, context.estimate),
+    context.config,
+    context,
+  )
+  const details: ContextLengthDetails = { view_tokens: viewTokens, budget, effective_budget: effective, ...floor }
+  const message =
+    `context-simple: the view is ${viewTokens} tokens, over the request budget of ${budget} (strict_fit); ` +
+    `the irreducible floor is ${floor.floor_tokens} tokens (system ${floor.system_tokens}, protected ${floor.protected_tokens}, open tool group ${floor.open_group_tokens}). ` +
+    'Raise the budget, lower protected_recent or protected_tool_results, or cut the largest protected message; history and compaction state are unchanged.'
+  return {
+    state: { ...state, meterStats },
+    view: undefined,
+    effects: [...effects.filter((effect) => effect.type === 'emit_hook' || effect.type === 'log'), { type: 'raise_error', name: 'ContextLengthError', message, details }],
+  }
 }
 
 /**
@@ -94,8 +132,10 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
 
   if (!decision.fires && !hasStickyDecisions(state.sticky)) {
     const view = strip(working)
+    const viewTokens = estimateMessages(view, estimate)
+    if (config.strict_fit && budget > 0 && viewTokens > budget) return failFit(state, meterStats, effects, working, viewTokens, budget, effective, context)
     return {
-      state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: estimateMessages(view, estimate) } },
+      state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: viewTokens } },
       view,
       effects,
     }
@@ -150,8 +190,10 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const notice = selectNotice(config, pass.compactionStats, list, memo.notice)
   if (notice !== null) list.push(notice)
   const view = strip(list)
+  const viewTokens = estimateMessages(view, estimate)
+  if (config.strict_fit && budget > 0 && viewTokens > budget) return failFit(state, meterStats, effects, pass.list, viewTokens, budget, effective, context)
   return {
-    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: estimateMessages(view, estimate) } },
+    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: viewTokens } },
     view,
     effects: [...effects, ...spills, ...pass.effects],
   }

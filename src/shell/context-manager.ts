@@ -8,7 +8,7 @@ import { decodeConfig } from '../core/codecs.js'
 import type { Config, ContextConfig } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
-import { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError, SnapshotError } from '../core/errors.js'
+import { CompactionSkipLimitError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
 import type { Message } from '../core/message.js'
@@ -50,7 +50,7 @@ import { makeProviderSummarizer } from './summarizer.js'
  * @example
  * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
  */
-export { CompactionSkipLimitError, InvalidMessageError, InvalidRequestError, SnapshotError }
+export { CompactionSkipLimitError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError }
 
 /**
  * The system prompt factory (SPEC 2.6): returns the system prompt text, possibly asynchronously.
@@ -371,6 +371,7 @@ export class ContextManager {
         ops,
       )
       const raised = step.effects.find((effect): effect is RaiseError => effect.type === 'raise_error')
+      if (raised !== undefined && raised.name === 'ContextLengthError' && raised.details !== undefined) throw new ContextLengthError(raised.message, raised.details)
       if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
       const view = (step.view ?? []) as Array<Message>
       for (const message of view) freezeJson(message)

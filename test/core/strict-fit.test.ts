@@ -1,0 +1,56 @@
+// Unit tests for the strict_fit guard (issue 12, guard 5) in src/core/request.ts and its shell
+// side: a view still over the request budget raises ContextLengthError with the breakdown; the
+// failed call changes neither history nor sticky state; off by default (the view is returned).
+import { describe, expect, it } from 'vitest'
+import { fixedClock } from '../../src/shell/clock.js'
+import { ContextLengthError, ContextManager } from '../../src/shell/context-manager.js'
+import { silentLogger } from '../../src/shell/runner.js'
+import { added, calls, effectsOf, fold, hookNames, request, result, stepFor, tokens, user } from '../support/core.js'
+
+// The newest tool result (the last message, as in an agent loop) is 40,000 characters (~10,000
+// tokens): it is in the recent zone and among the protected results, so no level shrinks it.
+const history = [user('read the log'), calls(['a']), result('a', 'x'.repeat(40_000))]
+const events = history.map((message) => added(message))
+
+describe('strict_fit', () => {
+  it('off (the contract): the oversized view is returned', () => {
+    const { steps } = fold(stepFor({ compaction_notice_enabled: false }), [...events, request({ tokenBudget: 2000 })])
+    const last = steps[steps.length - 1]
+    expect(tokens(last.view ?? [])).toBeGreaterThan(2000)
+    expect(effectsOf(last.effects, 'raise_error')).toEqual([])
+  })
+
+  it('on: raises ContextLengthError with the breakdown and leaves history and sticky state as they were', () => {
+    const step = stepFor({ compaction_notice_enabled: false, strict_fit: true })
+    const before = fold(step, events).state
+    const failed = step(before, request({ tokenBudget: 2000 }))
+    expect(failed.view).toBeUndefined()
+    const [raised] = effectsOf(failed.effects, 'raise_error')
+    expect(raised.name).toBe('ContextLengthError')
+    expect(raised.details).toMatchObject({ budget: 2000, effective_budget: 2000, system_tokens: 0, open_group_tokens: 0 })
+    expect(raised.details?.view_tokens).toBeGreaterThan(10_000)
+    expect(raised.details?.floor_tokens).toBeGreaterThan(2000)
+    expect(raised.message).toMatch(/over the request budget of 2000 \(strict_fit\).*irreducible floor/)
+    expect(failed.state.history).toBe(before.history)
+    expect(failed.state.sticky).toBe(before.sticky)
+    expect(failed.state.guards).toBe(before.guards)
+    expect(failed.state.compactionStats).toBe(before.compactionStats)
+    // Only the meter event, no compaction event: nothing was decided.
+    expect(hookNames(failed.effects)).toEqual(['context:token_meter'])
+  })
+
+  it('on: a view that fits is returned as usual', () => {
+    const { steps } = fold(stepFor({ strict_fit: true }), [...events, request({ tokenBudget: 100_000 })])
+    expect(steps[steps.length - 1].view).toHaveLength(3)
+  })
+
+  it('the manager throws the typed error and stays usable', async () => {
+    const manager = new ContextManager({ strict_fit: true, compaction_notice_enabled: false }, { clock: fixedClock('2026-01-01T00:00:00Z'), logger: silentLogger })
+    for (const message of history) await manager.addMessage(message)
+    const error = await manager.getMessagesForRequest({ tokenBudget: 2000 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ContextLengthError)
+    expect((error as ContextLengthError).details.budget).toBe(2000)
+    expect(await manager.getMessages()).toHaveLength(3)
+    expect(await manager.getMessagesForRequest({ tokenBudget: 50_000 })).toHaveLength(3)
+  })
+})
