@@ -133,6 +133,7 @@ export interface ContextConfig {
   readonly replay_last_user_on_compaction?: boolean | null
   readonly compaction_floor_guard?: boolean | null
   readonly compaction_breaker_passes?: number | null
+  readonly strict_fit?: boolean | null
   readonly strict?: boolean
 }
 
