@@ -127,7 +127,10 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
     const { code, stdout, stderr } = await run(['report', file, '--html', html, '--no-progress', ...flags])
     expect(stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning: '))).toEqual([])
     expect(code).toBe(0)
-    await checkPage(html, name, Number(/(\d+) requests\)/.exec(stdout)?.[1]))
+    const charts = await checkPage(html, name, Number(/(\d+) requests\)/.exec(stdout)?.[1]))
+    // a known model (the Claude Code session's own, or --model) has a price: the cost chart is drawn
+    const priced = name.startsWith('cc-') || flags.includes('--model')
+    expect(charts.map((chart) => chart.costPoints)).toEqual(charts.map((chart) => (priced ? chart.requests : null)))
   })
 
   it('renders the demo page (npm start): both presets, one point per request', async () => {

@@ -15,5 +15,5 @@ export const REPORT_INPUTS: ReadonlyArray<ReportInput> = [
   { name: 'cc-acompact', file: fixturePath('sessions/claude-code/4d5611e5-agent-acompact-e1f845.jsonl'), flags: ['--budget', '8000'] },
   { name: 'cc-4d5611e5', file: fixturePath('sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl'), flags: ['--budget', '60000', '--preset', 'recommended'] },
   { name: 'tau-bench-all', file: fixturePath('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'), flags: ['--budget', '4500'] },
-  { name: 'tau-bench-one', file: fixturePath('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'), flags: ['--budget', '4500', '--session', '12-t0'] },
+  { name: 'tau-bench-one', file: fixturePath('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'), flags: ['--budget', '4500', '--session', '12-t0', '--model', 'gpt-4o'] },
 ]
