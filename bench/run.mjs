@@ -2,7 +2,9 @@
 // Benchmarks of the pure core (run `npm run bench`): replays the bundled session, the 3 MB Claude
 // Code session of fixtures/sessions and a synthetic 10,000-message history in-process, and prints
 // median / p95 time per request, time per added message, and peak heap. Prints figures; asserts nothing.
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { availableParallelism, loadavg } from 'node:os'
 import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { DEFAULT_CONFIG } from '../dist/core/config.js'
@@ -97,3 +99,22 @@ sessionBench('3 MB Claude Code session (4d5611e5)', resolve(root, 'fixtures/sess
 const ops = synthetic(10000)
 print(runOps('synthetic 10,000 messages, window 200k', ops, DEFAULT_CONFIG, claudeWindow))
 print(runOps('synthetic 10,000 messages, budget 60k (compacting)', ops, DEFAULT_CONFIG, () => ({ tokenBudget: 60000, provider: null })))
+
+// `compare` over every shared session with three configurations (issue 11: under 60 s here), as a
+// user runs it: the compiled CLI in a child process, worker threads on.
+const compareRun = (label, args) => {
+  const start = performance.now()
+  const child = spawnSync(process.execPath, [resolve(root, 'bin/context-simple.js'), 'compare', ...args, '--preset', 'reference', '--preset', 'recommended', '--preset', 'recommended-summary', '--summarizer', 'extractive', '--json', '--no-progress'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
+  const seconds = (performance.now() - start) / 1000
+  if (child.status !== 0) {
+    console.log(`${label}: compare exited ${child.status}: ${child.stderr.trim().split('\n')[0]}`)
+    return
+  }
+  const lines = child.stdout.trim().split('\n').length
+  console.log(`${label.padEnd(64)} ${seconds.toFixed(2).padStart(6)} s wall, ${lines} (configuration, session) rows; load average ${loadavg()[0].toFixed(1)}`)
+}
+console.log(`compare, 3 configurations (reference, recommended, recommended-summary), --summarizer extractive, ${availableParallelism()} cores:`)
+compareRun('claude-code + openai-chat sessions, default budgets', ['fixtures/sessions/claude-code', 'fixtures/sessions/openai-chat'])
+compareRun('the same with --jobs 2 (two worker threads)', ['fixtures/sessions/claude-code', 'fixtures/sessions/openai-chat', '--jobs', '2'])
+compareRun('claude-code sessions, --budget 60000', ['fixtures/sessions/claude-code', '--budget', '60000'])
+compareRun('tau-bench sessions, --budget 4500 --model gpt-4o', ['fixtures/sessions/openai-chat', '--budget', '4500', '--model', 'gpt-4o'])

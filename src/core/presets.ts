@@ -21,7 +21,13 @@ export const PRESET_NAMES = ['reference', 'recommended', 'recommended-summary'] 
  */
 export type PresetName = (typeof PRESET_NAMES)[number]
 
-const recommended: Partial<Config> = Object.freeze({})
+// Measured with `npm run evaluation` (docs/evaluation.md): each key lowered cost on the shared
+// sessions and removed the overflows of the tau-bench trajectories at a 4,500-token budget.
+const recommended: Partial<Config> = Object.freeze({
+  target_usage: 0.4,
+  compaction_notice_verbosity: 'minimal',
+  compaction_notice_token_reserve: 400,
+})
 
 /**
  * The presets. Each names only the keys it sets; keys it leaves out keep whatever lies below it
@@ -30,12 +36,17 @@ const recommended: Partial<Config> = Object.freeze({})
  *
  * - `reference`: empty, i.e. the contract's defaults.
  * - `recommended`: the keys whose change measured better on the shared real sessions (each with
- *   its reason and the command that measured it in docs/evaluation.md).
+ *   its reason and the command that measured it in docs/evaluation.md): `target_usage` 0.4
+ *   (compact a little deeper, so fewer later boundaries), `compaction_notice_verbosity`
+ *   `minimal` (a one-sentence notice, about 40 tokens instead of up to about 250) and
+ *   `compaction_notice_token_reserve` 400 (the reserve that minimal notice needs, leaving 400
+ *   more tokens of every budget to the conversation).
  * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'`.
  *
  * @example
  * const config = decodeConfig({ ...presets.recommended, max_tokens: 100_000 })
  * presets['recommended-summary'].compaction_strategy // 'summary'
+ * presets.recommended.target_usage // 0.4
  */
 export const presets: Readonly<Record<PresetName, Partial<Config>>> = Object.freeze({
   reference: Object.freeze({}),

@@ -83,9 +83,13 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
   const sessions = prepareSessions(unit.input, readInput(unit.input, unit.format), unit.layers, options)
   const warnings = new Set<string>()
   for (const session of sessions) for (const warning of session.warnings) warnings.add(warning.message)
+  const unpriced = new Map<string, number>()
   const rows = sessions.map((session): CompareRow => {
-    if (session.price === null) warnings.add(`no price for model ${session.model ?? '(none named)'} (${session.name}): cost_usd is 0; give --model NAME or --prices FILE`)
+    if (session.price === null) unpriced.set(session.model ?? '(none named)', (unpriced.get(session.model ?? '(none named)') ?? 0) + 1)
     return { config: unit.config, session: session.name, model: session.model, ...evaluateSession(session, options) }
   })
+  for (const [model, count] of unpriced) {
+    warnings.add(`no price for model ${model} in ${unit.input} (${count} session${count === 1 ? '' : 's'}): cost_usd is 0; give --model NAME or --prices FILE`)
+  }
   return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings] }
 }

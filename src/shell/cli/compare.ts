@@ -65,8 +65,16 @@ const runInWorkers = async (units: ReadonlyArray<CompareUnit>, jobs: number, url
       for (let unit = queue.shift(); unit !== undefined && failure === null; unit = queue.shift()) {
         const current = unit
         const answer = await new Promise<{ ok: true; result: CompareUnitResult } | { ok: false; name: string; message: string }>((resolve, reject) => {
-          worker.once('message', resolve)
-          worker.once('error', reject)
+          const onMessage = (value: { ok: true; result: CompareUnitResult } | { ok: false; name: string; message: string }): void => {
+            worker.off('error', onError)
+            resolve(value)
+          }
+          const onError = (error: Error): void => {
+            worker.off('message', onMessage)
+            reject(error)
+          }
+          worker.once('message', onMessage)
+          worker.once('error', onError)
           worker.postMessage(current)
         })
         if (!answer.ok) failure = rebuildError(answer.name, answer.message)
@@ -81,6 +89,9 @@ const runInWorkers = async (units: ReadonlyArray<CompareUnit>, jobs: number, url
   if (failure !== null) throw failure
   return results
 }
+
+/** Input bytes (summed over the runs) from which `compare` uses worker threads by default. */
+const PARALLEL_WORK_BYTES = 64 * 1024 * 1024
 
 const fmt = (value: number): string => value.toLocaleString('en-US')
 const usd = (value: number): string => `$${value.toFixed(4)}`
@@ -168,7 +179,8 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
 
 /**
  * Runs `compare`: expands the inputs, makes one unit per (configuration, input), runs them (in
- * `jobs` worker threads when compiled and more than one unit, else in this thread), draws a
+ * `jobs` worker threads when compiled and more than one unit; by default one per core when the
+ * runs hold at least 64 MiB of input, else in this thread), draws a
  * progress bar on stderr when it is a terminal, and prints the tables or the JSON lines, ordered
  * by configuration, then input, then session. Resolves to 0. Throws `UsageError` and the input
  * errors.
@@ -205,7 +217,12 @@ export const runCompare = async (options: CompareOptions, io: Io): Promise<numbe
     done += 1
     bar?.update(done)
   }
-  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), units.length))
+  // Worker threads pay a start-up (about 0.2 s each to load the modules): worth it only when the
+  // runs hold enough input (bytes on disk, gzipped files count compressed). Measured with
+  // `npm run bench`: the shared sessions (0.7 MB on disk, three configurations) take about 1 s of
+  // CPU and run slower in two workers than in this thread, so by default they run here.
+  const work = units.reduce((sum, unit) => sum + (size.get(unit.input) ?? 0), 0)
+  const jobs = Math.max(1, Math.min(options.jobs ?? (work >= PARALLEL_WORK_BYTES ? availableParallelism() : 1), units.length))
   const url = workerUrl()
   let results: CompareUnitResult[]
   try {

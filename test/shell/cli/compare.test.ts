@@ -1,6 +1,7 @@
 // The compare command end to end, in-process (no worker threads under vitest): JSON lines and
 // their order, configurations in the order given, tables with totals and ratios, errors.
-import { mkdtempSync, writeFileSync, copyFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -44,7 +45,8 @@ describe('context-simple compare --json', () => {
     for (const line of lines) for (const field of FIELDS) expect(line).toHaveProperty(field)
     for (const line of lines) {
       expect((line.cache_read_tokens as number) + (line.cache_write_tokens as number) + (line.uncached_input_tokens as number)).toBe(line.input_tokens)
-      expect(line.budget).toBe(2200)
+      // E = 3000 − the notice reserve (800; recommended reserves 400)
+      expect(line.budget).toBe(line.config === 'recommended' ? 2600 : 2200)
       expect(line.invalid_views).toBe(0)
     }
     const reference = lines.filter((line) => line.config === 'reference')
@@ -59,7 +61,8 @@ describe('context-simple compare --json', () => {
     const dir = inputsDir()
     const { code, stderr } = await run(['compare', join(dir, 'b-tau.json'), '--budget', '3000', '--preset', 'reference', '--json'])
     expect(code).toBe(0)
-    expect(stderr).toMatch(/no price for model \(none named\) \(b-tau.json#7-t0\): cost_usd is 0; give --model NAME or --prices FILE/)
+    expect(stderr.trim().split("\n")).toHaveLength(1)
+    expect(stderr).toMatch(/no price for model \(none named\) in .*b-tau.json \(2 sessions\): cost_usd is 0; give --model NAME or --prices FILE/)
   })
 })
 
@@ -73,5 +76,21 @@ describe('context-simple compare (tables)', () => {
     expect(stdout.match(/TOTAL/g)).toHaveLength(2)
     expect(stdout).toMatch(/totals \(x = ratio against reference\)/)
     expect(stdout).toMatch(/│ reference\s+│.*│\s+1\.00 │\s+1\.00 │\s+1\.00 │\s+1\.00 │/)
+  })
+})
+
+describe('context-simple compare in worker threads (the compiled CLI)', () => {
+  const bin = join(process.cwd(), 'bin/context-simple.js')
+  const built = existsSync(join(process.cwd(), 'dist/shell/cli/compare-worker.js'))
+  // dist/ is built by `npm ci` (prepare) and `npm run build`; the worker file is compiled JavaScript.
+  it.skipIf(!built)('--jobs 2 prints the same lines as --jobs 1', () => {
+    const dir = inputsDir()
+    const args = [bin, 'compare', dir, '--budget', '3000', '--model', 'gpt-4o', '--preset', 'reference', '--preset', 'recommended-summary', '--summarizer', 'extractive', '--json', '--no-progress']
+    const one = spawnSync(process.execPath, [...args, '--jobs', '1'], { encoding: 'utf8' })
+    const two = spawnSync(process.execPath, [...args, '--jobs', '2'], { encoding: 'utf8' })
+    expect(one.status).toBe(0)
+    expect(two.status).toBe(0)
+    expect(two.stdout).toBe(one.stdout)
+    expect(one.stdout.trim().split('\n')).toHaveLength(6)
   })
 })
