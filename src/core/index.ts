@@ -2,7 +2,7 @@
  * The pure core's public surface: state, events, effects, the reducer, replay, and the pure
  * building blocks (estimator, budget, meter, compaction, notice, predicates).
  */
-export type { Message, Messages, MessageMetadata, JsonValue } from './message.js'
+export type { Message, MessageInput, Messages, MessageMetadata, JsonValue } from './message.js'
 export { DEFAULT_CONFIG, isPerToolConfigActive } from './config.js'
 export type { Config, TokenMeterMode, CompactionStrategy, ToolResultShape } from './config.js'
 export { presets, PRESET_NAMES, isPresetName } from './presets.js'

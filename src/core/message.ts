@@ -58,6 +58,18 @@ export interface Message {
 }
 
 /**
+ * What `addMessage` and `setMessages` accept: a message object in the contract shape, or an SDK's
+ * message type as it is (an interface without an index signature, such as the OpenAI SDK's
+ * `ChatCompletionMessage`, an Anthropic `MessageParam`, an AI SDK `ModelMessage`, or a Responses
+ * input item, which has a `type` instead of a `role`). At run time any JSON object is accepted
+ * (SPEC 1.1, 17.9).
+ *
+ * @example
+ * await manager.addMessage(completion.choices[0].message) // OpenAI ChatCompletionMessage
+ */
+export type MessageInput = Message | { readonly role: string } | { readonly type: string }
+
+/**
  * The `_seq` of a message, or undefined when it has none (view-only messages).
  *
  * @example

@@ -11,7 +11,7 @@ import type { Effect, RaiseError } from '../core/effects.js'
 import { CompactionSkipLimitError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
-import type { Message } from '../core/message.js'
+import type { Message, MessageInput } from '../core/message.js'
 import type { LlmResponsePayload } from '../core/meter/usage.js'
 import { toRecordedUsage } from '../core/meter/usage.js'
 import type { RecordingOp } from '../core/recording.js'
@@ -299,7 +299,7 @@ export class ContextManager {
    * @example
    * await manager.addMessage({ role: 'user', content: 'hi' })
    */
-  async addMessage(message: Message): Promise<void> {
+  async addMessage(message: MessageInput): Promise<void> {
     requireMessage(message, 'message')
     const timestamp = formatTimestamp(this.#clock.now())
     const own = freezeJson(copy(message))
@@ -401,7 +401,7 @@ export class ContextManager {
    * @example
    * await manager.setMessages(savedHistory)
    */
-  async setMessages(messages: ReadonlyArray<Message>): Promise<void> {
+  async setMessages(messages: ReadonlyArray<MessageInput>): Promise<void> {
     if (!Array.isArray(messages)) throw new InvalidMessageError('messages', `expected an array of message objects, got ${describeValue(messages)}`)
     messages.forEach((message, index) => requireMessage(message, `messages[${index}]`))
     const own = freezeJson(copy([...messages]))

@@ -3,13 +3,14 @@
 // compiled, tsc would report the directive as unused and the test suite would fail.
 import type { Message as AnthropicMessage } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateTextResult, StepResult, ToolSet } from 'ai'
-import type { ChatCompletion } from 'openai/resources/chat/completions'
+import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import type { Response as OpenAIResponse } from 'openai/resources/responses/responses'
 import type { ContextConfig } from '../../src/core/config.js'
 import { presets } from '../../src/core/presets.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks, type HookBus } from '../../src/shell/hooks.js'
 import { mount } from '../../src/shell/mount.js'
+import { toFormatView } from '../../src/core/formats/dispatch.js'
 
 export const typedApi = async (
   anthropic: AnthropicMessage,
@@ -60,4 +61,12 @@ export const typedApi = async (
   await manager.onLlmResponse({ usage: step.usage })
   // @ts-expect-error a usage object of no known shape fails tsc
   await manager.onLlmResponse({ usage: { promptTokenCount: 3 } })
+
+  // messages: an SDK's message objects are accepted as they are
+  await manager.addMessage(completion.choices[0].message)
+  await manager.setMessages([completion.choices[0].message, { role: 'user', content: 'next' }])
+
+  // views: an openai-chat view is the SDK's messages parameter
+  const chatMessages: Array<ChatCompletionMessageParam> = toFormatView('openai-chat', await manager.getMessagesForRequest())
+  void chatMessages
 }

@@ -10,6 +10,6 @@ export type { AnthropicView, AnthropicMessage, AnthropicBlock, AnthropicCheckOpt
 export { toAiSdkView, findAiSdkViolations, expandAiSdkMessage, toOutputText } from './ai-sdk.js'
 export type { AiSdkMessage } from './ai-sdk.js'
 export { toChatView, findChatViolations, findChatPairingViolations, expandChatMessage, CHAT_MESSAGE_KEYS } from './openai-chat.js'
-export type { OpenAiChatMessage } from './openai-chat.js'
+export type { OpenAiChatMessage, OpenAiChatTextPart, OpenAiChatContentPart, OpenAiChatToolCall } from './openai-chat.js'
 export { toResponsesView, findResponsesViolations, expandResponsesItem, mergeResponsesPieces, RESPONSES_ITEM_KEYS } from './openai-responses.js'
 export type { ResponsesItem } from './openai-responses.js'

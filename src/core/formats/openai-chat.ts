@@ -9,19 +9,64 @@ import { assemblePieces, type AssemblyCodec } from './assemble.js'
 import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
- * An OpenAI Chat message as this library reads it.
+ * A text part of a Chat message (`ChatCompletionContentPartText`).
+ *
+ * @example
+ * const part: OpenAiChatTextPart = { type: 'text', text: 'hello' }
+ */
+export interface OpenAiChatTextPart {
+  type: 'text'
+  text: string
+}
+
+/**
+ * A content part of a Chat user message (`ChatCompletionContentPart`): text, image, input audio
+ * or file.
+ *
+ * @example
+ * const part: OpenAiChatContentPart = { type: 'image_url', image_url: { url: 'data:image/png;base64,...', detail: 'low' } }
+ */
+export type OpenAiChatContentPart =
+  | OpenAiChatTextPart
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+  | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } }
+  | { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string } }
+
+/**
+ * A tool call of a Chat assistant message (`ChatCompletionMessageToolCall`): a function call
+ * (`arguments` is a JSON string) or a custom tool call.
+ *
+ * @example
+ * const call: OpenAiChatToolCall = { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.ts"}' } }
+ */
+export type OpenAiChatToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  | { id: string; type: 'custom'; custom: { name: string; input: string } }
+
+/**
+ * An OpenAI Chat message (`ChatCompletionMessageParam`), one variant per role, in the library's
+ * own structural types: a view of this type is assignable to the SDK's `messages` parameter
+ * without a cast, and the published types need no SDK. Arrays are mutable because the SDK's are.
+ * A contract message outside these shapes (another role, say) is still passed through by
+ * `toChatView`; `findFormatViolations('openai-chat', view)` reports it.
  *
  * @example
  * const message: OpenAiChatMessage = { role: 'tool', tool_call_id: 'call_1', content: '42' }
  */
-export interface OpenAiChatMessage {
-  readonly role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function'
-  readonly content?: string | ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }> | null
-  readonly name?: string
-  readonly tool_calls?: ReadonlyArray<{ readonly id: string; readonly type: string; readonly function?: { readonly name: string; readonly arguments: string } }>
-  readonly tool_call_id?: string
-  readonly [key: string]: unknown
-}
+export type OpenAiChatMessage =
+  | { role: 'system' | 'developer'; content: string | Array<OpenAiChatTextPart>; name?: string }
+  | { role: 'user'; content: string | Array<OpenAiChatContentPart>; name?: string }
+  | {
+      role: 'assistant'
+      content?: string | Array<OpenAiChatTextPart | { type: 'refusal'; refusal: string }> | null
+      refusal?: string | null
+      name?: string
+      tool_calls?: Array<OpenAiChatToolCall>
+      audio?: { id: string } | null
+      function_call?: { name: string; arguments: string } | null
+    }
+  | { role: 'tool'; content: string | Array<OpenAiChatTextPart>; tool_call_id: string }
+  | { role: 'function'; content: string | null; name: string }
 
 /**
  * The message keys the Chat Completions API accepts (C5).
@@ -85,7 +130,7 @@ export const chatCodec: AssemblyCodec = { format: 'openai-chat', allowedKeys: CH
  * @example
  * toChatView([{ role: 'user', content: 'hi', metadata: { timestamp: 't' } }]) // [{ role: 'user', content: 'hi' }]
  */
-export const toChatView = (view: Messages): ReadonlyArray<OpenAiChatMessage> => {
+export const toChatView = (view: Messages): Array<OpenAiChatMessage> => {
   const out: Array<Readonly<Record<string, unknown>>> = []
   for (const piece of view) {
     const carrier = carrierOf(piece)
@@ -102,7 +147,8 @@ export const toChatView = (view: Messages): ReadonlyArray<OpenAiChatMessage> => 
       out.push(pickKeys({ ...carrier.message, content: piece.content }, CHAT_MESSAGE_KEYS))
     }
   }
-  return out as unknown as ReadonlyArray<OpenAiChatMessage>
+  // the API's keys only (C5); the shapes are the added messages' (checked on intake) or fromContract's
+  return out as unknown as Array<OpenAiChatMessage>
 }
 
 /**

@@ -1,0 +1,207 @@
+/**
+ * A fake model provider on 127.0.0.1 for the SDK example loops: it speaks the OpenAI Chat
+ * Completions (`POST /v1/chat/completions`) and Anthropic Messages (`POST /v1/messages`) wire
+ * formats, checks every request body against the provider's rules (`findFormatViolations`, the
+ * rules of tools/validate_formats.py) and answers 400 like the real API when one breaks them. The
+ * model is scripted: `toolRounds` answers with parallel tool calls, then a final text. Usage is
+ * computed from the request as a provider would report it, prompt-cache fields included: the
+ * prompt is ~4 characters a token; the part of it equal to the previous request's prefix (from
+ * 1,024 tokens on) is read from the cache; Anthropic also writes everything up to the last
+ * message to the cache.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { findFormatViolations } from '../../src/core/formats/dispatch.js'
+
+/** One request the server received: its path, its body, and the rule violations found in it. */
+export interface ReceivedRequest {
+  readonly path: string
+  readonly body: Readonly<Record<string, unknown>>
+  readonly violations: ReadonlyArray<string>
+}
+
+/** The usage figures of one answer, in tokens: the whole prompt and how much of it the cache held. */
+export interface AnsweredUsage {
+  readonly promptTokens: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+}
+
+/** A running fake provider. `url` has no trailing slash (`http://127.0.0.1:PORT`). */
+export interface FakeProviderServer {
+  readonly url: string
+  readonly requests: ReadonlyArray<ReceivedRequest>
+  readonly usages: ReadonlyArray<AnsweredUsage>
+  readonly close: () => Promise<void>
+}
+
+/** The scripted model: how many answers carry tool calls (each `parallelCalls` calls) before the final text. */
+export interface FakeModelScript {
+  readonly toolRounds: number
+  readonly parallelCalls: number
+  readonly tool: string
+}
+
+const MIN_CACHED_PREFIX = 1_024
+
+/** Tokens of a JSON value as this fake provider counts them (~4 characters a token). */
+const tokensOf = (value: unknown): number => Math.ceil(JSON.stringify(value).length / 4)
+
+/** The prompt as a list of units whose prefix the cache can hold: system first, then each message. */
+const promptUnits = (body: Readonly<Record<string, unknown>>): ReadonlyArray<unknown> => {
+  const messages = Array.isArray(body.messages) ? body.messages : []
+  return [body.tools ?? null, body.system ?? null, ...messages]
+}
+
+const readBody = (request: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    request.on('error', reject)
+  })
+
+const send = (response: ServerResponse, status: number, body: unknown): void => {
+  response.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${Date.now()}` })
+  response.end(JSON.stringify(body))
+}
+
+/**
+ * Starts the fake provider on a free port of 127.0.0.1 (port 0: the OS picks one). The caller
+ * closes it.
+ */
+export const startFakeProvider = async (script: FakeModelScript): Promise<FakeProviderServer> => {
+  const requests: Array<ReceivedRequest> = []
+  const usages: Array<AnsweredUsage> = []
+  let previous: ReadonlyArray<string> = []
+  let answered = 0
+
+  /** The usage of this prompt against the previous one (common prefix of whole units). */
+  const measure = (body: Readonly<Record<string, unknown>>, writesCache: boolean): AnsweredUsage => {
+    const units = promptUnits(body).map((unit) => JSON.stringify(unit))
+    const promptTokens = units.reduce((sum, unit) => sum + Math.ceil(unit.length / 4), 0)
+    let common = 0
+    let commonTokens = 0
+    while (common < units.length && common < previous.length && units[common] === previous[common]) {
+      commonTokens += Math.ceil(units[common].length / 4)
+      common += 1
+    }
+    previous = units
+    const cacheRead = commonTokens >= MIN_CACHED_PREFIX ? commonTokens : 0
+    const lastTokens = units.length > 0 ? Math.ceil(units[units.length - 1].length / 4) : 0
+    const cacheWrite = writesCache ? Math.max(0, promptTokens - cacheRead - lastTokens) : 0
+    const usage = { promptTokens, cacheRead, cacheWrite }
+    usages.push(usage)
+    return usage
+  }
+
+  /** The scripted answer of call `n` (0-based): tool calls for the first rounds, then text. */
+  const nextAnswer = (): { readonly calls: ReadonlyArray<{ readonly id: string; readonly input: Record<string, string> }>; readonly text: string } => {
+    const n = answered
+    answered += 1
+    if (n % (script.toolRounds + 1) === script.toolRounds) return { calls: [], text: `Done after ${script.toolRounds} rounds of ${script.tool}.` }
+    const calls = Array.from({ length: script.parallelCalls }, (_, i) => ({ id: `call_${n}_${i}`, input: { path: `src/file-${n}-${i}.ts` } }))
+    return { calls, text: '' }
+  }
+
+  const chat = (body: Readonly<Record<string, unknown>>, response: ServerResponse): void => {
+    const violations = findFormatViolations('openai-chat', body.messages)
+    requests.push({ path: '/v1/chat/completions', body, violations })
+    if (violations.length > 0) {
+      send(response, 400, { error: { message: violations.join('; '), type: 'invalid_request_error', param: 'messages', code: null } })
+      return
+    }
+    const usage = measure(body, false)
+    const answer = nextAnswer()
+    const output = Math.max(1, tokensOf(answer))
+    send(response, 200, {
+      id: `chatcmpl-${answered}`,
+      object: 'chat.completion',
+      created: 1_764_547_200,
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          finish_reason: answer.calls.length > 0 ? 'tool_calls' : 'stop',
+          logprobs: null,
+          message: {
+            role: 'assistant',
+            content: answer.calls.length > 0 ? null : answer.text,
+            refusal: null,
+            ...(answer.calls.length > 0
+              ? { tool_calls: answer.calls.map((call) => ({ id: call.id, type: 'function', function: { name: script.tool, arguments: JSON.stringify(call.input) } })) }
+              : {}),
+          },
+        },
+      ],
+      usage: {
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: output,
+        total_tokens: usage.promptTokens + output,
+        prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      },
+      service_tier: 'default',
+      system_fingerprint: 'fp_fake',
+    })
+  }
+
+  const messages = (body: Readonly<Record<string, unknown>>, response: ServerResponse): void => {
+    const view = { ...(body.system === undefined ? {} : { system: body.system }), messages: body.messages }
+    const violations = [...findFormatViolations('anthropic', view), ...(typeof body.max_tokens === 'number' ? [] : ['max_tokens: Field required'])]
+    requests.push({ path: '/v1/messages', body, violations })
+    if (violations.length > 0) {
+      send(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: violations.join('; ') } })
+      return
+    }
+    const usage = measure(body, true)
+    const answer = nextAnswer()
+    const output = Math.max(1, tokensOf(answer))
+    send(response, 200, {
+      id: `msg_${answered}`,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content:
+        answer.calls.length > 0
+          ? [{ type: 'text', text: `Reading ${answer.calls.length} files.` }, ...answer.calls.map((call) => ({ type: 'tool_use', id: call.id, name: script.tool, input: call.input }))]
+          : [{ type: 'text', text: answer.text }],
+      stop_reason: answer.calls.length > 0 ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: {
+        input_tokens: usage.promptTokens - usage.cacheRead - usage.cacheWrite,
+        cache_read_input_tokens: usage.cacheRead,
+        cache_creation_input_tokens: usage.cacheWrite,
+        cache_creation: { ephemeral_5m_input_tokens: usage.cacheWrite, ephemeral_1h_input_tokens: 0 },
+        output_tokens: output,
+        server_tool_use: null,
+        service_tier: 'standard',
+      },
+    })
+  }
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const text = await readBody(request)
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        send(response, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } })
+        return
+      }
+      const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+      if (request.method === 'POST' && request.url === '/v1/chat/completions') chat(record, response)
+      else if (request.method === 'POST' && request.url === '/v1/messages') messages(record, response)
+      else send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'not_found_error' } })
+    })()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    usages,
+    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  }
+}
