@@ -5,7 +5,7 @@
 export { systemClock, fixedClock, formatTimestamp } from './clock.js'
 export type { Clock } from './clock.js'
 export { makeMittHooks } from './hooks.js'
-export type { HookBus, HookHandler, HookRegisterOptions, HookRegistration, MittHookBus, MittHooksOptions } from './hooks.js'
+export type { HookBus, TypedHookBus, HookHandler, HookRegisterOptions, HookRegistration, MittHookBus, MittHooksOptions } from './hooks.js'
 export { consoleLogger, silentLogger, memoryLogger, makeDefaultRunner, describeError } from './runner.js'
 export type { Logger, LogLevel, LogEntry, MemoryLogger, Dispatch, EffectRunner, DefaultRunner, DefaultRunnerOptions } from './runner.js'
 export { SpillRefusedError, makeFileSpillWriter, makeMemorySpillWriter, resolveSpillTarget, encodeSpillContent } from './spill-fs.js'
