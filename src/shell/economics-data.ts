@@ -25,12 +25,19 @@ export class ModelDataError extends Error {
 const DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data')
 
 /**
- * The bundled tables: absolute paths of `data/prices.json` and `data/windows.json`.
+ * The bundled price table: the absolute path of `data/prices.json`.
  *
  * @example
  * DEFAULT_PRICES_FILE.endsWith('data/prices.json') // true
  */
 export const DEFAULT_PRICES_FILE = resolve(DATA_DIR, 'prices.json')
+
+/**
+ * The bundled window table: the absolute path of `data/windows.json`.
+ *
+ * @example
+ * DEFAULT_WINDOWS_FILE.endsWith('data/windows.json') // true
+ */
 export const DEFAULT_WINDOWS_FILE = resolve(DATA_DIR, 'windows.json')
 
 const Amount = t.refinement(t.number, (value) => Number.isFinite(value) && value >= 0, 'a non-negative number')
