@@ -8,6 +8,7 @@ import type { Event } from './events.js'
 import type { State } from './state.js'
 import type { Step } from './step.js'
 import { makeDerivationMemo } from './compaction/context.js'
+import { recordAppend } from './incremental/working.js'
 import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
 import { applyRequest } from './request.js'
@@ -33,8 +34,11 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
   const memo = makeDerivationMemo()
   return (state: State, event: Event): Step => {
     switch (event.type) {
-      case 'message_added':
-        return { state: applyMessageAdded(deps.config, state, event.message, event.timestamp, format), view: undefined, effects: [] }
+      case 'message_added': {
+        const next = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
+        recordAppend(memo, next.history, state.history)
+        return { state: next, view: undefined, effects: [] }
+      }
       case 'messages_replaced': {
         const result = applyMessagesReplaced(deps.config, state, event.messages, format)
         return { state: result.state, view: undefined, effects: result.effects }

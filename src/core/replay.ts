@@ -52,7 +52,8 @@ export interface ReplayOptions {
 }
 
 /**
- * Moves the fold to a new "process" after operation `at` (0-based): the state is passed through
+ * Moves the fold to a new "process" after operation `at` (0-based; a predicate: after every
+ * operation it accepts): the state is passed through
  * `through` (e.g. a snapshot, `JSON.stringify`/`JSON.parse` and a restore) and the reducer is
  * built again (empty memo). For testing that a restored session continues exactly as the
  * uninterrupted one; the replay's own bookkeeping (system prompt, hook events not yet shown) is kept.
@@ -66,7 +67,7 @@ export interface ReplayOptions {
  * replayRecording(recording, deps, { handOver: { at: 3, through } }).lines // as without handOver
  */
 export interface ReplayHandOver {
-  readonly at: number
+  readonly at: number | ((index: number) => boolean)
   readonly through: (state: State) => State
 }
 
@@ -276,8 +277,9 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
 
   for (let index = 0; index < recording.ops.length; index += 1) {
     applyOp(recording.ops[index], index)
-    if (options.handOver !== undefined && options.handOver.at === index) {
-      state = options.handOver.through(state)
+    const handOver = options.handOver
+    if (handOver !== undefined && (typeof handOver.at === 'number' ? handOver.at === index : handOver.at(index))) {
+      state = handOver.through(state)
       step = makeStep(deps)
     }
     yield index

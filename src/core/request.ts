@@ -17,6 +17,7 @@ import type { ContextLengthDetails } from './errors.js'
 import type { TokenMeterStats } from './stats.js'
 import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
+import { selectAppliedView, selectPlainView, selectWorking, type StrippedView, type Working } from './incremental/working.js'
 import { selectReplay, toBoundaryIdentity } from './replay-last-user.js'
 import { triggerSummary } from './summary.js'
 import { copyMeterStats, decideTrigger, measureRequest } from './token-meter.js'
@@ -32,13 +33,7 @@ import { isPlainObject } from './values.js'
  */
 export const toWorkingList = (history: Messages, systemPrompt: string | null, memo?: DerivationMemo): Messages => {
   if (systemPrompt === null) return history
-  let factoryMessage: Message = { role: 'system', content: systemPrompt }
-  if (memo !== undefined) {
-    // One message object per prompt text, so repeated requests do not re-estimate it.
-    if (memo.factoryMessage === null || memo.factoryMessage.content !== systemPrompt) memo.factoryMessage = factoryMessage
-    factoryMessage = memo.factoryMessage
-  }
-  const working: Message[] = [factoryMessage]
+  const working: Message[] = [toFactoryMessage(systemPrompt, memo)]
   for (const message of history) {
     if (message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')) continue
     working.push(message)
@@ -82,6 +77,17 @@ const failFit = (
 }
 
 /**
+ * The factory's system message for `systemPrompt`; with `memo`, one object per prompt text (so
+ * repeated requests do not re-estimate it; `memo` is updated).
+ */
+const toFactoryMessage = (systemPrompt: string, memo?: DerivationMemo): Message => {
+  const fresh: Message = { role: 'system', content: systemPrompt }
+  if (memo === undefined) return fresh
+  if (memo.factoryMessage === null || memo.factoryMessage.content !== systemPrompt) memo.factoryMessage = fresh
+  return memo.factoryMessage
+}
+
+/**
  * Reduce one `get_messages_for_request` (SPEC 2.3). The step's view is the stripped list to send,
  * or undefined when the worth-the-rebuild cap was reached (a `raise_error` effect is then last).
  * Hook events come out as `emit_hook` effects in contract order: `context:token_meter` first,
@@ -99,8 +105,11 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const { effective, effects: budgetEffects } = computeEffectiveBudget(config, budget)
   effects.push(...budgetEffects)
 
-  const working = toWorkingList(state.history, event.systemPrompt, memo)
-  const estimated = estimateMessages(working, estimate)
+  // W and its estimate, extended from the previous request's when the history only grew (issue 14).
+  const factoryMessage = event.systemPrompt === null ? null : toFactoryMessage(event.systemPrompt, memo)
+  const selected = selectWorking(memo, state.history, event.systemPrompt, factoryMessage, estimate)
+  const working = selected.entry.working
+  const estimated = selected.entry.tokens
   const { stats: meterStats, hybrid } = measureRequest(config, working, estimated, effective, state.meter, estimate)
   let meter: MeterState = state.meter
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
@@ -131,22 +140,27 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const breakerHolds = guards.breakerTripped
 
   if (!decision.fires && !hasStickyDecisions(state.sticky)) {
-    const view = strip(working)
-    const viewTokens = estimateMessages(view, estimate)
-    if (config.strict_fit && budget > 0 && viewTokens > budget) return failFit(state, meterStats, effects, working, viewTokens, budget, effective, context)
+    const plain = selectPlainView(memo, selected, estimate)
+    if (config.strict_fit && budget > 0 && plain.tokens > budget) return failFit(state, meterStats, effects, working, plain.tokens, budget, effective, context)
     return {
-      state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: viewTokens } },
-      view,
+      state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: plain.tokens } },
+      view: plain.view,
       effects,
     }
   }
 
+  // SPEC 17.1: the sticky decisions re-applied to W, extending the previous request's list (issue
+  // 14). Not when a pending summary may be swapped in first: the pass then re-applies after it.
+  const stickyOnly = !decision.fires || breakerHolds
+  const mayDecide = !stickyOnly
+  const applied = stickyOnly || config.compaction_strategy !== 'summary' || summary.pending === null ? selectAppliedView(memo, selected, state.sticky, context) : null
   const pass = runCompactionPass(
     {
       working,
       workingTokens: estimated,
       effective,
-      stickyOnly: !decision.fires || breakerHolds,
+      stickyOnly,
+      ...(applied !== null ? { applied } : {}),
       sticky: state.sticky,
       compactionStats: state.compactionStats,
       skipStreak: state.skipStreak,
@@ -189,12 +203,33 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   }
   const notice = selectNotice(config, pass.compactionStats, list, memo.notice)
   if (notice !== null) list.push(notice)
-  const view = strip(list)
-  const viewTokens = estimateMessages(view, estimate)
-  if (config.strict_fit && budget > 0 && viewTokens > budget) return failFit(state, meterStats, effects, pass.list, viewTokens, budget, effective, context)
+  // A pass that decided nothing returns the sticky-applied list itself (S ++ N'), whose stripped
+  // view is memoized: only the tail items (replay, notice) are stripped here.
+  const decided = pass.sticky !== state.sticky || pass.history !== state.history || pass.compactionStats !== state.compactionStats
+  let sent: StrippedView
+  if (applied !== null && (!mayDecide || !decided)) {
+    const tail = strip(list.slice(applied.list.length))
+    sent = tail.length === 0 ? applied : { view: [...applied.view, ...tail], tokens: applied.tokens + estimateMessages(tail, estimate) }
+  } else {
+    const view = strip(list)
+    sent = { view, tokens: estimateMessages(view, estimate) }
+  }
+  if (config.strict_fit && budget > 0 && sent.tokens > budget) return failFit(state, meterStats, effects, pass.list, sent.tokens, budget, effective, context)
+  // Derive the next request's sticky-applied list now, while this compacting request walks the
+  // history anyway, so the requests until the next compaction stay incremental.
+  if (decided) warmAppliedView(memo, selected, passState, event.systemPrompt, factoryMessage, deps)
   return {
-    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: viewTokens } },
-    view,
+    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: sent.tokens } },
+    view: sent.view,
     effects: [...effects, ...spills, ...pass.effects],
   }
+}
+
+/**
+ * After a compacting pass: the memo entry for the state it produced, with its sticky-applied list
+ * derived in a context of its own (its spills belong to the next request, which re-records them).
+ */
+const warmAppliedView = (memo: DerivationMemo, selected: Working, state: State, systemPrompt: string | null, factoryMessage: Message | null, deps: CoreDeps): void => {
+  const working = state.history === selected.entry.history ? selected : selectWorking(memo, state.history, systemPrompt, factoryMessage, deps.estimate)
+  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, state.sticky, makePassContext(deps.config, deps.estimate, state.toolNames, memo))
 }

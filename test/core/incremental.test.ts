@@ -54,3 +54,31 @@ describe('incremental work (no timing, counts)', () => {
     for (const count of seen.values()) expect(count).toBe(1)
   })
 })
+
+describe('incremental requests (issue 14; counts, no timing)', () => {
+  /** Estimator calls of one sticky-only request made after one added message, at a history of `turns` turns. */
+  const callsPerQuietRequest = (turns: number, systemPrompt: string | null): number => {
+    const calls = { count: 0 }
+    const cached = makeCachedEstimator(estimateOne)
+    const step = makeStep({ config: { ...DEFAULT_CONFIG, compact_threshold: 0.5 }, estimate: (message) => (calls.count += 1, cached(message)) })
+    let state: State = makeInitialState()
+    for (let i = 0; i < turns; i += 1) {
+      for (const message of turn(i)) state = step(state, added(message, NOW)).state
+      state = step(state, request({ tokenBudget: 6000, systemPrompt })).state
+    }
+    expect(state.sticky.removed.size).toBeGreaterThan(turns) // most of the history is compacted away
+    state = step(state, added(user('one more short question'), NOW)).state
+    calls.count = 0
+    const quiet = step(state, request({ tokenBudget: 6000, systemPrompt }))
+    expect(quiet.effects.some((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction')).toBe(false)
+    expect(quiet.view?.at(-2)).toMatchObject({ content: 'one more short question' })
+    return calls.count
+  }
+
+  it.each([null, 'You are a careful agent.'])('a request that does not compact estimates only what was added, at any history length (factory prompt %s)', (systemPrompt) => {
+    const short = callsPerQuietRequest(30, systemPrompt)
+    const long = callsPerQuietRequest(150, systemPrompt)
+    expect(short).toBeLessThanOrEqual(4)
+    expect(long).toBe(short)
+  })
+})

@@ -7,6 +7,7 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../message.js'
 import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-result-budget.js'
 import { isPlainObject } from '../values.js'
+import type { WorkingEntry } from '../incremental/working.js'
 import { toStub } from './stub.js'
 
 /**
@@ -25,6 +26,10 @@ export interface DerivationMemo {
   readonly notice: WeakMap<object, Message | null>
   /** The factory's system message for the last prompt text seen. */
   factoryMessage: Message | null
+  /** History arrays made by appending to another: `next → base` (`recordAppend`, issue 14). */
+  readonly lineage: WeakMap<Messages, Messages>
+  /** What the last request derived from its history (`selectWorking`), extended by the next one. */
+  working: WorkingEntry | null
 }
 
 /**
@@ -33,7 +38,15 @@ export interface DerivationMemo {
  * @example
  * makeDerivationMemo().stub.has({ role: 'user' }) // false
  */
-export const makeDerivationMemo = (): DerivationMemo => ({ truncation: new WeakMap(), stub: new WeakMap(), stripped: new WeakMap(), notice: new WeakMap(), factoryMessage: null })
+export const makeDerivationMemo = (): DerivationMemo => ({
+  truncation: new WeakMap(),
+  stub: new WeakMap(),
+  stripped: new WeakMap(),
+  notice: new WeakMap(),
+  factoryMessage: null,
+  lineage: new WeakMap(),
+  working: null,
+})
 
 /**
  * What a compaction pass works with: config, estimator, the call-id → tool-name map, memoized

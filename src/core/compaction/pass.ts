@@ -42,6 +42,26 @@ export interface PassInput {
   readonly hybrid: HybridReading | null
   readonly now: string
   readonly guards: GuardState
+  /**
+   * The sticky decisions already re-applied to W (issue 14: derived incrementally by the
+   * request); used when no summary can be swapped in, instead of splitting and re-applying here.
+   */
+  readonly applied?: PreparedList
+}
+
+/**
+ * W split and re-applied ahead of the pass: its system messages and their estimate, and the
+ * sticky-applied non-system messages N' and their estimate (tokens); their spills are already in
+ * the pass context.
+ *
+ * @example
+ * const prepared: PreparedList = { system: [], systemTokens: 0, stickyApplied: [], stickyTokens: 0 }
+ */
+export interface PreparedList {
+  readonly system: Messages
+  readonly systemTokens: number
+  readonly stickyApplied: Messages
+  readonly stickyTokens: number
 }
 
 /**
@@ -85,14 +105,20 @@ const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => (
 export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
   const { config, estimate } = context
   const effects: Effect[] = []
-  const system: Message[] = []
+  // A prepared list stands for W when no pending summary can be swapped in (the swap needs N).
+  const prepared = input.applied !== undefined && (input.stickyOnly || config.compaction_strategy !== 'summary' || input.summary.pending === null) ? input.applied : null
+  let system: Messages = prepared?.system ?? []
   let nonSystem: Message[] = []
-  for (const message of input.working) (message.role === 'system' ? system : nonSystem).push(message)
+  if (prepared === null) {
+    const own: Message[] = []
+    for (const message of input.working) (message.role === 'system' ? own : nonSystem).push(message)
+    system = own
+  }
 
   if (input.stickyOnly) {
     // SPEC 17.1: re-apply the decisions, decide nothing, swap nothing (no copy of the sets).
     return {
-      list: [...system, ...applySticky(nonSystem, input.sticky, context)],
+      list: [...system, ...(prepared?.stickyApplied ?? applySticky(nonSystem, input.sticky, context))],
       refused: false,
       sticky: input.sticky,
       compactionStats: input.compactionStats,
@@ -131,9 +157,9 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     }
   }
 
-  const systemTokens = estimateMessages(system, estimate)
-  const stickyApplied = applySticky(nonSystem, recorded ?? input.sticky, context)
-  const current = systemTokens + estimateMessages(stickyApplied, estimate)
+  const systemTokens = prepared?.systemTokens ?? estimateMessages(system, estimate)
+  const stickyApplied = prepared?.stickyApplied ?? applySticky(nonSystem, recorded ?? input.sticky, context)
+  const current = systemTokens + (prepared?.stickyTokens ?? estimateMessages(stickyApplied, estimate))
   const target = Math.trunc(input.effective * config.target_usage)
   let escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
   // The floor guard: with the floor above the target, the ladder works toward E instead of the

@@ -1,0 +1,222 @@
+/**
+ * Incremental requests (issue 14): the working list, its estimate, the sticky-applied list and the
+ * stripped views of the previous request, extended by the messages appended since, so a request
+ * that does not compact costs what is new plus the length of its view, not the history length.
+ */
+import type { TokenEstimator } from '../deps.js'
+import type { Message, Messages } from '../message.js'
+import type { StickyState } from '../state.js'
+import type { SpillRequest } from '../tool-result-budget.js'
+import { isPlainObject } from '../values.js'
+import { stripMessage, type DerivationMemo, type PassContext } from '../compaction/context.js'
+import { applySticky } from '../compaction/sticky.js'
+
+/**
+ * A stripped view and its estimate (tokens), as sent.
+ *
+ * @example
+ * const plain: StrippedView = { view: [{ role: 'user', content: 'hi', metadata: {} }], tokens: 3 }
+ */
+export interface StrippedView {
+  readonly view: Messages
+  readonly tokens: number
+}
+
+/**
+ * The sticky-applied list `S ++ applySticky(N)` (SPEC 17.1) for one set of sticky decisions and
+ * tool names: the system messages S of W and their estimate, the re-applied non-system messages
+ * N' and their estimate (tokens, as stored, with `_seq`), the list, the spills its truncations
+ * asked for (in order), and its stripped view with that view's estimate.
+ *
+ * @example
+ * const applied: AppliedView = {
+ *   sticky: EMPTY_STICKY, toolNames: {}, system: [], systemTokens: 0, stickyApplied: [], stickyTokens: 0, list: [], spills: [], view: [], tokens: 0,
+ * }
+ */
+export interface AppliedView extends StrippedView {
+  readonly sticky: StickyState
+  readonly toolNames: Readonly<Record<string, string>>
+  readonly system: Messages
+  readonly systemTokens: number
+  readonly stickyApplied: Messages
+  readonly stickyTokens: number
+  readonly list: Messages
+  readonly spills: ReadonlyArray<SpillRequest>
+}
+
+/**
+ * What one request derived from `history` (and the system prompt): the working list W (SPEC 2.3
+ * step 4) and its estimate (tokens), plus the views derived from it, filled in as the request
+ * needs them. One entry per reducer, replaced by every request; never visible outside the memo.
+ *
+ * @example
+ * const entry: WorkingEntry = { history: [], systemPrompt: null, working: [], tokens: 0, plain: null, applied: null }
+ */
+export interface WorkingEntry {
+  readonly history: Messages
+  readonly systemPrompt: string | null
+  readonly working: Messages
+  readonly tokens: number
+  plain: StrippedView | null
+  applied: AppliedView | null
+}
+
+/**
+ * The working list of one request: the new memo `entry`, and, when it extends the previous
+ * request's entry (same prompt, the history only appended to), that entry and the working-list
+ * messages `added` since. `previous` and `added` are null when everything was derived afresh.
+ *
+ * @example
+ * const working: Working = selectWorking(memo, state.history, null, estimate)
+ */
+export interface Working {
+  readonly entry: WorkingEntry
+  readonly previous: WorkingEntry | null
+  readonly added: Messages | null
+}
+
+/** True for a stored system message that factory mode drops from W (not hook-injected). */
+const isReplacedSystem = (message: Message): boolean =>
+  message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')
+
+/**
+ * Note that `next` is `base` with messages appended (nothing before them changed). The reducer
+ * calls it for every `message_added` whose history keeps the previous one as a prefix.
+ *
+ * @example
+ * recordAppend(memo, [...history, stored], history)
+ */
+export const recordAppend = (memo: DerivationMemo, next: Messages, base: Messages): void => {
+  if (next !== base && next.length > base.length && (base.length === 0 || next[base.length - 1] === base[base.length - 1])) memo.lineage.set(next, base)
+}
+
+/**
+ * The messages appended to `base` to make `history`, or null when `history` is not `base` plus
+ * appends recorded by `recordAppend` (another session, a reset, a replaced message). Walks one
+ * link per append: O(appends since `base`).
+ */
+const appendedSince = (memo: DerivationMemo, history: Messages, base: Messages): Messages | null => {
+  if (history === base) return []
+  if (history.length <= base.length) return null
+  let current: Messages | undefined = history
+  while (current !== undefined && current.length > base.length) current = memo.lineage.get(current)
+  return current === base ? history.slice(base.length) : null
+}
+
+const sum = (messages: Messages, estimate: TokenEstimator): number => {
+  let total = 0
+  for (const message of messages) total += estimate(message)
+  return total
+}
+
+/**
+ * The working list W of `history` (SPEC 2.3 step 4; with `systemPrompt`, factory mode) and its
+ * estimate, extending the previous request's when `history` only grew since: O(messages added)
+ * in static mode; in factory mode W is a new array (a copy of references, no per-message work).
+ * Stores the new entry in `memo`. `factoryMessage` is the factory's system message.
+ *
+ * @example
+ * selectWorking(memo, state.history, null, null, estimate).entry.tokens // the estimate of W
+ */
+export const selectWorking = (
+  memo: DerivationMemo,
+  history: Messages,
+  systemPrompt: string | null,
+  factoryMessage: Message | null,
+  estimate: TokenEstimator,
+): Working => {
+  const previous = memo.working
+  const appended = previous !== null && previous.systemPrompt === systemPrompt ? appendedSince(memo, history, previous.history) : null
+  let working: Working
+  if (previous !== null && appended !== null) {
+    const added = systemPrompt === null ? appended : appended.filter((message) => !isReplacedSystem(message))
+    const list = systemPrompt === null ? history : added.length === 0 ? previous.working : [...previous.working, ...added]
+    working = { entry: { history, systemPrompt, working: list, tokens: previous.tokens + sum(added, estimate), plain: null, applied: null }, previous, added }
+  } else {
+    const list = factoryMessage === null ? history : [factoryMessage, ...history.filter((message) => !isReplacedSystem(message))]
+    working = { entry: { history, systemPrompt, working: list, tokens: sum(list, estimate), plain: null, applied: null }, previous: null, added: null }
+  }
+  memo.working = working.entry
+  return working
+}
+
+const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEstimator): StrippedView => {
+  const view = messages.map((message) => stripMessage(message, memo))
+  return { view, tokens: sum(view, estimate) }
+}
+
+const concat = (base: StrippedView, more: StrippedView): StrippedView =>
+  more.view.length === 0 ? base : { view: [...base.view, ...more.view], tokens: base.tokens + more.tokens }
+
+/**
+ * The stripped view of W itself (no sticky decision exists, SPEC 2.3 step 7), extending the
+ * previous request's: O(view) for the array of references, O(added) for stripping and estimating.
+ *
+ * @example
+ * selectPlainView(memo, working, estimate).view // W without `_seq`
+ */
+export const selectPlainView = (memo: DerivationMemo, working: Working, estimate: TokenEstimator): StrippedView => {
+  const { entry, previous, added } = working
+  if (entry.plain === null) {
+    entry.plain =
+      previous?.plain != null && added !== null ? concat(previous.plain, toStripped(added, memo, estimate)) : toStripped(entry.working, memo, estimate)
+  }
+  return entry.plain
+}
+
+/**
+ * The sticky-applied list `S ++ applySticky(N)` of W for `sticky` (SPEC 17.1) and its stripped
+ * view, extending the previous request's when the decisions and tool names are the same objects
+ * and no system message was added (it would move to the front): O(view) for the arrays, O(added)
+ * for the derivations. The spills of every truncation in the list are recorded in
+ * `context.spills`, in list order, exactly as a full re-application records them.
+ *
+ * @example
+ * selectAppliedView(memo, working, state.sticky, context).list // S ++ N'
+ */
+export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky: StickyState, context: PassContext): AppliedView => {
+  const { entry, previous, added } = working
+  const reusable = previous?.applied
+  if (entry.applied !== null && entry.applied.sticky === sticky && entry.applied.toolNames === context.toolNames) {
+    for (const spill of entry.applied.spills) context.spills.set(spill.path, spill)
+    return entry.applied
+  }
+  let applied: AppliedView
+  if (reusable != null && added !== null && reusable.sticky === sticky && reusable.toolNames === context.toolNames && !added.some((message) => message.role === 'system')) {
+    for (const spill of reusable.spills) context.spills.set(spill.path, spill)
+    const more = applySticky(added, sticky, context)
+    applied =
+      more.length === 0
+        ? { ...reusable, spills: [...context.spills.values()] }
+        : {
+            ...concat(reusable, toStripped(more, memo, context.estimate)),
+            sticky,
+            toolNames: context.toolNames,
+            system: reusable.system,
+            systemTokens: reusable.systemTokens,
+            stickyApplied: [...reusable.stickyApplied, ...more],
+            stickyTokens: reusable.stickyTokens + sum(more, context.estimate),
+            list: [...reusable.list, ...more],
+            spills: [...context.spills.values()],
+          }
+  } else {
+    const system: Message[] = []
+    const nonSystem: Message[] = []
+    for (const message of entry.working) (message.role === 'system' ? system : nonSystem).push(message)
+    const stickyApplied = applySticky(nonSystem, sticky, context)
+    const list = [...system, ...stickyApplied]
+    applied = {
+      ...toStripped(list, memo, context.estimate),
+      sticky,
+      toolNames: context.toolNames,
+      system,
+      systemTokens: sum(system, context.estimate),
+      stickyApplied,
+      stickyTokens: sum(stickyApplied, context.estimate),
+      list,
+      spills: [...context.spills.values()],
+    }
+  }
+  entry.applied = applied
+  return applied
+}
