@@ -2,6 +2,7 @@
  * The project's typed errors. Messages name the field and the fix, formatted like
  * `config.compact_threshold: expected a number, got "high"`.
  */
+import type { JsonValueProblem } from './json-value.js'
 
 /**
  * Invalid configuration, raised at construction (SPEC 3, 17.6). `key` is the config key.
@@ -70,9 +71,13 @@ export class ContextLengthError extends Error {
 }
 
 /**
- * A value passed as a message that is not a message: `addMessage` and `setMessages` take JSON
- * objects (SPEC 1.1; their shape is otherwise never validated). Raised before anything is stored,
- * so the history is unchanged. `field` names the argument, e.g. `messages[3]`.
+ * A value passed as a message that the library cannot store (SPEC 1.1, 17.9): not a JSON object,
+ * or holding a value that is not JSON (function, symbol, BigInt, NaN or ±Infinity, `undefined` in
+ * an array, a class instance, `Date` or `Map`, a cycle, a sparse array, a getter or Proxy that
+ * throws, nesting deeper than `MAX_JSON_DEPTH`), or with a `metadata` that is not an object.
+ * Raised before anything is stored, so the history is unchanged. `field` is the path of the first
+ * problem (`message.content[1]` for `addMessage`, `messages[3].content[1]` for `setMessages`);
+ * `problems` lists every problem found (at most 20), each with its `kind`, `path` and `detail`.
  *
  * @example
  * new InvalidMessageError('message', 'expected a message object such as {"role": "user", "content": "hi"}, got "hi"').message
@@ -83,6 +88,7 @@ export class InvalidMessageError extends Error {
   constructor(
     readonly field: string,
     detail: string,
+    readonly problems: ReadonlyArray<JsonValueProblem> = [],
   ) {
     super(`${field}: ${detail}`)
   }

@@ -3,7 +3,7 @@
  * mutable cell (the core `State`), applies one event at a time from a FIFO queue, and runs effects.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { isLeft } from 'fp-ts/lib/Either.js'
+import { isLeft, type Either } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../core/codecs.js'
 import type { Config, ContextConfig } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
@@ -26,7 +26,8 @@ import { isPlainObject, isPresent, isTruthy } from '../core/values.js'
 import type { Clock } from './clock.js'
 import { formatTimestamp, systemClock } from './clock.js'
 import { describeValue } from './recording-file.js'
-import { copyJson as copy, freezeJson } from './json-values.js'
+import { copyJson as copy, freezeJson, isOwnedJson } from './json-values.js'
+import { decodeMessage, decodeMessages, toProblemText, type JsonValueProblem } from '../core/json-value.js'
 import type { HookBus } from './hooks.js'
 import type { Provider } from './provider.js'
 import { readProviderWindow } from './provider.js'
@@ -130,14 +131,17 @@ const stampedForRecording = (message: Message, timestamp: string): Message => {
   return { ...message, metadata: { ...meta, timestamp } }
 }
 
-/** A queued unit of work; jobs run strictly one after another. */
-/** Rejects anything but a JSON object as a message (before anything is stored). */
-const requireMessage = (message: unknown, field: string): void => {
-  if (!isPlainObject(message)) {
-    throw new InvalidMessageError(field, `expected a message object such as {"role": "user", "content": "hi"}, got ${describeValue(message)}`)
-  }
+/**
+ * The library's own, frozen copy of a message or message list (SPEC 17.9), or the typed error
+ * naming the first problem (before anything is stored). Messages the shell already owns (stored
+ * and frozen) are shared, not walked again.
+ */
+const ownOrThrow = <T>(decoded: Either<ReadonlyArray<JsonValueProblem>, T>): T => {
+  if (isLeft(decoded)) throw new InvalidMessageError(decoded.left[0]?.path ?? 'message', toProblemText(decoded.left), decoded.left)
+  return freezeJson(decoded.right)
 }
 
+/** A queued unit of work; jobs run strictly one after another. */
 type Job = () => Promise<void>
 
 /**
@@ -291,18 +295,20 @@ export class ContextManager {
 
   /**
    * Appends a message to the history (SPEC 1.4): stamped with `metadata.timestamp` (module format,
-   * from the clock at call time) when it has none, numbered with `_seq`. The caller's object is
-   * copied at call time and never mutated. Resolves once the message is stored and the step's
-   * effects have run. Rejects with `InvalidMessageError` (field `message`) when the value is not a
-   * JSON object; nothing is stored then.
+   * from the clock at call time) when it has none, numbered with `_seq`. The library stores its
+   * own frozen copy of the message's JSON value, taken at call time (SPEC 17.9, `decodeMessage`);
+   * the caller's object is never mutated. Resolves once the message is stored and the step's
+   * effects have run. Rejects with `InvalidMessageError` (`field` is the path of the first
+   * problem, e.g. `message` or `message.content[1]`) when the value is not a JSON object or holds
+   * something that is not JSON (a function, a class instance, a cycle, nesting deeper than
+   * `MAX_JSON_DEPTH`, …) or a `metadata` that is not an object; nothing is stored then.
    *
    * @example
    * await manager.addMessage({ role: 'user', content: 'hi' })
    */
   async addMessage(message: MessageInput): Promise<void> {
-    requireMessage(message, 'message')
+    const own = ownOrThrow(decodeMessage(message, 'message', { share: isOwnedJson }))
     const timestamp = formatTimestamp(this.#clock.now())
-    const own = freezeJson(copy(message))
     return this.#enqueue(async () => {
       await this.#apply({ type: 'message_added', message: own, timestamp }, [
         { op: 'add_message', message: stampedForRecording(own, timestamp) },
@@ -394,17 +400,16 @@ export class ContextManager {
   /**
    * Replaces the history for session resume (SPEC 2.4): `_seq` renumbered from 0, no timestamps
    * added, compaction, meter and summary state reset (in-flight summaries cancelled, cached
-   * provider forgotten). The list is copied at call time. Rejects with `InvalidMessageError`
-   * (field `messages` or `messages[i]`) when it is not an array of JSON objects; the history is
-   * then unchanged.
+   * provider forgotten). The library stores its own frozen copies, taken at call time (SPEC 17.9,
+   * `decodeMessages`). Rejects with `InvalidMessageError` (`field` is the path of the first
+   * problem: `messages`, `messages[i]` or `messages[3].content[1]`) when it is not an array of
+   * messages `addMessage` would accept (holes included); the history is then unchanged.
    *
    * @example
    * await manager.setMessages(savedHistory)
    */
   async setMessages(messages: ReadonlyArray<MessageInput>): Promise<void> {
-    if (!Array.isArray(messages)) throw new InvalidMessageError('messages', `expected an array of message objects, got ${describeValue(messages)}`)
-    messages.forEach((message, index) => requireMessage(message, `messages[${index}]`))
-    const own = freezeJson(copy([...messages]))
+    const own = ownOrThrow(decodeMessages(messages, 'messages', { share: isOwnedJson }))
     return this.#enqueue(async () => {
       await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])
       this.#runner.setProvider?.(null)

@@ -11,15 +11,29 @@ const isPlainData = (value: unknown): value is Record<string, unknown> | Array<u
   return prototype === Object.prototype || prototype === null
 }
 
+/** Objects and arrays `freezeJson` froze deeply: the shell's own, immutable JSON values. */
+const owned = new WeakSet<object>()
+
 /**
- * Deep copy of JSON-like data: plain objects and arrays copied, other values shared. A frozen
- * subtree is shared as it is (the shell freezes only what it owns, deeply, so it cannot change).
+ * True for an object or array the shell owns: frozen deeply by `freezeJson` (a stored message, a
+ * view message), so it can be shared instead of copied or validated again. An object the caller
+ * froze is not owned (its nested values may still change).
+ *
+ * @example
+ * isOwnedJson(freezeJson({ role: 'user', content: 'hi' })) // true
+ * isOwnedJson(Object.freeze({ role: 'user', content: 'hi' })) // false
+ */
+export const isOwnedJson = (value: object): boolean => owned.has(value)
+
+/**
+ * Deep copy of JSON-like data: plain objects and arrays copied, other values shared. A subtree the
+ * shell owns (`isOwnedJson`) is shared as it is: it is frozen deeply, so it cannot change.
  *
  * @example
  * const own = copyJson({ role: 'user', content: [{ type: 'text', text: 'hi' }] })
  */
 export const copyJson = <T>(value: T): T => {
-  if (!isPlainData(value) || Object.isFrozen(value)) return value
+  if (!isPlainData(value) || owned.has(value)) return value
   if (Array.isArray(value)) return value.map(copyJson) as T
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
@@ -32,14 +46,16 @@ export const copyJson = <T>(value: T): T => {
 
 /**
  * Freezes plain objects and arrays of `value` deeply, in place, and returns it. Stops at frozen
- * subtrees, so freezing a message whose parts are already frozen costs O(its new objects).
+ * subtrees the shell already owns, so freezing a message whose parts are owned costs O(its new
+ * objects). Everything it froze is owned afterwards (`isOwnedJson`).
  *
  * @example
  * Object.isFrozen(freezeJson({ role: 'user', content: 'hi' })) // true
  */
 export const freezeJson = <T>(value: T): T => {
-  if (!isPlainData(value) || Object.isFrozen(value)) return value
+  if (!isPlainData(value) || owned.has(value)) return value
   Object.freeze(value)
+  owned.add(value)
   if (Array.isArray(value)) for (const item of value) freezeJson(item)
   else for (const key of Object.keys(value)) freezeJson(value[key])
   return value

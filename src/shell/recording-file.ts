@@ -7,6 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
 import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
 import type { Recording, RecordingOp } from '../core/recording.js'
+import { decodeMessage, decodeMessages, describeValue, toProblemText } from '../core/json-value.js'
 
 /**
  * A file that is not a valid recording or recorded session. `message` is
@@ -90,24 +91,8 @@ export const readJsonLines = (text: string, sourceName: string): ReadonlyArray<J
   ...iterateJsonLines(text, sourceName),
 ]
 
-/**
- * A short JSON rendering of a value for error messages: at most 60 characters (longer ones end in
- * `...`), `nothing` for `undefined`.
- *
- * @example
- * describeValue({ a: 1 }) // '{"a":1}'
- * describeValue(undefined) // 'nothing'
- */
-export const describeValue = (value: unknown): string => {
-  if (value === undefined) return 'nothing'
-  let json: string
-  try {
-    json = JSON.stringify(value) ?? String(value)
-  } catch {
-    json = String(value)
-  }
-  return json.length > 60 ? `${json.slice(0, 57)}...` : json
-}
+/** A short rendering of a value for error messages (NaN and Infinity printed as such; core `describeValue`). */
+export { describeValue }
 
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
@@ -215,6 +200,9 @@ const decodeOpFields = (name: RecordingOp['op'], line: Readonly<Record<string, u
   if (name === 'summary_result' && op.text === undefined && op.error === undefined) {
     return E.left('op "summary_result" needs a string "text" or a string "error"')
   }
+  // Recorded messages follow the rules addMessage / setMessages apply (SPEC 17.9).
+  const messages = name === 'add_message' ? decodeMessage(op.message, 'message') : name === 'set_messages' ? decodeMessages(op.messages, 'messages') : null
+  if (messages !== null && E.isLeft(messages)) return E.left(`op "${name}": ${messages.left[0].path}: ${toProblemText(messages.left)}`)
   return E.right(op as unknown as RecordingOp)
 }
 

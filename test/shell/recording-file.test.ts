@@ -156,6 +156,13 @@ describe('decodeRecordingOp', () => {
     expect(decodeRecordingOp({ op: 'clear', extra: 1 })).toEqual(E.right({ op: 'clear' }))
     expect(decodeRecordingOp({ op: 'add_message' })).toEqual(E.left('op "add_message" needs an object "message"'))
   })
+
+  test('recorded messages follow the stored-message rules of SPEC 17.9', () => {
+    expect(decodeRecordingOp({ op: 'add_message', message: { role: 'user', metadata: 'note' } })).toEqual(
+      E.left('op "add_message": message.metadata: expected an object (or null) of metadata, got "note" (put the value under a key, e.g. {"note": ...})'),
+    )
+    expect(decodeRecordingOp({ op: 'set_messages', messages: [{ role: 'user' }, { role: 'user', metadata: [1] }] })).toMatchObject(E.left(expect.stringMatching(/^op "set_messages": messages\[1\]\.metadata: /)))
+  })
 })
 
 describe('iterateJsonLines', () => {
