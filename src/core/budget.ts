@@ -26,17 +26,111 @@ export const BUDGET_SAFETY_MARGIN = 4096
  * @example
  * computeBudget(DEFAULT_CONFIG, null, { context_window: 200000, max_output_tokens: 64000 }) // 163904
  */
-export const computeBudget = (config: Config, tokenBudget: number | null, provider: ProviderWindow | null): number => {
-  if (tokenBudget !== null && tokenBudget !== undefined) return tokenBudget
-  if (provider !== null && provider !== undefined) {
-    const window = provider.context_window
-    const maxOutput = provider.max_output_tokens
-    if (isTruthy(window) && isTruthy(maxOutput) && typeof window === 'number' && typeof maxOutput === 'number') {
-      return window - Math.trunc(maxOutput * config.output_reserve_fraction) - BUDGET_SAFETY_MARGIN
+export const computeBudget = (config: Config, tokenBudget: number | null, provider: ProviderWindow | null): number => resolveBudget(config, tokenBudget, provider).budget
+
+/**
+ * Where a request budget came from (issue 12, guard `budget_provenance`): the explicit
+ * `token_budget`, the provider's window, the configured fallback window, `max_tokens`, or the cap
+ * `budget_cap_tokens` when it lowered the budget from any of those.
+ *
+ * @example
+ * const source: BudgetSource = 'provider'
+ */
+export type BudgetSource = 'token_budget' | 'provider' | 'fallback_window' | 'max_tokens' | 'cap'
+
+/**
+ * A request budget and its provenance, in tokens: `budget` (before the notice reserve),
+ * `source`, the `context_window` and `output_reserve` (`trunc(max_output_tokens ×
+ * output_reserve_fraction)`) when a window was used (else null), and the configured `cap` (null
+ * when none).
+ *
+ * @example
+ * const resolved: ResolvedBudget = { budget: 163904, source: 'provider', context_window: 200000, output_reserve: 32000, cap: null }
+ */
+export interface ResolvedBudget {
+  readonly budget: number
+  readonly source: BudgetSource
+  readonly context_window: number | null
+  readonly output_reserve: number | null
+  readonly cap: number | null
+}
+
+const fromWindow = (config: Config, window: unknown, maxOutput: unknown, source: BudgetSource): ResolvedBudget | null => {
+  if (!isTruthy(window) || !isTruthy(maxOutput) || typeof window !== 'number' || typeof maxOutput !== 'number') return null
+  const reserve = Math.trunc(maxOutput * config.output_reserve_fraction)
+  return { budget: window - reserve - BUDGET_SAFETY_MARGIN, source, context_window: window, output_reserve: reserve, cap: config.budget_cap_tokens }
+}
+
+/**
+ * The request budget and where it came from (SPEC 4 with the issue 12 budget guards): an
+ * explicit `tokenBudget` as is; else the provider's window (`context_window −
+ * trunc(max_output_tokens × output_reserve_fraction) − 4096`); else, when
+ * `fallback_context_window` is set, the same formula over it and `fallback_max_output_tokens`
+ * (0 when null); else `max_tokens`. Then `budget_cap_tokens`, when set, caps the result on every
+ * path (source `cap` when it lowered it). With both keys null this is SPEC 4 exactly. Tokens
+ * throughout; never throws.
+ *
+ * @example
+ * resolveBudget({ ...DEFAULT_CONFIG, budget_cap_tokens: 150000 }, null, { context_window: 1000000, max_output_tokens: 64000 }).source // 'cap'
+ */
+export const resolveBudget = (config: Config, tokenBudget: number | null, provider: ProviderWindow | null): ResolvedBudget => {
+  let resolved: ResolvedBudget | null = null
+  if (tokenBudget !== null && tokenBudget !== undefined) {
+    resolved = { budget: tokenBudget, source: 'token_budget', context_window: null, output_reserve: null, cap: config.budget_cap_tokens }
+  }
+  if (resolved === null && provider !== null && provider !== undefined) resolved = fromWindow(config, provider.context_window, provider.max_output_tokens, 'provider')
+  if (resolved === null && config.fallback_context_window !== null) {
+    const reserve = Math.trunc((config.fallback_max_output_tokens ?? 0) * config.output_reserve_fraction)
+    resolved = {
+      budget: config.fallback_context_window - reserve - BUDGET_SAFETY_MARGIN,
+      source: 'fallback_window',
+      context_window: config.fallback_context_window,
+      output_reserve: reserve,
+      cap: config.budget_cap_tokens,
     }
   }
-  return config.max_tokens
+  if (resolved === null) resolved = { budget: config.max_tokens, source: 'max_tokens', context_window: null, output_reserve: null, cap: config.budget_cap_tokens }
+  if (config.budget_cap_tokens !== null && resolved.budget > config.budget_cap_tokens) return { ...resolved, budget: config.budget_cap_tokens, source: 'cap' }
+  return resolved
 }
+
+/**
+ * The `context:budget` payload (issue 12): where the budget came from, the window and output
+ * reserve it used (null when none), the cap (null when none) and the effective budget E, tokens.
+ *
+ * @example
+ * const payload: BudgetPayload = { source: 'cap', context_window: 1000000, output_reserve: 32000, cap: 150000, effective_budget: 149200 }
+ */
+export interface BudgetPayload {
+  readonly source: BudgetSource
+  readonly context_window: number | null
+  readonly output_reserve: number | null
+  readonly cap: number | null
+  readonly effective_budget: number
+}
+
+/**
+ * The `context:budget` payload of a resolved budget and its effective budget E (tokens).
+ *
+ * @example
+ * toBudgetPayload(resolveBudget(DEFAULT_CONFIG, 10000, null), 9200) // { source: 'token_budget', context_window: null, output_reserve: null, cap: null, effective_budget: 9200 }
+ */
+export const toBudgetPayload = (resolved: ResolvedBudget, effective: number): BudgetPayload => ({
+  source: resolved.source,
+  context_window: resolved.context_window,
+  output_reserve: resolved.output_reserve,
+  cap: resolved.cap,
+  effective_budget: effective,
+})
+
+/**
+ * True when two `context:budget` payloads differ in any field (the event is emitted on change).
+ *
+ * @example
+ * isSameBudget(a, { ...a }) // true
+ */
+export const isSameBudget = (a: BudgetPayload | null, b: BudgetPayload): boolean =>
+  a !== null && a.source === b.source && a.context_window === b.context_window && a.output_reserve === b.output_reserve && a.cap === b.cap && a.effective_budget === b.effective_budget
 
 /**
  * The effective budget E (SPEC 2.3 step 3): the budget minus the notice reserve when the notice is

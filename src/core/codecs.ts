@@ -121,6 +121,10 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   compaction_floor_guard: { codec: FlagCodec, accepts: 'true or false' },
   compaction_breaker_passes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (consecutive passes)' },
   strict_fit: { codec: FlagCodec, accepts: 'true or false' },
+  budget_cap_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
+  fallback_context_window: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
+  fallback_max_output_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
+  budget_provenance: { codec: FlagCodec, accepts: 'true or false' },
 }
 
 const show = (value: unknown): string => {
@@ -310,6 +314,10 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     compaction_floor_guard: has('compaction_floor_guard') ? given.compaction_floor_guard === true : DEFAULT_CONFIG.compaction_floor_guard,
     compaction_breaker_passes: pick('compaction_breaker_passes'),
     strict_fit: has('strict_fit') ? given.strict_fit === true : DEFAULT_CONFIG.strict_fit,
+    budget_cap_tokens: pick('budget_cap_tokens'),
+    fallback_context_window: pick('fallback_context_window'),
+    fallback_max_output_tokens: pick('fallback_max_output_tokens'),
+    budget_provenance: has('budget_provenance') ? given.budget_provenance === true : DEFAULT_CONFIG.budget_provenance,
   }
   return E.right({ config, warnings, unknownKeys })
 }

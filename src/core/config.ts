@@ -87,6 +87,23 @@ export interface Config {
    * neither history nor sticky decisions. Default false (the contract returns it and logs).
    */
   readonly strict_fit: boolean
+  /**
+   * Guard (issue 12): a cap on the request budget (tokens) on every path: explicit budget,
+   * provider window, fallback window and `max_tokens`. Null (the default, the contract): no cap.
+   */
+  readonly budget_cap_tokens: number | null
+  /**
+   * Guard (issue 12): the model window (tokens) used when no `token_budget` is given and the
+   * provider reports none, before `max_tokens`. Null (the default, the contract): not used.
+   */
+  readonly fallback_context_window: number | null
+  /** The max output tokens that go with `fallback_context_window` (null: 0). */
+  readonly fallback_max_output_tokens: number | null
+  /**
+   * Guard (issue 12): emit `context:budget` `{source, context_window, output_reserve, cap,
+   * effective_budget}` whenever the effective budget or its source changes. Default false.
+   */
+  readonly budget_provenance: boolean
 }
 
 /**
@@ -134,6 +151,10 @@ export interface ContextConfig {
   readonly compaction_floor_guard?: boolean | null
   readonly compaction_breaker_passes?: number | null
   readonly strict_fit?: boolean | null
+  readonly budget_cap_tokens?: number | null
+  readonly fallback_context_window?: number | null
+  readonly fallback_max_output_tokens?: number | null
+  readonly budget_provenance?: boolean | null
   readonly strict?: boolean
 }
 
@@ -181,6 +202,10 @@ export const DEFAULT_CONFIG: Config = {
     compaction_floor_guard: false,
     compaction_breaker_passes: null,
     strict_fit: false,
+    budget_cap_tokens: null,
+    fallback_context_window: null,
+    fallback_max_output_tokens: null,
+    budget_provenance: false,
   },
 }
 
@@ -191,10 +216,17 @@ export const DEFAULT_CONFIG: Config = {
  * @example
  * GUARD_DEFAULTS.compaction_floor_guard // false
  */
-export const GUARD_DEFAULTS: Pick<Config, 'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit'> = {
+export const GUARD_DEFAULTS: Pick<
+  Config,
+  'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance'
+> = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
   strict_fit: DEFAULT_CONFIG.strict_fit,
+  budget_cap_tokens: DEFAULT_CONFIG.budget_cap_tokens,
+  fallback_context_window: DEFAULT_CONFIG.fallback_context_window,
+  fallback_max_output_tokens: DEFAULT_CONFIG.fallback_max_output_tokens,
+  budget_provenance: DEFAULT_CONFIG.budget_provenance,
 }
 
 /**

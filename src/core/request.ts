@@ -2,7 +2,7 @@
  * The request reducer (SPEC 2.3 with 17.1): budget, working list, meter and its event, summary
  * trigger, outer trigger, compaction pass (or sticky-only re-application), replay, notice, strip.
  */
-import { computeBudget, computeEffectiveBudget } from './budget.js'
+import { computeEffectiveBudget, isSameBudget, resolveBudget, toBudgetPayload } from './budget.js'
 import type { CoreDeps } from './deps.js'
 import type { Effect } from './effects.js'
 import type { RequestReceived } from './events.js'
@@ -99,11 +99,20 @@ const toFactoryMessage = (systemPrompt: string, memo?: DerivationMemo): Message 
 export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State, event: RequestReceived): Step => {
   const { config, estimate } = deps
   const effects: Effect[] = []
-  const budget = computeBudget(config, event.tokenBudget, event.provider)
+  const resolved = resolveBudget(config, event.tokenBudget, event.provider)
+  const budget = resolved.budget
   let summary = state.summary
   if (config.compaction_strategy === 'summary' && event.providerGiven && !summary.providerKnown) summary = { ...summary, providerKnown: true }
   const { effective, effects: budgetEffects } = computeEffectiveBudget(config, budget)
   effects.push(...budgetEffects)
+  let guards = state.guards
+  if (config.budget_provenance) {
+    const payload = toBudgetPayload(resolved, effective)
+    if (!isSameBudget(guards.lastBudget, payload)) {
+      effects.push({ type: 'emit_hook', name: 'context:budget', data: payload })
+      guards = { ...guards, lastBudget: payload }
+    }
+  }
 
   // W and its estimate, extended from the previous request's when the history only grew (issue 14).
   const factoryMessage = event.systemPrompt === null ? null : toFactoryMessage(event.systemPrompt, memo)
@@ -135,13 +144,12 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   }
 
   // A tripped breaker stops re-escalation until a view fits again or the budget changes.
-  let guards = state.guards
   if (guards.breakerTripped && guards.breakerBudget !== effective) guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
   const breakerHolds = guards.breakerTripped
 
   if (!decision.fires && !hasStickyDecisions(state.sticky)) {
     const plain = selectPlainView(memo, selected, estimate)
-    if (config.strict_fit && budget > 0 && plain.tokens > budget) return failFit(state, meterStats, effects, working, plain.tokens, budget, effective, context)
+    if (config.strict_fit && budget > 0 && plain.tokens > budget) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, working, plain.tokens, budget, effective, context)
     return {
       state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: plain.tokens } },
       view: plain.view,
@@ -214,7 +222,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     const view = strip(list)
     sent = { view, tokens: estimateMessages(view, estimate) }
   }
-  if (config.strict_fit && budget > 0 && sent.tokens > budget) return failFit(state, meterStats, effects, pass.list, sent.tokens, budget, effective, context)
+  if (config.strict_fit && budget > 0 && sent.tokens > budget) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, pass.list, sent.tokens, budget, effective, context)
   // Derive the next request's sticky-applied list now, while this compacting request walks the
   // history anyway, so the requests until the next compaction stay incremental.
   if (decided) warmAppliedView(memo, selected, passState, event.systemPrompt, factoryMessage, deps)

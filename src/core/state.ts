@@ -2,6 +2,7 @@
  * The immutable snapshot the reducers fold over: stored history with permanent `_seq` numbers,
  * sticky compaction decisions, meter, predicate, replay and summary state, and the last stats.
  */
+import type { BudgetPayload } from './budget.js'
 import type { Message } from './message.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
 
@@ -86,6 +87,8 @@ export interface GuardState {
   readonly overBudgetPasses: number
   readonly breakerTripped: boolean
   readonly breakerBudget: number | null
+  /** The last `context:budget` payload emitted (`budget_provenance`), null before the first. */
+  readonly lastBudget: BudgetPayload | null
 }
 
 /**
@@ -94,7 +97,7 @@ export interface GuardState {
  * @example
  * EMPTY_GUARDS.breakerTripped // false
  */
-export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
+export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null }
 
 /**
  * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the

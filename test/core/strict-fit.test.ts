@@ -33,7 +33,7 @@ describe('strict_fit', () => {
     expect(raised.message).toMatch(/over the request budget of 2000 \(strict_fit\).*irreducible floor/)
     expect(failed.state.history).toBe(before.history)
     expect(failed.state.sticky).toBe(before.sticky)
-    expect(failed.state.guards).toBe(before.guards)
+    expect(failed.state.guards).toEqual(before.guards)
     expect(failed.state.compactionStats).toBe(before.compactionStats)
     // Only the meter event, no compaction event: nothing was decided.
     expect(hookNames(failed.effects)).toEqual(['context:token_meter'])

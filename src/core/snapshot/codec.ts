@@ -19,9 +19,9 @@ import { findInconsistency } from './consistency.js'
  * "Snapshots".
  *
  * @example
- * SNAPSHOT_VERSION // 2
+ * SNAPSHOT_VERSION // 3
  */
-export const SNAPSHOT_VERSION = 2
+export const SNAPSHOT_VERSION = 3
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -38,7 +38,7 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // 2
+ * JSON.parse(JSON.stringify(snapshot)).version // 3
  */
 export interface Snapshot {
   readonly version: number
@@ -118,6 +118,15 @@ const GuardsCodec = t.type({
   overBudgetPasses: Count,
   breakerTripped: t.boolean,
   breakerBudget: nullable(Finite),
+  lastBudget: nullable(
+    t.type({
+      source: t.keyof({ token_budget: null, provider: null, fallback_window: null, max_tokens: null, cap: null }),
+      context_window: nullable(Finite),
+      output_reserve: nullable(Finite),
+      cap: nullable(Finite),
+      effective_budget: Finite,
+    }),
+  ),
 })
 
 /**
@@ -197,7 +206,7 @@ export interface RestoredSnapshot {
  *
  * @example
  * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))) // Right({ config, warnings: [], state })
- * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 2, got 0 …'))
+ * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 3, got 0 …'))
  */
 export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, RestoredSnapshot> => {
   if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, config, state} from manager.snapshot(), got ${show(value)}`))
