@@ -12,7 +12,8 @@ import type { StickyState } from '../src/core/state.js'
 import { truncateToolResult } from '../src/core/tool-result-budget.js'
 import type { Config } from '../src/core/config.js'
 import type { State } from '../src/core/state.js'
-import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, seqOfStored, type Scenario } from './arbitraries.js'
+import { isHumanPrompt } from '../src/core/compaction/anchors.js'
+import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, seqOfStored, stripSeq, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 
@@ -68,6 +69,29 @@ const checkStrictFit = (scenario: Scenario): void => {
     }
   }
 }
+
+const checkHumanAnchors = (scenario: Scenario): void => {
+  for (const request of foldScenario(scenario).requests) {
+    if (request.view === null) continue
+    const prompts = request.after.history.filter(isHumanPrompt)
+    if (prompts.length === 0) continue
+    const where = `op ${request.index} with ${describeConfig(scenario)}`
+    const wanted = JSON.stringify(stripSeq(prompts[prompts.length - 1]))
+    expect(request.view.some((message) => JSON.stringify(message) === wanted), `${where}: last human prompt missing`).toBe(true)
+    const first = seqOfStored(prompts[0])
+    expect(first !== undefined && request.after.sticky.removed.has(first), `${where}: first human prompt removed`).toBe(false)
+  }
+}
+
+describe('human_anchors', () => {
+  it('the last human prompt is in every view verbatim and the first is never removed (progressive)', () => {
+    runProperty(
+      'guards: human anchors',
+      fc.property(scenarioArb({ strategies: ['progressive'], pressure: true }), (scenario) => checkHumanAnchors(makeScenario({ ...scenario.rawConfig, human_anchors: true }, scenario.ops))),
+      numRuns,
+    )
+  })
+})
 
 describe('strict_fit', () => {
   it('a returned view fits the budget; a failed call changes neither history, sticky nor summary state', () => {

@@ -125,6 +125,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   fallback_context_window: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
   fallback_max_output_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
   budget_provenance: { codec: FlagCodec, accepts: 'true or false' },
+  human_anchors: { codec: FlagCodec, accepts: 'true or false' },
 }
 
 const show = (value: unknown): string => {
@@ -318,6 +319,7 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     fallback_context_window: pick('fallback_context_window'),
     fallback_max_output_tokens: pick('fallback_max_output_tokens'),
     budget_provenance: has('budget_provenance') ? given.budget_provenance === true : DEFAULT_CONFIG.budget_provenance,
+    human_anchors: has('human_anchors') ? given.human_anchors === true : DEFAULT_CONFIG.human_anchors,
   }
   return E.right({ config, warnings, unknownKeys })
 }

@@ -104,6 +104,12 @@ export interface Config {
    * effective_budget}` whenever the effective budget or its source changes. Default false.
    */
   readonly budget_provenance: boolean
+  /**
+   * Guard (issue 12): the first/last user protections anchor on prompts a human typed, not on
+   * hook-injected (`metadata.source: "hook"`), ephemeral, notice, replay or summary messages.
+   * Default false (the contract: any user-role message).
+   */
+  readonly human_anchors: boolean
 }
 
 /**
@@ -155,6 +161,7 @@ export interface ContextConfig {
   readonly fallback_context_window?: number | null
   readonly fallback_max_output_tokens?: number | null
   readonly budget_provenance?: boolean | null
+  readonly human_anchors?: boolean | null
   readonly strict?: boolean
 }
 
@@ -206,6 +213,7 @@ export const DEFAULT_CONFIG: Config = {
     fallback_context_window: null,
     fallback_max_output_tokens: null,
     budget_provenance: false,
+    human_anchors: false,
   },
 }
 
@@ -218,7 +226,7 @@ export const DEFAULT_CONFIG: Config = {
  */
 export const GUARD_DEFAULTS: Pick<
   Config,
-  'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance'
+  'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -227,6 +235,7 @@ export const GUARD_DEFAULTS: Pick<
   fallback_context_window: DEFAULT_CONFIG.fallback_context_window,
   fallback_max_output_tokens: DEFAULT_CONFIG.fallback_max_output_tokens,
   budget_provenance: DEFAULT_CONFIG.budget_provenance,
+  human_anchors: DEFAULT_CONFIG.human_anchors,
 }
 
 /**

@@ -71,7 +71,8 @@ export const toBoundaryIdentity = (level: number, absorbed: number): string => `
 /**
  * The replay message for compacted list `list`, or null when a "does nothing" condition of
  * SPEC 13 holds (same boundary, unsafe tail, no real user text, already the tail, a stub, over E).
- * `effective` (E) is in tokens; the budget check applies only when E > 0.
+ * `effective` (E) is in tokens; the budget check applies only when E > 0. `isPrompt` picks the
+ * message to repeat (SPEC 13's real-user predicate; `isHumanPrompt` under `human_anchors`).
  *
  * @example
  * selectReplay(list, '3:0', null, 9200, estimateOne) // { role: 'user', content: '<system-reminder source="context-replay">…', metadata: { source: 'context-replay', ephemeral: true } }
@@ -82,12 +83,13 @@ export const selectReplay = (
   marker: string | null,
   effective: number,
   estimate: TokenEstimator,
+  isPrompt: (message: Message) => boolean = isRealUserMessage,
 ): Message | null => {
   if (identity === marker) return null
   if (list.length === 0 || !endsOutsideToolCall(list)) return null
   let found = -1
   for (let i = list.length - 1; i >= 0; i -= 1) {
-    if (isRealUserMessage(list[i])) {
+    if (isPrompt(list[i])) {
       found = i
       break
     }

@@ -18,7 +18,8 @@ import type { TokenMeterStats } from './stats.js'
 import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
 import { selectAppliedView, selectPlainView, selectWorking, type StrippedView, type Working } from './incremental/working.js'
-import { selectReplay, toBoundaryIdentity } from './replay-last-user.js'
+import { isRealUserMessage, selectReplay, toBoundaryIdentity } from './replay-last-user.js'
+import { isHumanPrompt } from './compaction/anchors.js'
 import { triggerSummary } from './summary.js'
 import { copyMeterStats, decideTrigger, measureRequest } from './token-meter.js'
 import { isPlainObject } from './values.js'
@@ -203,7 +204,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   let replayMarker = state.replayMarker
   if (config.replay_last_user_on_compaction && !pass.refused) {
     const identity = toBoundaryIdentity(pass.sticky.cumulativeLevel, pass.summary.absorbedCount)
-    const replay = selectReplay(list, identity, replayMarker, effective, estimate)
+    const replay = selectReplay(list, identity, replayMarker, effective, estimate, config.human_anchors ? isHumanPrompt : isRealUserMessage)
     if (replay !== null) {
       list.push(replay)
       replayMarker = identity

@@ -3,6 +3,7 @@
  * snapping, the transcript and prompt sent to the summarizer, answers keyed by request id, and
  * the swap with its shrink guard.
  */
+import { selectAnchorPredicate, toAnchorPositions } from './compaction/anchors.js'
 import type { Config } from './config.js'
 import type { TokenEstimator } from './deps.js'
 import type { Effect, RequestSummary } from './effects.js'
@@ -169,13 +170,7 @@ export const selectAbsorbSpan = (
     live.push(message)
   }
   if (live.length === 0) return []
-  let lastUser = -1
-  for (let i = live.length - 1; i >= 0; i -= 1) {
-    if (live[i].role === 'user') {
-      lastUser = i
-      break
-    }
-  }
+  const lastUser = toAnchorPositions(live, selectAnchorPredicate(config)).last
   // A negative protected_recent protects nothing: the boundary never passes the end of `live`.
   let limit = Math.min(live.length, Math.trunc(live.length * (1 - config.protected_recent)))
   if (lastUser >= 0 && lastUser < limit) limit = lastUser

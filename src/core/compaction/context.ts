@@ -9,6 +9,7 @@ import { toToolName, truncateToolResult, type SpillRequest, type Truncation } fr
 import { isPlainObject } from '../values.js'
 import type { WorkingEntry } from '../incremental/working.js'
 import { toStub } from './stub.js'
+import { selectAnchorPredicate } from './anchors.js'
 
 /**
  * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
@@ -64,6 +65,8 @@ export interface PassContext {
   /** The truncated form `truncate` would give, without recording its spill (for measuring). */
   readonly truncatedForm: (message: Message) => Message
   readonly stub: (message: Message) => Message
+  /** The messages first/last-user protections anchor on (`human_anchors`, issue 12). */
+  readonly isAnchor: (message: Message) => boolean
   readonly spills: Map<string, SpillRequest>
 }
 
@@ -101,7 +104,7 @@ export const makePassContext = (
     memo.stub.set(message, result)
     return result
   }
-  return { config, estimate, toolNames, truncate, truncatedForm, stub, spills }
+  return { config, estimate, toolNames, truncate, truncatedForm, stub, isAnchor: selectAnchorPredicate(config), spills }
 }
 
 

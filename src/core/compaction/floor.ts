@@ -9,6 +9,7 @@ import { isTruthy } from '../values.js'
 import { isExemptToolResult } from '../tool-result-budget.js'
 import type { PassContext } from './context.js'
 import { isStubbable } from './stub.js'
+import { toAnchorPositions } from './anchors.js'
 import { endsInOpenToolGroup, isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 
 /**
@@ -66,15 +67,9 @@ export const measureFloor = (nonSystem: Messages, systemTokens: number, config: 
     while (openStart >= 0 && nonSystem[openStart].role === 'tool') openStart -= 1
   }
   const recentStart = Math.trunc(n * (1 - config.protected_recent * 0.3))
-  let first = -1
-  let last = -1
+  const { first, last } = toAnchorPositions(nonSystem, context.isAnchor)
   const toolPositions: number[] = []
-  for (let i = 0; i < n; i += 1) {
-    if (nonSystem[i].role === 'user') {
-      if (first < 0) first = i
-      last = i
-    } else if (nonSystem[i].role === 'tool') toolPositions.push(i)
-  }
+  for (let i = 0; i < n; i += 1) if (nonSystem[i].role === 'tool') toolPositions.push(i)
   const keptTools = new Set(config.protected_tool_results > 0 ? toolPositions.slice(Math.max(0, toolPositions.length - config.protected_tool_results)) : [])
   // Tool groups that reach into the recent zone (or start in it) are never removed.
   const pinned = new Set<number>()

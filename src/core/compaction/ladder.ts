@@ -12,6 +12,7 @@ import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from 
 import { isStubbable } from './stub.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-result-budget.js'
+import { toAnchorPositions } from './anchors.js'
 
 /**
  * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
@@ -72,18 +73,6 @@ const runWave = (
   }
 }
 
-const userPositions = (working: Messages): { first: number; last: number } => {
-  let first = -1
-  let last = -1
-  for (let i = 0; i < working.length; i += 1) {
-    if (working[i].role === 'user') {
-      if (first < 0) first = i
-      last = i
-    }
-  }
-  return { first, last }
-}
-
 /**
  * The tool group (SPEC 17.3) a removal candidate belongs to, or null when it must be skipped.
  * `openStart` is the assistant of the open group the list ends inside (-1 for none): that group
@@ -137,7 +126,7 @@ const runRemoval = (
 ): void => {
   const working = cursor.working
   const n = working.length
-  const { first, last } = userPositions(working)
+  const { first, last } = toAnchorPositions(working, context.isAnchor)
   const recentStart = Math.trunc(n * (1 - fraction))
   const isProtected = (i: number): boolean => i === last || i >= recentStart
   const openStart = selectOpenToolGroupStart(working)
@@ -182,7 +171,7 @@ const runRemoval = (
 
 const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, draft: StickyDraft, context: PassContext): void => {
   const working = cursor.working
-  const { first, last } = userPositions(working)
+  const { first, last } = toAnchorPositions(working, context.isAnchor)
   if (first >= 0 && first !== last) {
     const message = working[first]
     if (!isTruthy(message._stubbed) && isStubbable(message)) {

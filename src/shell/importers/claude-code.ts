@@ -84,6 +84,8 @@ interface ConversationLine {
   readonly line: number
   readonly type: 'user' | 'assistant' | 'compact_boundary'
   readonly sidechain: boolean
+  /** Claude Code's `isMeta`: text injected by the harness or a hook, not typed by the human. */
+  readonly meta: boolean
   readonly timestamp: string | undefined
   readonly message: unknown
 }
@@ -123,6 +125,13 @@ type Item =
 
 const withTimestamp = (message: Record<string, unknown>, timestamp: string | undefined): Message =>
   timestamp === undefined ? message : { ...message, metadata: { timestamp } }
+
+/** A user message of an `isMeta` line is marked `metadata.source: "hook"` (not a human prompt). */
+const userMessage = (content: unknown, entry: ConversationLine): Message => {
+  const message = withTimestamp({ role: 'user', content }, entry.timestamp)
+  if (!entry.meta) return message
+  return { ...message, metadata: { ...((message.metadata as Record<string, unknown> | undefined) ?? {}), source: 'hook' } }
+}
 
 /** Text of a non-text block kept as a placeholder in user or tool content (`[image]`). */
 const placeholder = (block: Readonly<Record<string, unknown>>): string | undefined =>
@@ -205,6 +214,7 @@ const readConversationLines = (text: string, sourceName: string): ConversationLi
       line,
       type: boundary ? 'compact_boundary' : (value.type as 'user' | 'assistant'),
       sidechain: value.isSidechain === true,
+      meta: value.isMeta === true,
       timestamp: toModuleTimestamp(value.timestamp),
       message: value.message,
     })
@@ -278,7 +288,8 @@ const selectSessionModel = (lines: ReadonlyArray<ConversationLine>): string | nu
  *   is dropped; a result whose call the file never declares becomes a user message holding its
  *   text, so that no view can start with or hold an orphan result.
  * - `metadata.timestamp` = the line's ISO `timestamp` in the module format (the first line for a
- *   merged assistant message); omitted when the line has no parseable time.
+ *   merged assistant message); omitted when the line has no parseable time. The user message of
+ *   an `isMeta` line (text the harness or a hook injected) also gets `metadata.source: "hook"`.
  * - A `compact_boundary` system line (Claude Code's own compaction) ends what the agent sends:
  *   the first message after it (the compact summary) becomes a `set_messages` op holding only
  *   that message, and what follows is added as usual; an assistant answer right after a
@@ -394,7 +405,7 @@ export const importClaudeCodeSession = (text: string, sourceName: string, option
       'user line needs an object "message" with "content" (a string or an array of blocks)',
     )
     if (typeof message.content === 'string') {
-      items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: message.content }, entry.timestamp) })
+      items.push({ kind: 'message', message: userMessage(message.content, entry) })
       continue
     }
     const texts: string[] = []
@@ -431,9 +442,9 @@ export const importClaudeCodeSession = (text: string, sourceName: string, option
       }
     }
     if (native) {
-      if (kept.length > 0) items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: kept }, entry.timestamp) })
+      if (kept.length > 0) items.push({ kind: 'message', message: userMessage(kept, entry) })
     } else if (texts.length > 0) {
-      items.push({ kind: 'message', message: withTimestamp({ role: 'user', content: texts.join('\n') }, entry.timestamp) })
+      items.push({ kind: 'message', message: userMessage(texts.join('\n'), entry) })
     }
   }
 

@@ -195,7 +195,14 @@ describe('importClaudeCodeSession on real sessions', () => {
   ])('%s: the same user messages, tool results and calls as the conformance recording %s', (file, name) => {
     // The conformance recordings keep Claude Code's compact summary as a plain message; ours
     // resets the history there, so compare every message stored over time.
-    const ours = allMessagesOf(importClaudeCodeSession(readSession(file), file))
+    // The conformance recordings predate the isMeta marking (metadata.source "hook"): drop it.
+    const unmark = (message: Message): Message => {
+      const metadata = message.metadata as Record<string, unknown> | undefined
+      if (metadata?.source !== 'hook') return message
+      const { source: _source, ...rest } = metadata
+      return { ...message, metadata: rest }
+    }
+    const ours = allMessagesOf(importClaudeCodeSession(readSession(file), file)).map(unmark)
     const theirs = messagesOf(readConformance(name))
     const key = (message: Message): string => JSON.stringify(message)
     const nonAssistant = (messages: Message[]): string[] => messages.filter((message) => message.role !== 'assistant').map(key).sort()
@@ -260,6 +267,20 @@ describe('importClaudeCodeSession on real sessions', () => {
 })
 
 describe('importClaudeCodeSession on inline sessions', () => {
+  test('the user message of an isMeta line is marked metadata.source "hook" (not a human prompt)', () => {
+    const recording = importLines(
+      user('fix the bug'),
+      user('<system-reminder>hook output</system-reminder>', '2026-02-10T10:00:00.500Z', { isMeta: true }),
+      user([{ type: 'text', text: 'caveat' }], '2026-02-10T10:00:00.600Z', { isMeta: true }),
+    )
+    const added = recording.ops.flatMap((op) => (op.op === 'add_message' ? [op.message] : []))
+    expect(added.map((message) => message.metadata)).toEqual([
+      { timestamp: '2026-02-10T10:00:00.000+00:00' },
+      { timestamp: '2026-02-10T10:00:00.500+00:00', source: 'hook' },
+      { timestamp: '2026-02-10T10:00:00.600+00:00', source: 'hook' },
+    ])
+  })
+
   test('a compact boundary resets the history to the compact summary; an answer right after it starts empty', () => {
     const boundary = line({ type: 'system', subtype: 'compact_boundary', timestamp: '2026-02-10T10:00:02.000Z', content: 'Conversation compacted' })
     const recording = importLines(
