@@ -27,8 +27,8 @@ export interface DerivationMemo {
   readonly notice: WeakMap<object, Message | null>
   /** The factory's system message for the last prompt text seen. */
   factoryMessage: Message | null
-  /** History arrays made by appending to another: `next → base` (`recordAppend`, issue 14). */
-  readonly lineage: WeakMap<Messages, Messages>
+  /** Lineage tokens: histories made from one another by appends share one (`recordAppend`, issue 14). */
+  readonly lineage: WeakMap<Messages, object>
   /** What the last request derived from its history (`selectWorking`), extended by the next one. */
   working: WorkingEntry | null
 }

@@ -80,27 +80,35 @@ const isReplacedSystem = (message: Message): boolean =>
   message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')
 
 /**
- * Note that `next` is `base` with messages appended (nothing before them changed). The reducer
- * calls it for every `message_added` whose history keeps the previous one as a prefix.
+ * Note that `next` is `base` with messages appended (nothing before them changed): both get the
+ * same lineage token. The reducer calls it for every `message_added`. Holds no history alive.
  *
  * @example
  * recordAppend(memo, [...history, stored], history)
  */
 export const recordAppend = (memo: DerivationMemo, next: Messages, base: Messages): void => {
-  if (next !== base && next.length > base.length && (base.length === 0 || next[base.length - 1] === base[base.length - 1])) memo.lineage.set(next, base)
+  if (next === base || next.length <= base.length || (base.length > 0 && next[base.length - 1] !== base[base.length - 1])) return
+  let token = memo.lineage.get(base)
+  if (token === undefined) {
+    token = {}
+    memo.lineage.set(base, token)
+  }
+  memo.lineage.set(next, token)
 }
 
 /**
  * The messages appended to `base` to make `history`, or null when `history` is not `base` plus
- * appends recorded by `recordAppend` (another session, a reset, a replaced message). Walks one
- * link per append: O(appends since `base`).
+ * appends recorded by `recordAppend` (another session, a reset, a replaced message). Two
+ * histories of one lineage share every message up to the last one they have in common: a stored
+ * message object is created by exactly one add, at one index, and never moves, so the same object
+ * at `base`'s last index means `base` is a prefix. O(1) plus the slice of what was appended.
  */
 const appendedSince = (memo: DerivationMemo, history: Messages, base: Messages): Messages | null => {
   if (history === base) return []
-  if (history.length <= base.length) return null
-  let current: Messages | undefined = history
-  while (current !== undefined && current.length > base.length) current = memo.lineage.get(current)
-  return current === base ? history.slice(base.length) : null
+  const token = memo.lineage.get(history)
+  if (token === undefined || token !== memo.lineage.get(base) || history.length < base.length) return null
+  if (base.length > 0 && history[base.length - 1] !== base[base.length - 1]) return null
+  return history.slice(base.length)
 }
 
 const sum = (messages: Messages, estimate: TokenEstimator): number => {
