@@ -1,12 +1,25 @@
 // The runnable examples of examples/*.ts: each exports `run()`, whose result is checked here so
 // that `npm test` keeps the examples (and the docs that link to them) honest.
+import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { run as runCustomRunner } from '../examples/custom-runner.js'
 import { run as runEmbedding } from '../examples/embedding.js'
 import { run as runReplay } from '../examples/replay.js'
 import { run as runSummarizer } from '../examples/summarizer.js'
+import { run as runWorkerThreads } from '../examples/worker-threads.js'
 
 describe('examples', () => {
+  // The workers load the built package (npm ci builds it through the prepare script).
+  it.skipIf(!existsSync('dist/index.js'))('worker-threads.ts: a session moved between two worker threads through its snapshot continues exactly', async () => {
+    const result = await runWorkerThreads()
+    expect(new Set(result.threads).size).toBe(2)
+    expect(result.requests).toBe(12)
+    expect(result.viewsEqualUninterrupted).toBe(true)
+    expect(result.compactionsBeforeMove).toBeGreaterThan(0)
+    expect(result.compactionsAfterMove).toBeGreaterThan(0)
+    expect(result.snapshotBytes).toBeGreaterThan(10_000)
+  })
+
   it('embedding.ts: compaction fires under a small budget, stats and usage are readable', async () => {
     const result = await runEmbedding()
     expect(result.historyMessages).toBe(12)
