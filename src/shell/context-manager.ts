@@ -16,6 +16,9 @@ import type { LlmResponsePayload } from '../core/meter/usage.js'
 import { toRecordedUsage } from '../core/meter/usage.js'
 import type { RecordingOp } from '../core/recording.js'
 import { makeStep } from '../core/reducer.js'
+import type { MessageFormat } from '../core/formats/carrier.js'
+import { isProviderFormat, PROVIDER_FORMATS } from '../core/formats/carrier.js'
+import { toNativeHistory, toRequestView, validateFormatMessage, type FormatView } from '../core/formats/dispatch.js'
 import { decodeSnapshot, toSnapshot, type Snapshot } from '../core/snapshot/codec.js'
 import { selectResumeEffects } from '../core/snapshot/resume.js'
 import type { State } from '../core/state.js'
@@ -85,7 +88,19 @@ export type StepFunction = (state: State, event: Event) => Step
  * @example
  * new ContextManager({}, { clock: fixedClock('2026-01-01T00:00:00.000+00:00'), logger: silentLogger, spillWriter: makeMemorySpillWriter() })
  */
-export interface ContextManagerOptions {
+export interface ContextManagerOptions<F extends MessageFormat = MessageFormat> {
+  /**
+   * The format of the messages this manager is given and of the views it returns by default
+   * (docs/formats.md): `contract` (default; the contract shape, behaviour unchanged),
+   * `anthropic`, `openai-chat`, `openai-responses` or `ai-sdk`.
+   */
+  readonly format?: F
+  /**
+   * Opt-in pairing repair of provider-format views (`repairToolPairing`): a call that will never
+   * be answered gets a synthesized `[no result recorded]` result, an orphan result is dropped.
+   * Default false. Not applied to contract-format views.
+   */
+  readonly repair?: boolean
   readonly hooks?: HookBus | null
   readonly clock?: Clock
   readonly runner?: EffectRunner
@@ -105,9 +120,15 @@ export interface ContextManagerOptions {
  * @example
  * await manager.getMessagesForRequest({ tokenBudget: 50_000 })
  */
-export interface RequestOptions {
+export interface RequestOptions<V extends MessageFormat = MessageFormat> {
   readonly tokenBudget?: number | null
   readonly provider?: Provider | null
+  /**
+   * The shape of this view (docs/formats.md); default: the manager's format. Any format may be
+   * asked for whatever the manager's input format (thinking blocks exist only in their own
+   * format).
+   */
+  readonly format?: V
 }
 
 /**
@@ -174,8 +195,10 @@ const freezeStoredTail = (history: ReadonlyArray<Message>): void => {
  * const view = await manager.getMessagesForRequest({ tokenBudget: 50_000 })
  * manager.lastTokenMeterStats?.used_tokens
  */
-export class ContextManager {
+export class ContextManager<F extends MessageFormat = 'contract'> {
   #state: State = makeInitialState()
+  readonly #format: F
+  readonly #repair: boolean
   readonly #config: Config
   readonly #step: StepFunction
   readonly #runner: EffectRunner
@@ -193,7 +216,13 @@ export class ContextManager {
   #resumePending = false
   readonly #customRunner: boolean
 
-  constructor(config: ContextConfig = {}, options: ContextManagerOptions = {}) {
+  constructor(config: ContextConfig = {}, options: ContextManagerOptions<F> = {}) {
+    const format = options.format ?? 'contract'
+    if (format !== 'contract' && !isProviderFormat(format)) {
+      throw new InvalidRequestError('format', `expected "contract" or one of ${PROVIDER_FORMATS.map((name) => JSON.stringify(name)).join(', ')}, got ${describeValue(format)}`)
+    }
+    this.#format = format as F
+    this.#repair = options.repair === true
     const decoded = decodeConfig(config)
     if (isLeft(decoded)) throw decoded.left
     this.#config = decoded.right.config
@@ -203,7 +232,11 @@ export class ContextManager {
     this.#clock = options.clock ?? systemClock
     this.#recorder = options.recorder ?? null
     this.#customRunner = options.runner !== undefined
-    this.#step = (options.makeStep ?? makeStep)({ config: this.#config, estimate: options.estimator ?? makeCachedEstimator() })
+    this.#step = (options.makeStep ?? makeStep)({
+      config: this.#config,
+      estimate: options.estimator ?? makeCachedEstimator(),
+      ...(format === 'contract' ? {} : { format }),
+    })
     this.#runner =
       options.runner ??
       makeDefaultRunner({
@@ -218,6 +251,11 @@ export class ContextManager {
         for (const warning of warnings) await this.#runEffect(warning)
       })
     }
+  }
+
+  /** The format of the messages this manager is given (docs/formats.md). */
+  get format(): F {
+    return this.#format
   }
 
   /** The resolved configuration (SPEC 3), every key with its default filled in. */
@@ -251,11 +289,11 @@ export class ContextManager {
    */
   snapshot(): Promise<Snapshot> {
     return this.#enqueue(async () => {
-      const snapshot = toSnapshot(this.#config, this.#state)
+      const snapshot = toSnapshot(this.#config, this.#state, this.#format)
       // Stored messages are frozen: shared. Everything else is copied (small).
       const state: Record<string, unknown> = {}
       for (const [name, value] of Object.entries(snapshot.state)) state[name] = name === 'history' ? [...(value as ReadonlyArray<Message>)] : copy(value)
-      return { version: snapshot.version, config: copy(snapshot.config), state: state as Snapshot['state'] }
+      return { version: snapshot.version, format: snapshot.format, config: copy(snapshot.config), state: state as Snapshot['state'] }
     })
   }
 
@@ -268,15 +306,20 @@ export class ContextManager {
    * when `options.runner` is given), just before that request is applied; until then no new
    * summary is triggered. Rejects with `SnapshotError` (its `field` names the problem) for a
    * value that is not a snapshot, of another `version`, with a field of the wrong shape, or whose
-   * fields disagree; nothing is created then.
+   * fields disagree, or when `options.format` names another format than the snapshot's (omit it
+   * to take the snapshot's format); nothing is created then.
    *
    * @example
    * const manager = await ContextManager.restore(JSON.parse(text), { hooks: makeMittHooks() })
    */
-  static async restore(snapshot: unknown, options: ContextManagerOptions = {}): Promise<ContextManager> {
+  static async restore<F extends MessageFormat = 'contract'>(snapshot: unknown, options: ContextManagerOptions<F> = {}): Promise<ContextManager<F>> {
     const decoded = decodeSnapshot(copy(snapshot))
     if (isLeft(decoded)) throw decoded.left
-    const manager = new ContextManager(decoded.right.config, options)
+    const format = decoded.right.format
+    if (options.format !== undefined && options.format !== format) {
+      throw new SnapshotError('snapshot.format', `the snapshot holds "${format}" messages but options.format is "${options.format}"; pass format: "${format}" (or omit it)`)
+    }
+    const manager = new ContextManager<F>(decoded.right.config, { ...options, format: format as F })
     for (const message of decoded.right.state.history) freezeJson(message)
     manager.#state = decoded.right.state
     manager.#resumePending = decoded.right.state.summary.inFlight !== null
@@ -308,6 +351,7 @@ export class ContextManager {
    */
   async addMessage(message: MessageInput): Promise<void> {
     const own = ownOrThrow(decodeMessage(message, 'message', { share: isOwnedJson }))
+    this.#requireFormat(own, 'message')
     const timestamp = formatTimestamp(this.#clock.now())
     return this.#enqueue(async () => {
       await this.#apply({ type: 'message_added', message: own, timestamp }, [
@@ -332,7 +376,14 @@ export class ContextManager {
    * @example
    * const view = await manager.getMessagesForRequest({ provider })
    */
-  async getMessagesForRequest(options: RequestOptions = {}): Promise<Array<Message>> {
+  async getMessagesForRequest(): Promise<FormatView<F>>
+  async getMessagesForRequest(options: RequestOptions<never> & { readonly format?: undefined }): Promise<FormatView<F>>
+  async getMessagesForRequest<V extends MessageFormat>(options: RequestOptions<V> & { readonly format: V }): Promise<FormatView<V>>
+  async getMessagesForRequest(options: RequestOptions = {}): Promise<unknown> {
+    const viewFormat: MessageFormat = options.format ?? this.#format
+    if (viewFormat !== 'contract' && !isProviderFormat(viewFormat)) {
+      throw new InvalidRequestError('format', `expected "contract" or one of ${PROVIDER_FORMATS.map((name) => JSON.stringify(name)).join(', ')}, got ${describeValue(viewFormat)}`)
+    }
     const tokenBudget = options.tokenBudget ?? null
     const provider = options.provider ?? null
     if (tokenBudget !== null && (typeof tokenBudget !== 'number' || !Number.isFinite(tokenBudget))) {
@@ -379,9 +430,14 @@ export class ContextManager {
       const raised = step.effects.find((effect): effect is RaiseError => effect.type === 'raise_error')
       if (raised !== undefined && raised.name === 'ContextLengthError' && raised.details !== undefined) throw new ContextLengthError(raised.message, raised.details)
       if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
-      const view = (step.view ?? []) as Array<Message>
-      for (const message of view) freezeJson(message)
-      return step.view === undefined ? [] : [...view]
+      if (viewFormat === 'contract') {
+        const view = (step.view ?? []) as Array<Message>
+        for (const message of view) freezeJson(message)
+        return step.view === undefined ? [] : [...view]
+      }
+      const { view, problems } = toRequestView(viewFormat, step.view ?? [], { repair: this.#repair, history: this.#state.history })
+      if (problems.length > 0) await this.#runEffect({ type: 'emit_hook', name: 'context:view-invalid', data: { format: viewFormat, problems: [...problems] } })
+      return freezeJson(view)
     })
   }
 
@@ -394,7 +450,17 @@ export class ContextManager {
    * const history = await manager.getMessages()
    */
   getMessages(): Promise<Array<Message>> {
-    return this.#enqueue(async () => [...this.#state.history])
+    return this.#enqueue(async () => {
+      const format = this.#format as MessageFormat
+      if (format === 'contract') return [...this.#state.history]
+      return freezeJson(toNativeHistory(format, this.#state.history)) as Array<Message>
+    })
+  }
+
+  /** Rejects a message that is invalid in the manager's format (a no-op for the contract shape). */
+  #requireFormat(message: Message, field: string): void {
+    const problem = validateFormatMessage(this.#format, message)
+    if (problem !== null) throw new InvalidMessageError(`${field}${problem.path}`, problem.detail)
   }
 
   /**
@@ -410,6 +476,7 @@ export class ContextManager {
    */
   async setMessages(messages: ReadonlyArray<MessageInput>): Promise<void> {
     const own = ownOrThrow(decodeMessages(messages, 'messages', { share: isOwnedJson }))
+    own.forEach((message, index) => this.#requireFormat(message, `messages[${index}]`))
     return this.#enqueue(async () => {
       await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])
       this.#runner.setProvider?.(null)

@@ -6,7 +6,7 @@
  */
 import type { Message, Messages } from '../message.js'
 import { isPlainObject } from '../values.js'
-import { assemblePieces, type AssemblyCodec } from './assemble.js'
+import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
 import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, toBlocks, toContractCalls, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
@@ -174,16 +174,16 @@ export const aiSdkCodec: AssemblyCodec = { format: 'ai-sdk', allowedKeys: MESSAG
  * toAiSdkView([{ role: 'user', content: 'hi' }]) // [{ role: 'user', content: 'hi' }]
  */
 export const toAiSdkView = (view: Messages): ReadonlyArray<AiSdkMessage> => {
-  const out: Array<Readonly<Record<string, unknown>>> = []
-  for (const message of assemblePieces(view, aiSdkCodec)) {
+  const out: AssembledMessage[] = []
+  for (const entry of assembleEntries(view, aiSdkCodec)) {
     const last = out[out.length - 1]
-    if (last !== undefined && last.role === 'tool' && message.role === 'tool' && Object.keys(last).length === 2 && Object.keys(message).length === 2) {
-      out[out.length - 1] = { role: 'tool', content: [...toBlocks(last.content), ...toBlocks(message.content)] }
+    if (last !== undefined && last.generated && entry.generated && last.message.role === 'tool' && entry.message.role === 'tool') {
+      out[out.length - 1] = { message: { role: 'tool', content: [...toBlocks(last.message.content), ...toBlocks(entry.message.content)] }, generated: true }
     } else {
-      out.push(message)
+      out.push(entry)
     }
   }
-  return out as unknown as ReadonlyArray<AiSdkMessage>
+  return out.map((entry) => entry.message) as unknown as ReadonlyArray<AiSdkMessage>
 }
 
 /**

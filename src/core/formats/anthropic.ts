@@ -6,7 +6,7 @@
  */
 import type { Message, Messages } from '../message.js'
 import { isPlainObject, isTruthy } from '../values.js'
-import { assemblePieces, type AssemblyCodec } from './assemble.js'
+import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
 import {
   contentText,
   joinTexts,
@@ -155,20 +155,20 @@ const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unk
  */
 export const anthropicCodec: AssemblyCodec = { format: 'anthropic', allowedKeys: MESSAGE_KEYS, rebuildBlocks, fromContract }
 
-/** Consecutive `user` messages made only of tool results are merged (one turn of results). */
-const mergeResultTurns = (messages: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<Readonly<Record<string, unknown>>> => {
-  const out: Array<Readonly<Record<string, unknown>>> = []
+/** Consecutive generated `user` messages made only of tool results are merged (one turn of results). */
+const mergeResultTurns = (entries: ReadonlyArray<AssembledMessage>): Array<Readonly<Record<string, unknown>>> => {
+  const out: AssembledMessage[] = []
   const onlyResults = (m: Readonly<Record<string, unknown>>): boolean =>
     m.role === 'user' && Array.isArray(m.content) && m.content.length > 0 && m.content.every((b) => isPlainObject(b) && b.type === 'tool_result')
-  for (const message of messages) {
+  for (const entry of entries) {
     const last = out[out.length - 1]
-    if (last !== undefined && onlyResults(last) && onlyResults(message)) {
-      out[out.length - 1] = { ...last, content: [...(last.content as unknown[]), ...(message.content as unknown[])] }
+    if (last !== undefined && last.generated && entry.generated && onlyResults(last.message) && onlyResults(entry.message)) {
+      out[out.length - 1] = { message: { ...last.message, content: [...(last.message.content as unknown[]), ...(entry.message.content as unknown[])] }, generated: true }
     } else {
-      out.push(message)
+      out.push(entry)
     }
   }
-  return out
+  return out.map((entry) => entry.message)
 }
 
 /**
@@ -193,7 +193,7 @@ export const toAnthropicView = (view: Messages): AnthropicView => {
     if (Array.isArray(source)) for (const block of source) systemBlocks.push(isPlainObject(block) ? { ...block } : { type: 'text', text: String(block) })
     else systemBlocks.push({ type: 'text', text: contentText(source) })
   }
-  const messages = mergeResultTurns(assemblePieces(rest, anthropicCodec)) as unknown as ReadonlyArray<AnthropicMessage>
+  const messages = mergeResultTurns(assembleEntries(rest, anthropicCodec)) as unknown as ReadonlyArray<AnthropicMessage>
   if (systemBlocks.length === 0) return { messages }
   const cached = systemBlocks.some((block) => isTruthy(block.cache_control))
   return { system: cached ? (systemBlocks as unknown as AnthropicBlock[]) : systemBlocks.map((block) => contentText([block])).join('\n\n'), messages }

@@ -32,6 +32,18 @@ export interface AssemblyCodec {
  */
 export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed)
 
+/**
+ * One assembled message and whether it was built from a contract message (`generated`: not one
+ * the caller added, so it may be merged with its neighbours, as consecutive result turns are).
+ *
+ * @example
+ * const entry: AssembledMessage = { message: { role: 'user', content: 'hi' }, generated: false }
+ */
+export interface AssembledMessage {
+  readonly message: Readonly<Record<string, unknown>>
+  readonly generated: boolean
+}
+
 interface Group {
   readonly carrier: NativeCarrier
   readonly blocks: Array<readonly [number, unknown]>
@@ -47,20 +59,32 @@ interface Group {
  * @example
  * assemblePieces(view, anthropicCodec) // MessageParam-shaped objects, system messages included
  */
-export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Readonly<Record<string, unknown>>> => {
-  const out: Array<Readonly<Record<string, unknown>>> = []
+export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Readonly<Record<string, unknown>>> =>
+  assembleEntries(view, codec).map((entry) => entry.message)
+
+/**
+ * `assemblePieces` with each message marked `generated` when it was built from a contract message.
+ *
+ * @example
+ * assembleEntries([{ role: 'tool', tool_call_id: 'a', content: 'x' }], anthropicCodec)[0].generated // true
+ */
+export const assembleEntries = (view: Messages, codec: AssemblyCodec): Array<AssembledMessage> => {
+  const out: Array<AssembledMessage> = []
+  const push = (message: Readonly<Record<string, unknown>>): void => {
+    out.push({ message, generated: false })
+  }
   let group: Group | null = null
   const flush = (): void => {
     if (group === null) return
     const { carrier } = group
     const message = carrier.message
     if (!group.modified && group.count === carrier.parts) {
-      out.push(pickKeys(message, codec.allowedKeys))
+      push(pickKeys(message, codec.allowedKeys))
     } else if (carrier.blocks === null || !Array.isArray(message.content)) {
-      out.push(pickKeys(group.stringContent === null ? message : { ...message, content: group.stringContent }, codec.allowedKeys))
+      push(pickKeys(group.stringContent === null ? message : { ...message, content: group.stringContent }, codec.allowedKeys))
     } else {
       const blocks = [...group.blocks].sort((a, b) => a[0] - b[0]).map(([, block]) => block)
-      out.push(pickKeys({ ...message, content: blocks }, codec.allowedKeys))
+      push(pickKeys({ ...message, content: blocks }, codec.allowedKeys))
     }
     group = null
   }
@@ -68,7 +92,7 @@ export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Read
     const carrier = carrierOf(piece)
     if (carrier === null || carrier.format !== codec.format) {
       flush()
-      out.push(...codec.fromContract(piece, view))
+      for (const message of codec.fromContract(piece, view)) out.push({ message, generated: true })
       continue
     }
     const current: Group | null = group

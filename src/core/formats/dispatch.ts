@@ -249,3 +249,51 @@ export const repairToolPairing = (view: Messages): Messages => {
  * isFormatView({ messages: [] }) // true
  */
 export const isFormatView = (value: unknown): boolean => Array.isArray(value) || (isPlainObject(value) && Array.isArray(value.messages))
+
+/** Rules about one call id used twice. */
+const REPEATED_ID_RULES: ReadonlySet<string> = new Set(['A4', 'R4', 'O3', 'S4'])
+
+/**
+ * The call ids that `history` itself uses more than once (RECORDING.md: such a repeat is the
+ * input's, not a problem of the view).
+ *
+ * @example
+ * selectRepeatedCallIds([{ role: 'assistant', tool_calls: [{ id: 'a' }] }, { role: 'assistant', tool_calls: [{ id: 'a' }] }]) // Set {'a'}
+ */
+export const selectRepeatedCallIds = (history: Messages): ReadonlySet<string> => {
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const message of history) {
+    for (const id of toCallIds(message)) {
+      const key = String(id)
+      if (seen.has(key)) repeated.add(key)
+      seen.add(key)
+    }
+  }
+  return repeated
+}
+
+/**
+ * A request view in `viewFormat` and its rule problems: the contract-piece `view` optionally
+ * repaired (`repairToolPairing`), converted (`toFormatView`) and checked
+ * (`findFormatViolations`), leaving out duplicate-id problems for ids the `history` itself
+ * repeats. `problems` is empty for the `contract` format (nothing new is checked there).
+ *
+ * @example
+ * toRequestView('anthropic', view, { repair: false, history }).problems // []
+ */
+export const toRequestView = <V extends MessageFormat>(
+  viewFormat: V,
+  view: Messages,
+  options: { readonly repair?: boolean; readonly history?: Messages } = {},
+): { readonly view: FormatView<V>; readonly problems: ReadonlyArray<string> } => {
+  if (viewFormat === 'contract') return { view: view as FormatView<V>, problems: [] }
+  const ready = options.repair === true ? repairToolPairing(view) : view
+  const converted = toFormatView(viewFormat, ready)
+  const repeated = options.history === undefined ? new Set<string>() : selectRepeatedCallIds(options.history)
+  const problems = findFormatViolations(viewFormat, converted).filter((problem) => {
+    const parts = problem.split(' ')
+    return !(REPEATED_ID_RULES.has(parts[0]) && repeated.has(parts[parts.length - 1]))
+  })
+  return { view: converted, problems }
+}

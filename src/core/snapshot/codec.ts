@@ -11,6 +11,7 @@ import { SnapshotError } from '../errors.js'
 import type { Message } from '../message.js'
 import type { State } from '../state.js'
 import { isPlainObject } from '../values.js'
+import { isProviderFormat, type MessageFormat } from '../formats/carrier.js'
 import { findInconsistency } from './consistency.js'
 
 /**
@@ -19,9 +20,9 @@ import { findInconsistency } from './consistency.js'
  * "Snapshots".
  *
  * @example
- * SNAPSHOT_VERSION // 3
+ * SNAPSHOT_VERSION // 4 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md)
  */
-export const SNAPSHOT_VERSION = 3
+export const SNAPSHOT_VERSION = 4
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -38,10 +39,12 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // 3
+ * JSON.parse(JSON.stringify(snapshot)).version // 4
  */
 export interface Snapshot {
   readonly version: number
+  /** The manager's message format (docs/formats.md); `contract` unless a provider format. */
+  readonly format: MessageFormat
   readonly config: Config
   readonly state: SnapshotState
 }
@@ -157,10 +160,10 @@ const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
  * @example
  * toSnapshot(DEFAULT_CONFIG, makeInitialState()).state.history // []
  */
-export const toSnapshot = (config: Config, state: State): Snapshot => {
+export const toSnapshot = (config: Config, state: State, format: MessageFormat = 'contract'): Snapshot => {
   const json: Record<string, unknown> = {}
   for (const name of FIELD_NAMES) json[name] = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).encode(state[name])
-  return { version: SNAPSHOT_VERSION, config, state: json as SnapshotState }
+  return { version: SNAPSHOT_VERSION, format, config, state: json as SnapshotState }
 }
 
 /** `value` shown in an error message: JSON, shortened. */
@@ -190,6 +193,7 @@ const toSnapshotError = (prefix: string, errors: t.Errors): SnapshotError => {
  * const restored: RestoredSnapshot = { config: DEFAULT_CONFIG, warnings: [], state: makeInitialState() }
  */
 export interface RestoredSnapshot {
+  readonly format: MessageFormat
   readonly config: Config
   readonly warnings: ReadonlyArray<Log>
   readonly state: State
@@ -218,6 +222,10 @@ export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, Restored
       ),
     )
   }
+  const format = value.format
+  if (format !== 'contract' && !isProviderFormat(format)) {
+    return E.left(new SnapshotError('snapshot.format', `expected "contract", "anthropic", "openai-chat", "openai-responses" or "ai-sdk", got ${show(format)}`))
+  }
   if (!isPlainObject(value.config)) return E.left(new SnapshotError('snapshot.config', `expected the configuration object, got ${show(value.config)}`))
   const config = decodeConfig(value.config)
   if (E.isLeft(config)) {
@@ -234,5 +242,5 @@ export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, Restored
   }
   const inconsistency = findInconsistency(state as unknown as State)
   if (inconsistency !== null) return E.left(new SnapshotError(`snapshot.state.${inconsistency.field}`, inconsistency.detail))
-  return E.right({ config: config.right.config, warnings: config.right.warnings, state: state as unknown as State })
+  return E.right({ format, config: config.right.config, warnings: config.right.warnings, state: state as unknown as State })
 }
