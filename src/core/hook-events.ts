@@ -5,6 +5,7 @@
 import type { InfeasiblePayload } from './compaction/floor.js'
 import type { LlmResponsePayload } from './meter/usage.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
+import type { ProviderFormat } from './formats/carrier.js'
 
 /**
  * The `context:compaction-skipped` payload (SPEC 9, 14.3): the worth-the-rebuild predicate
@@ -34,6 +35,7 @@ export interface CompactionSkippedPayload {
  * - `context:pre_summarize` / `context:post_summarize`: around a background summary (SPEC 12.3);
  * - `context:compaction-infeasible` / `context:compaction-breaker`: the guards of issue 12
  *   (`compaction_floor_guard`, `compaction_breaker_passes`; never emitted at the defaults);
+ * - `context:view-invalid`: a provider-format view breaks that format's rules (docs/formats.md);
  * - `llm:response`: consumed; the provider response whose `usage` anchors the meter (SPEC 10.2, 17.10).
  * A host with events of its own extends it: `makeMittHooks<HookEventMap & { 'tool:pre': ToolCall }>()`.
  *
@@ -48,7 +50,20 @@ export interface HookEventMap {
   readonly 'context:post_summarize': { readonly summary_length: number }
   readonly 'context:compaction-infeasible': InfeasiblePayload
   readonly 'context:compaction-breaker': { readonly consecutive_over_budget: number }
+  readonly 'context:view-invalid': ViewInvalidPayload
   readonly 'llm:response': LlmResponsePayload
+}
+
+/**
+ * The `context:view-invalid` payload (docs/formats.md): the view format and the rule problems of
+ * the view just returned (`findFormatViolations` lines, each starting with its rule code).
+ *
+ * @example
+ * const payload: ViewInvalidPayload = { format: 'anthropic', problems: ['A2 tool_use b of turn 1 unanswered in the next turn'] }
+ */
+export interface ViewInvalidPayload {
+  readonly format: ProviderFormat
+  readonly problems: ReadonlyArray<string>
 }
 
 /**

@@ -66,4 +66,4 @@ export { toSessionMetrics, selectRepeatedCallIds, hasOwnPairingProblem } from '.
 export type { SessionMetrics, OverflowLimit } from './economics/metrics.js'
 export type { ModelPrice, ModelWindow, ModelTable, InputSplit } from './economics/prices.js'
 export * from './formats/index.js'
-export type { HookEventMap, HookEventName, CompactionSkippedPayload } from './hook-events.js'
+export type { HookEventMap, HookEventName, CompactionSkippedPayload, ViewInvalidPayload } from './hook-events.js'

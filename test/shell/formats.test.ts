@@ -15,7 +15,7 @@ const clock = fixedClock('2026-02-06T10:00:00.123+00:00')
 const make = <F extends MessageFormat>(format: F, config: Record<string, unknown> = {}, options: Partial<ContextManagerOptions<F>> = {}) => {
   const hooks = makeMittHooks()
   const invalid: Array<unknown> = []
-  hooks.register('context:view-invalid', (_event: string, data: unknown) => {
+  hooks.register('context:view-invalid', (_event, data) => {
     invalid.push(data)
   })
   const manager = new ContextManager<F>({ max_tokens: 200_000, ...config }, { format, hooks, clock, logger: silentLogger, spillWriter: makeMemorySpillWriter(), ...options })
