@@ -27,10 +27,22 @@ import { makeFormatEstimator } from './formats/dispatch.js'
  * const step = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator() })
  * const { state } = step(makeInitialState(), { type: 'message_added', message: { role: 'user', content: 'hi' }, timestamp: now })
  */
+/**
+ * The dependencies a reducer runs on: in a provider format the estimator is wrapped so a piece
+ * costs what its provider-ready form costs (docs/formats.md); the contract format is unchanged.
+ * Replay uses it too, so its view figures count what the reducer counts.
+ *
+ * @example
+ * toStepDeps({ config: DEFAULT_CONFIG, estimate: estimateOne }).estimate === estimateOne // true
+ */
+export const toStepDeps = (given: CoreDeps): CoreDeps => {
+  const format = given.format ?? 'contract'
+  return format === 'contract' ? given : { ...given, estimate: makeCachedEstimator(makeFormatEstimator(format, given.estimate)) }
+}
+
 export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step) => {
   const format = given.format ?? 'contract'
-  // In a provider format a piece costs what its provider-ready form costs (docs/formats.md).
-  const deps: CoreDeps = format === 'contract' ? given : { ...given, estimate: makeCachedEstimator(makeFormatEstimator(format, given.estimate)) }
+  const deps = toStepDeps(given)
   const memo = makeDerivationMemo()
   return (state: State, event: Event): Step => {
     switch (event.type) {

@@ -2,7 +2,7 @@
  * Deterministic replay (RECORDING.md): a fold of a recording's operations through the pure
  * reducer on a fixed clock, producing one output line per request.
  */
-import { makeStep } from './reducer.js'
+import { makeStep, toStepDeps } from './reducer.js'
 import type { CoreDeps } from './deps.js'
 import type { Effect, RequestSummary, WriteSpill } from './effects.js'
 import type { Event } from './events.js'
@@ -152,7 +152,8 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
   // Tokens of what the original agent sent (its stored history) and the latest message time seen.
   // (counted as a view carries each message: without `_seq`, SPEC 1.6)
   const sentMemo = makeDerivationMemo()
-  const sentEstimate = (message: Message): number => deps.estimate(stripMessage(message, sentMemo))
+  const estimate = toStepDeps(deps).estimate
+  const sentEstimate = (message: Message): number => estimate(stripMessage(message, sentMemo))
   let sentTokens = 0
   let timeMs: number | null = null
   const noteTime = (message: Message): void => {
@@ -262,7 +263,7 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
             const next = applySimulatedRequest(usage.provider, usage.mode, simulation, {
               recorded: toReading(readings.get(index)),
               sentTokens,
-              items: toCacheItems(line.view, usage.provider, deps.estimate),
+              items: toCacheItems(line.view, usage.provider, estimate),
               timeMs,
             })
             simulation = next.state
