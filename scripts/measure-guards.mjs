@@ -20,7 +20,7 @@ for (const [name, file, budget] of SESSIONS) {
   } catch (error) {
     out = error.stdout ?? ''
   }
-  let requests = 0, boundaries = 0, removed = 0, over = 0, failed = 0, maxLevel = 0
+  let requests = 0, boundaries = 0, removed = 0, over = 0, failed = 0, maxLevel = 0, noticeTokens = 0
   const guardEvents = {}
   // messages_removed is cumulative per session; a session ends where op_index starts again.
   let sessionRemoved = 0
@@ -46,9 +46,10 @@ for (const [name, file, budget] of SESSIONS) {
     const budget = line.token_meter_stats?.budget
     if (line.view && budget > 0) {
       const tokens = line.view.reduce((sum, m) => sum + estimateOne(m), 0)
+      for (const m of line.view) if (m.metadata?.source === 'context-compaction') noticeTokens += estimateOne(m)
       if (tokens > budget + 800) over += 1
     }
   }
   removed += sessionRemoved
-  console.log(`${name.padEnd(22)} requests ${requests} boundaries ${boundaries} removed ${removed} over-budget ${over} failed ${failed} level ${maxLevel} ${JSON.stringify(guardEvents)}`)
+  console.log(`${name.padEnd(22)} requests ${requests} boundaries ${boundaries} removed ${removed} over-budget ${over} notice-tokens ${noticeTokens} failed ${failed} level ${maxLevel} ${JSON.stringify(guardEvents)}`)
 }

@@ -126,6 +126,11 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   fallback_max_output_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
   budget_provenance: { codec: FlagCodec, accepts: 'true or false' },
   human_anchors: { codec: FlagCodec, accepts: 'true or false' },
+  compaction_notice_repeat: { codec: t.keyof({ full: null, standing: null, none: null }), accepts: '"full", "standing" or "none"' },
+  summary_hysteresis: { codec: FlagCodec, accepts: 'true or false' },
+  summary_target_usage: { codec: t.union([t.null, NumberCodec]), accepts: 'null or a number (fraction of the effective budget)' },
+  summary_min_span_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
+  summary_cooldown_requests: { codec: OptionalCountCodec, accepts: 'null or a positive integer (requests)' },
 }
 
 const show = (value: unknown): string => {
@@ -320,6 +325,11 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     fallback_max_output_tokens: pick('fallback_max_output_tokens'),
     budget_provenance: has('budget_provenance') ? given.budget_provenance === true : DEFAULT_CONFIG.budget_provenance,
     human_anchors: has('human_anchors') ? given.human_anchors === true : DEFAULT_CONFIG.human_anchors,
+    compaction_notice_repeat: pick('compaction_notice_repeat'),
+    summary_hysteresis: has('summary_hysteresis') ? given.summary_hysteresis === true : DEFAULT_CONFIG.summary_hysteresis,
+    summary_target_usage: pick('summary_target_usage'),
+    summary_min_span_tokens: pick('summary_min_span_tokens'),
+    summary_cooldown_requests: pick('summary_cooldown_requests'),
   }
   return E.right({ config, warnings, unknownKeys })
 }

@@ -110,7 +110,36 @@ export interface Config {
    * Default false (the contract: any user-role message).
    */
   readonly human_anchors: boolean
+  /**
+   * Guard (issue 12, notice hygiene): what later requests carry after the full notice of a
+   * compaction went out: `"full"` (the contract: the full text again, with token figures and the
+   * "ephemeral" claim), `"standing"` (a short standing notice) or `"none"`. Other than `"full"`,
+   * the full text also leaves out the token figures and the "affects only this request" claim.
+   */
+  readonly compaction_notice_repeat: NoticeRepeat
+  /**
+   * Summary hysteresis (issue 12): the summary trigger measures the view (sticky decisions
+   * applied, absorbed messages gone) instead of the whole stored history, so an absorption
+   * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
+   * swap never adds a boundary of its own. Default false (the contract: the trigger measures the
+   * history, which never shrinks, and the next firing pass swaps).
+   */
+  readonly summary_hysteresis: boolean
+  /** Summary hysteresis: the post-absorb target as a fraction of E (null: `target_usage`). */
+  readonly summary_target_usage: number | null
+  /** Summary hysteresis: a span estimated under this many tokens is not summarized (null: any). */
+  readonly summary_min_span_tokens: number | null
+  /** Summary hysteresis: requests to wait after a summary is requested before the next (null: 0). */
+  readonly summary_cooldown_requests: number | null
 }
+
+/**
+ * What requests after the first full notice of a compaction carry (`compaction_notice_repeat`).
+ *
+ * @example
+ * const repeat: NoticeRepeat = 'standing'
+ */
+export type NoticeRepeat = 'full' | 'standing' | 'none'
 
 /**
  * The configuration a caller writes (SPEC 3): every contract key optional, snake_case exactly,
@@ -162,6 +191,11 @@ export interface ContextConfig {
   readonly fallback_max_output_tokens?: number | null
   readonly budget_provenance?: boolean | null
   readonly human_anchors?: boolean | null
+  readonly compaction_notice_repeat?: NoticeRepeat
+  readonly summary_hysteresis?: boolean | null
+  readonly summary_target_usage?: number | null
+  readonly summary_min_span_tokens?: number | null
+  readonly summary_cooldown_requests?: number | null
   readonly strict?: boolean
 }
 
@@ -214,6 +248,11 @@ export const DEFAULT_CONFIG: Config = {
     fallback_max_output_tokens: null,
     budget_provenance: false,
     human_anchors: false,
+    compaction_notice_repeat: 'full' as NoticeRepeat,
+    summary_hysteresis: false,
+    summary_target_usage: null,
+    summary_min_span_tokens: null,
+    summary_cooldown_requests: null,
   },
 }
 
@@ -226,7 +265,8 @@ export const DEFAULT_CONFIG: Config = {
  */
 export const GUARD_DEFAULTS: Pick<
   Config,
-  'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors'
+  'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors' | 'compaction_notice_repeat'
+  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -236,6 +276,11 @@ export const GUARD_DEFAULTS: Pick<
   fallback_max_output_tokens: DEFAULT_CONFIG.fallback_max_output_tokens,
   budget_provenance: DEFAULT_CONFIG.budget_provenance,
   human_anchors: DEFAULT_CONFIG.human_anchors,
+  compaction_notice_repeat: DEFAULT_CONFIG.compaction_notice_repeat,
+  summary_hysteresis: DEFAULT_CONFIG.summary_hysteresis,
+  summary_target_usage: DEFAULT_CONFIG.summary_target_usage,
+  summary_min_span_tokens: DEFAULT_CONFIG.summary_min_span_tokens,
+  summary_cooldown_requests: DEFAULT_CONFIG.summary_cooldown_requests,
 }
 
 /**

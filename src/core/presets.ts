@@ -27,7 +27,15 @@ const recommended: Partial<Config> = Object.freeze({
   target_usage: 0.4,
   compaction_notice_verbosity: 'minimal',
   compaction_notice_token_reserve: 400,
+  // Issue 12, notice hygiene: the notice once per compaction, not on every later request
+  // (docs/configuration.md, "Notice hygiene": tau-bench at 4,500 −1.2 % input cost, Claude Code
+  // at 60k −0.1 %, boundaries and overflows unchanged).
+  compaction_notice_repeat: 'none' as const,
 })
+
+// Issue 12, summary hysteresis: with it the summary strategy makes no more boundaries than
+// `recommended` on every shared session (docs/configuration.md, "The summary refire loop").
+const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: true })
 
 /**
  * The presets. Each names only the keys it sets; keys it leaves out keep whatever lies below it
@@ -41,7 +49,8 @@ const recommended: Partial<Config> = Object.freeze({
  *   `minimal` (a one-sentence notice, about 40 tokens instead of up to about 250) and
  *   `compaction_notice_token_reserve` 400 (the reserve that minimal notice needs, leaving 400
  *   more tokens of every budget to the conversation).
- * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'`.
+ * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'` and
+ *   `summary_hysteresis: true` (without it the summary strategy refires and doubles boundaries).
  *
  * @example
  * const config = decodeConfig({ ...presets.recommended, max_tokens: 100_000 })
@@ -51,7 +60,7 @@ const recommended: Partial<Config> = Object.freeze({
 export const presets: Readonly<Record<PresetName, Partial<Config>>> = Object.freeze({
   reference: Object.freeze({}),
   recommended,
-  'recommended-summary': Object.freeze({ ...recommended, compaction_strategy: 'summary' as const }),
+  'recommended-summary': Object.freeze({ ...recommended, compaction_strategy: 'summary' as const, ...summaryHysteresis }),
 })
 
 /**

@@ -124,17 +124,25 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   let meter: MeterState = state.meter
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
 
+  const context = makePassContext(config, estimate, state.toolNames, memo)
   if (config.compaction_strategy === 'summary') {
-    const started = triggerSummary(state, summary, config, meterStats.used_tokens, effective, estimate)
-    summary = started.summary
-    effects.push(...started.effects)
+    // Summary hysteresis (issue 12): the trigger may measure the view (sticky decisions applied)
+    // instead of the whole history, and waits out a cooldown after each request.
+    const used = config.summary_hysteresis ? selectAppliedView(memo, selected, state.sticky, context).tokens : meterStats.used_tokens
+    const cooling = guards.summaryCooldown > 0
+    if (cooling) guards = { ...guards, summaryCooldown: guards.summaryCooldown - 1 }
+    else {
+      const started = triggerSummary(state, summary, config, used, effective, estimate)
+      if (started.summary.inFlight !== summary.inFlight && config.summary_cooldown_requests !== null) guards = { ...guards, summaryCooldown: config.summary_cooldown_requests }
+      summary = started.summary
+      effects.push(...started.effects)
+    }
   }
 
   const decision = decideTrigger(config, meterStats, meter)
   meter = decision.meter
   effects.push(...decision.effects)
 
-  const context = makePassContext(config, estimate, state.toolNames, memo)
   const strip = (list: Messages): Messages => list.map((message) => stripMessage(message, memo))
   const spillEffects = (): Effect[] => {
     const out: Effect[] = []
@@ -183,7 +191,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     },
     context,
   )
-  const passState: State = {
+  let passState: State = {
     ...state,
     history: pass.history,
     nextSeq: pass.nextSeq,
@@ -210,8 +218,15 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
       replayMarker = identity
     }
   }
-  const notice = selectNotice(config, pass.compactionStats, list, memo.notice)
+  // Notice hygiene: the full notice goes out once per accepted compaction (new stats object).
+  const fresh = pass.compactionStats !== state.compactionStats
+  const fullSent = config.compaction_notice_repeat !== 'full' && !fresh && passState.guards.noticeSent
+  const notice = selectNotice(config, pass.compactionStats, list, memo.notice, fullSent)
   if (notice !== null) list.push(notice)
+  if (config.compaction_notice_repeat !== 'full') {
+    const noticeSent = fullSent || notice !== null
+    if (noticeSent !== passState.guards.noticeSent) passState = { ...passState, guards: { ...passState.guards, noticeSent } }
+  }
   // A pass that decided nothing returns the sticky-applied list itself (S ++ N'), whose stripped
   // view is memoized: only the tail items (replay, notice) are stripped here.
   const decided = pass.sticky !== state.sticky || pass.history !== state.history || pass.compactionStats !== state.compactionStats

@@ -89,6 +89,10 @@ export interface GuardState {
   readonly breakerBudget: number | null
   /** The last `context:budget` payload emitted (`budget_provenance`), null before the first. */
   readonly lastBudget: BudgetPayload | null
+  /** The full notice of the current compaction stats went out (`compaction_notice_repeat`). */
+  readonly noticeSent: boolean
+  /** Requests still to wait before the next summary request (`summary_cooldown_requests`). */
+  readonly summaryCooldown: number
 }
 
 /**
@@ -97,7 +101,7 @@ export interface GuardState {
  * @example
  * EMPTY_GUARDS.breakerTripped // false
  */
-export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null }
+export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0 }
 
 /**
  * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the

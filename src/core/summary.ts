@@ -198,11 +198,23 @@ export const selectAbsorbSpan = (
   return seqs
 }
 
+/** The estimate (tokens) of the stored messages whose `_seq` is in `seqs`. */
+const toSpanTokens = (history: Messages, seqs: ReadonlyArray<number>, estimate: TokenEstimator): number => {
+  const wanted = new Set(seqs)
+  let total = 0
+  for (const message of history) {
+    const seq = seqOf(message)
+    if (seq !== undefined && wanted.has(seq)) total += estimate(message)
+  }
+  return total
+}
+
 /**
  * The summary trigger (SPEC 12.2): when nothing is in flight or pending, a provider is known,
  * `used / E ≥ summary_trigger` and `used` exceeds the target, select a span and request its
  * summary (an id from the state's counter). `used` and `effective` (E) are tokens. Returns the new
- * summary state and effects.
+ * summary state and effects. Hysteresis keys (issue 12): `summary_target_usage` replaces
+ * `target_usage` as the post-absorb target; a span under `summary_min_span_tokens` is not sent.
  *
  * @example
  * triggerSummary(state, state.summary, config, 5000, 6000, estimateOne).effects // [{ type: 'request_summary', … }]
@@ -218,10 +230,11 @@ export const triggerSummary = (
   const idle = { summary, effects: [] }
   if (summary.inFlight !== null || summary.pending !== null || !summary.providerKnown || effective <= 0) return idle
   if (used / effective < config.summary_trigger) return idle
-  const target = Math.trunc(effective * config.target_usage)
+  const target = Math.trunc(effective * (config.summary_target_usage ?? config.target_usage))
   if (used <= target) return idle
   const seqs = selectAbsorbSpan(state.history, state.sticky.removed, config, used - target, estimate)
   if (seqs.length === 0) return idle
+  if (config.summary_min_span_tokens !== null && toSpanTokens(state.history, seqs, estimate) < config.summary_min_span_tokens) return idle
   const id = `summary-${summary.nextRequestNumber}`
   return {
     summary: { ...summary, inFlight: id, inFlightSeqs: seqs, nextRequestNumber: summary.nextRequestNumber + 1 },

@@ -7,9 +7,9 @@ import { DEFAULT_CONFIG } from '../../src/core/config.js'
 import { isPresetName, PRESET_NAMES, presets } from '../../src/core/presets.js'
 
 describe('presets', () => {
-  it('reference is empty, recommended-summary is recommended plus the summary strategy', () => {
+  it('reference is empty, recommended-summary is recommended plus the summary strategy with its hysteresis', () => {
     expect(presets.reference).toEqual({})
-    expect(presets['recommended-summary']).toEqual({ ...presets.recommended, compaction_strategy: 'summary' })
+    expect(presets['recommended-summary']).toEqual({ ...presets.recommended, compaction_strategy: 'summary', summary_hysteresis: true })
     expect(Object.keys(presets)).toEqual([...PRESET_NAMES])
   })
 

@@ -35,13 +35,25 @@ const affectedLines = (level: number, protectedToolResults: number): ReadonlyArr
 }
 
 /**
+ * The short standing notice of `compaction_notice_repeat: "standing"` (issue 12): carried by the
+ * requests after the one that carried the full notice, until the next compaction. No figures.
+ *
+ * @example
+ * STANDING_NOTICE_TEXT.includes('compacted') // true
+ */
+export const STANDING_NOTICE_TEXT =
+  '<system-reminder source="context-compaction">\nEarlier context was compacted: some older messages and tool results are truncated, stubbed or removed. Re-run tools if you need their full output.\n</system-reminder>'
+
+/**
  * The notice text for `stats` in the configured verbosity (SPEC 8): the fixed minimal text for
- * `"minimal"`, the normal template for every other value.
+ * `"minimal"`, the normal template for every other value. With `clean` (notice hygiene, issue
+ * 12) the normal text leaves out the estimator's token figures and the claim that the compaction
+ * affects only this request.
  *
  * @example
  * toNoticeText(stats, 'minimal').startsWith('<system-reminder source="context-compaction">') // true
  */
-export const toNoticeText = (stats: CompactionStats, verbosity: string): string => {
+export const toNoticeText = (stats: CompactionStats, verbosity: string, clean = false): string => {
   if (verbosity === 'minimal') return MINIMAL_TEXT
   const level = stats.strategy_level
   return [
@@ -52,7 +64,7 @@ export const toNoticeText = (stats: CompactionStats, verbosity: string): string 
     `- Strategy level: ${level}/8`,
     `- Messages: ${stats.before_messages} \u2192 ${stats.after_messages} (${stats.messages_removed} removed, ${stats.user_messages_stubbed} stubbed)`,
     `- Tool results: ${stats.messages_truncated} truncated`,
-    `- Tokens: ${fmtInt(stats.before_tokens)} \u2192 ${fmtInt(stats.after_tokens)} (target: ${fmtInt(stats.target_tokens)})`,
+    ...(clean ? [] : [`- Tokens: ${fmtInt(stats.before_tokens)} \u2192 ${fmtInt(stats.after_tokens)} (target: ${fmtInt(stats.target_tokens)})`]),
     '',
     'What was preserved:',
     '- All system messages (your instructions and identity)',
@@ -63,7 +75,9 @@ export const toNoticeText = (stats: CompactionStats, verbosity: string): string 
     'What may be affected:',
     ...affectedLines(level, stats.protected_tool_results),
     '',
-    'Note: This compaction is ephemeral (affects only this request). Full history is preserved in session transcript.',
+    clean
+      ? 'Note: The compacted context stays compacted in later requests. Full history is preserved in session transcript.'
+      : 'Note: This compaction is ephemeral (affects only this request). Full history is preserved in session transcript.',
     '</system-reminder>',
   ].join('\n')
 }
@@ -80,10 +94,15 @@ export const toNoticeText = (stats: CompactionStats, verbosity: string): string 
 export const endsOutsideToolCall = (messages: Messages): boolean =>
   messages.length === 0 || (!isTruthy(messages[messages.length - 1].tool_calls) && !endsInOpenToolGroup(messages))
 
+const STANDING_NOTICE: Message = { role: 'user', content: STANDING_NOTICE_TEXT, metadata: { source: 'context-compaction', ephemeral: true } }
+
 /**
  * The notice message to append to a compacted list, or null when a condition of SPEC 8 fails
  * (disabled, no stats, unsafe tail, level below `compaction_notice_min_level`). With `memo`, the
- * message object is built once per stats object and shared by later views.
+ * message object is built once per stats object and shared by later views. `fullSent` says the
+ * full notice of these stats already went out: with `compaction_notice_repeat` `"standing"` the
+ * short standing notice is returned instead, with `"none"` nothing (`"full"`, the contract,
+ * repeats the full text).
  *
  * @example
  * selectNotice(DEFAULT_CONFIG, null, []) // null
@@ -93,14 +112,18 @@ export const selectNotice = (
   stats: CompactionStats | null,
   list: Messages,
   memo?: WeakMap<object, Message | null>,
+  fullSent = false,
 ): Message | null => {
   if (!config.compaction_notice_enabled || stats === null) return null
   if (!endsOutsideToolCall(list)) return null
   if (stats.strategy_level < config.compaction_notice_min_level) return null
+  const repeat = config.compaction_notice_repeat
+  if (fullSent && repeat === 'none') return null
+  if (fullSent && repeat === 'standing') return STANDING_NOTICE
   // The notice depends only on the stored stats: one message object per stats object.
   const cached = memo?.get(stats)
   if (cached !== undefined) return cached
-  const text = toNoticeText(stats, config.compaction_notice_verbosity)
+  const text = toNoticeText(stats, config.compaction_notice_verbosity, repeat !== 'full')
   const notice: Message | null = text === '' ? null : { role: 'user', content: text, metadata: { source: 'context-compaction', ephemeral: true } }
   memo?.set(stats, notice)
   return notice

@@ -140,7 +140,12 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   // A swap appends the summary after the last stored message; while the history ends inside an
   // open tool group that would put a user message between a call and its results, so the summary
   // stays pending until the group is answered (the contract's tool-pair promise, SPEC 17.3).
-  if (config.compaction_strategy === 'summary' && summary.pending !== null && !endsInOpenToolGroup(nonSystem)) {
+  // Summary hysteresis: the swap rides on a pass that escalates anyway (judged on the list before
+  // the swap), so it never makes a boundary of its own.
+  const swapAllowed =
+    !config.summary_hysteresis ||
+    needsEscalation(config, input.meter, input.hybrid, estimateMessages(system, estimate) + estimateMessages(applySticky(nonSystem, input.sticky, context), estimate), input.effective)
+  if (config.compaction_strategy === 'summary' && summary.pending !== null && swapAllowed && !endsInOpenToolGroup(nonSystem)) {
     const pending = summary.pending
     summary = { ...summary, pending: null }
     const swap = trySwap(pending, nonSystem, input.sticky.removed, input.now, nextSeq, estimate)
@@ -161,7 +166,8 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const stickyApplied = prepared?.stickyApplied ?? applySticky(nonSystem, recorded ?? input.sticky, context)
   const current = systemTokens + (prepared?.stickyTokens ?? estimateMessages(stickyApplied, estimate))
   const target = Math.trunc(input.effective * config.target_usage)
-  let escalate = needsEscalation(config, input.meter, input.hybrid, current, input.effective)
+  // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
+  let escalate = (config.summary_hysteresis && swapped) || needsEscalation(config, input.meter, input.hybrid, current, input.effective)
   // The floor guard: with the floor above the target, the ladder works toward E instead of the
   // unreachable target, and a view that already fits E is left alone.
   let guards = input.guards
