@@ -71,6 +71,7 @@ const requestBench = async (count, budget, rounds) => {
   const quiet = []
   const compacting = []
   const adds = []
+  const viewSizes = []
   let call = 1_000_000
   for (let i = 0; i < rounds; i += 1) {
     const turn = syntheticTurn(count + i, call)
@@ -82,19 +83,21 @@ const requestBench = async (count, budget, rounds) => {
     }
     const before = manager.lastCompactionStats
     const start = performance.now()
-    await manager.getMessagesForRequest({ tokenBudget: budget })
+    const view = await manager.getMessagesForRequest({ tokenBudget: budget })
     const elapsed = performance.now() - start
+    viewSizes.push(view.length)
     const after = manager.lastCompactionStats
     ;(JSON.stringify(before) !== JSON.stringify(after) ? compacting : quiet).push(elapsed)
   }
-  return { quiet, compacting, adds }
+  return { quiet, compacting, adds, viewSizes }
 }
 
 const printRequestBench = (label, result) =>
   console.log(
     `${label.padEnd(34)} | request (no compaction) median ${time(quantile(result.quiet, 0.5)).padStart(9)} p95 ${time(quantile(result.quiet, 0.95)).padStart(9)} n=${String(result.quiet.length).padStart(3)}` +
       ` | request (compacting) median ${time(quantile(result.compacting, 0.5)).padStart(9)} p95 ${time(quantile(result.compacting, 0.95)).padStart(9)} n=${String(result.compacting.length).padStart(3)}` +
-      ` | add median ${time(quantile(result.adds, 0.5)).padStart(8)} p95 ${time(quantile(result.adds, 0.95)).padStart(8)}`,
+      ` | add median ${time(quantile(result.adds, 0.5)).padStart(8)} p95 ${time(quantile(result.adds, 0.95)).padStart(8)}` +
+      ` | view median ${quantile(result.viewSizes, 0.5)} msgs`,
   )
 
 const claudeSession = () => {
