@@ -166,6 +166,14 @@ const ownOrThrow = <T>(decoded: Either<ReadonlyArray<JsonValueProblem>, T>): T =
 type Job = () => Promise<void>
 
 /**
+ * The job a piece of async code runs for (a unique symbol per job), shared by every manager of
+ * the process: Node propagates each AsyncLocalStorage instance into every new promise, so one
+ * instance per manager made each promise cost O(managers) (1,000 sessions: `npm run bench`).
+ * A manager compares the store with its own running job, so sharing changes nothing else.
+ */
+const JOB_CONTEXT = new AsyncLocalStorage<symbol>()
+
+/**
  * Freezes the messages the last step stored: the core appends to the history (or replaces it),
  * so the unfrozen ones are a tail; walking back stops at the first frozen message. O(new messages).
  */
@@ -208,7 +216,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   readonly #queue: Array<Job> = []
   #draining = false
   #currentJob: symbol | null = null
-  readonly #jobContext = new AsyncLocalStorage<symbol>()
+  readonly #jobContext = JOB_CONTEXT
   #pending = 0
   #factory: SystemPromptFactory | null = null
   #lastRecordedPrompt: string | null = null
