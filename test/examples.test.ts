@@ -4,11 +4,30 @@ import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { run as runCustomRunner } from '../examples/custom-runner.js'
 import { run as runEmbedding } from '../examples/embedding.js'
+import { run as runFormats } from '../examples/formats.js'
 import { run as runReplay } from '../examples/replay.js'
 import { run as runSummarizer } from '../examples/summarizer.js'
 import { run as runWorkerThreads } from '../examples/worker-threads.js'
 
 describe('examples', () => {
+  it('formats.ts: each provider format gives a valid, compacted view in its own shape', async () => {
+    const { anthropic, responses, aiSdk, chat } = await runFormats()
+    expect([anthropic.problems, responses.problems, aiSdk.problems, chat.problems]).toEqual([[], [], [], []])
+    expect(anthropic.compacted).toBe(true)
+    expect(anthropic.view.system).toBe('You are a careful coding agent.')
+    const blocks = anthropic.view.messages.flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+    expect(blocks.filter((block) => block.type === 'thinking').length).toBeGreaterThan(0)
+    expect(JSON.stringify(anthropic.view)).toContain('[truncated:')
+    expect(JSON.stringify(anthropic.view)).not.toContain('metadata')
+    const reasoning = responses.view.findIndex((item) => item.type === 'reasoning')
+    expect(responses.view[reasoning + 1]).toMatchObject({ type: 'function_call' })
+    expect(responses.view[0]).toEqual({ role: 'developer', content: 'Answer briefly.' })
+    expect(aiSdk.view[0]).toEqual({ role: 'system', content: 'You are a careful coding agent.' })
+    expect(aiSdk.view.length).toBeLessThan(10) // older groups removed whole (the approval chain with its call)
+    expect(chat.view[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'What does src/0.ts export?' }] })
+    expect(chat.asAiSdk.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool'])
+  })
+
   // The workers load the built package (npm ci builds it through the prepare script).
   it.skipIf(!existsSync('dist/index.js'))('worker-threads.ts: a session moved between two worker threads through its snapshot continues exactly', async () => {
     const result = await runWorkerThreads()

@@ -1,7 +1,7 @@
 /** The manager in each provider format: provider-ready views, untouched messages, typed errors, view-invalid, repair. */
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { InvalidMessageError, SnapshotError } from '../../src/core/errors.js'
-import type { AnthropicView } from '../../src/core/formats/anthropic.js'
+import type { AnthropicToolResultBlock, AnthropicView } from '../../src/core/formats/anthropic.js'
 import { findFormatViolations } from '../../src/core/formats/dispatch.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager, type ContextManagerOptions } from '../../src/shell/context-manager.js'
@@ -67,7 +67,7 @@ describe('anthropic format', () => {
     expect(manager.lastCompactionStats).not.toBeNull()
     const blocks = view.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
     for (const block of blocks.filter((b) => b.type === 'thinking')) expect(block).toEqual(thinking)
-    const truncated = blocks.filter((b) => b.type === 'tool_result' && String(JSON.stringify(b.content)).includes('truncated'))
+    const truncated = blocks.filter((b): b is AnthropicToolResultBlock => b.type === 'tool_result' && String(JSON.stringify(b.content)).includes('truncated'))
     expect(truncated.length).toBeGreaterThan(0)
     for (const block of truncated) if (String(block.tool_use_id).endsWith('b')) expect(block).toHaveProperty('is_error')
     expect(view.messages.length).toBeLessThan(added.length)

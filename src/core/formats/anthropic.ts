@@ -19,25 +19,96 @@ import {
 } from './carrier.js'
 
 /**
- * An Anthropic content block as this library reads it (`type` plus the block's own fields).
+ * A `cache_control` breakpoint (Anthropic `CacheControlEphemeral`).
+ *
+ * @example
+ * const cache: AnthropicCacheControl = { type: 'ephemeral', ttl: '1h' }
+ */
+export interface AnthropicCacheControl {
+  type: 'ephemeral'
+  ttl?: '5m' | '1h'
+}
+
+/**
+ * A text block (`TextBlockParam`).
+ *
+ * @example
+ * const block: AnthropicTextBlock = { type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }
+ */
+export interface AnthropicTextBlock {
+  type: 'text'
+  text: string
+  cache_control?: AnthropicCacheControl | null
+}
+
+/**
+ * An image block (`ImageBlockParam`, base64 or URL source).
+ *
+ * @example
+ * const block: AnthropicImageBlock = { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }
+ */
+export interface AnthropicImageBlock {
+  type: 'image'
+  source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } | { type: 'url'; url: string }
+  cache_control?: AnthropicCacheControl | null
+}
+
+/**
+ * A `tool_use` block (`ToolUseBlockParam`): a tool call of an assistant turn.
+ *
+ * @example
+ * const block: AnthropicToolUseBlock = { type: 'tool_use', id: 'toolu_1', name: 'grep', input: { q: 'x' } }
+ */
+export interface AnthropicToolUseBlock {
+  type: 'tool_use'
+  id: string
+  name: string
+  input: unknown
+  cache_control?: AnthropicCacheControl | null
+}
+
+/**
+ * A `tool_result` block (`ToolResultBlockParam`): the result of the call `tool_use_id`, in the
+ * user turn after it.
+ *
+ * @example
+ * const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok', is_error: false }
+ */
+export interface AnthropicToolResultBlock {
+  type: 'tool_result'
+  tool_use_id: string
+  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock>
+  is_error?: boolean
+  cache_control?: AnthropicCacheControl | null
+}
+
+/**
+ * A `thinking` block with its signature (`ThinkingBlockParam`), or a `redacted_thinking` block.
+ *
+ * @example
+ * const block: AnthropicThinkingBlock = { type: 'thinking', thinking: 'Let me check.', signature: 'EqQB...' }
+ */
+export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string }
+
+/**
+ * An Anthropic content block. The types name the blocks this library reads; other blocks (server
+ * tools, documents) pass through unchanged at run time.
  *
  * @example
  * const block: AnthropicBlock = { type: 'tool_use', id: 'toolu_1', name: 'grep', input: { q: 'x' } }
  */
-export interface AnthropicBlock {
-  readonly type: string
-  readonly [key: string]: unknown
-}
+export type AnthropicBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock | AnthropicThinkingBlock
 
 /**
- * An Anthropic `MessageParam`: role `user` or `assistant`, content a string or blocks.
+ * An Anthropic `MessageParam`: role `user` or `assistant`, content a string or blocks. Assignable
+ * to the SDK's `MessageParam`.
  *
  * @example
  * const message: AnthropicMessage = { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }
  */
 export interface AnthropicMessage {
-  readonly role: 'user' | 'assistant'
-  readonly content: string | ReadonlyArray<AnthropicBlock>
+  role: 'user' | 'assistant'
+  content: string | Array<AnthropicBlock>
 }
 
 /**
@@ -49,8 +120,8 @@ export interface AnthropicMessage {
  * const view: AnthropicView = { system: 'You are terse.', messages: [{ role: 'user', content: 'hi' }] }
  */
 export interface AnthropicView {
-  readonly system?: string | ReadonlyArray<AnthropicBlock>
-  readonly messages: ReadonlyArray<AnthropicMessage>
+  system?: string | Array<AnthropicTextBlock>
+  messages: Array<AnthropicMessage>
 }
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content'])
@@ -193,10 +264,10 @@ export const toAnthropicView = (view: Messages): AnthropicView => {
     if (Array.isArray(source)) for (const block of source) systemBlocks.push(isPlainObject(block) ? { ...block } : { type: 'text', text: String(block) })
     else systemBlocks.push({ type: 'text', text: contentText(source) })
   }
-  const messages = mergeResultTurns(assembleEntries(rest, anthropicCodec)) as unknown as ReadonlyArray<AnthropicMessage>
+  const messages = mergeResultTurns(assembleEntries(rest, anthropicCodec)) as unknown as Array<AnthropicMessage>
   if (systemBlocks.length === 0) return { messages }
   const cached = systemBlocks.some((block) => isTruthy(block.cache_control))
-  return { system: cached ? (systemBlocks as unknown as AnthropicBlock[]) : systemBlocks.map((block) => contentText([block])).join('\n\n'), messages }
+  return { system: cached ? (systemBlocks as unknown as AnthropicTextBlock[]) : systemBlocks.map((block) => contentText([block])).join('\n\n'), messages }
 }
 
 const blocksOf = (content: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> =>
