@@ -131,6 +131,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   summary_target_usage: { codec: t.union([t.null, NumberCodec]), accepts: 'null or a number (fraction of the effective budget)' },
   summary_min_span_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
   summary_cooldown_requests: { codec: OptionalCountCodec, accepts: 'null or a positive integer (requests)' },
+  token_estimator: { codec: t.keyof({ reference: null, typed: null, tokenizer: null }), accepts: '"reference", "typed" or "tokenizer"' },
 }
 
 const show = (value: unknown): string => {
@@ -330,6 +331,7 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     summary_target_usage: pick('summary_target_usage'),
     summary_min_span_tokens: pick('summary_min_span_tokens'),
     summary_cooldown_requests: pick('summary_cooldown_requests'),
+    token_estimator: pick('token_estimator'),
   }
   return E.right({ config, warnings, unknownKeys })
 }

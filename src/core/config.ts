@@ -131,7 +131,22 @@ export interface Config {
   readonly summary_min_span_tokens: number | null
   /** Summary hysteresis: requests to wait after a summary is requested before the next (null: 0). */
   readonly summary_cooldown_requests: number | null
+  /**
+   * Guard (issue 12): which estimator the manager and the CLI build when none is passed:
+   * `"reference"` (SPEC 5, the contract), `"typed"` (media blocks and base64 payloads cost their
+   * provider's image/document amount instead of their characters), or `"tokenizer"` (the typed
+   * split with text counted by the optional `gpt-tokenizer` package, o200k_base vocabulary).
+   */
+  readonly token_estimator: TokenEstimatorKind
 }
+
+/**
+ * The estimator a manager builds (`token_estimator`).
+ *
+ * @example
+ * const kind: TokenEstimatorKind = 'typed'
+ */
+export type TokenEstimatorKind = 'reference' | 'typed' | 'tokenizer'
 
 /**
  * What requests after the first full notice of a compaction carry (`compaction_notice_repeat`).
@@ -196,6 +211,7 @@ export interface ContextConfig {
   readonly summary_target_usage?: number | null
   readonly summary_min_span_tokens?: number | null
   readonly summary_cooldown_requests?: number | null
+  readonly token_estimator?: TokenEstimatorKind
   readonly strict?: boolean
 }
 
@@ -253,6 +269,7 @@ export const DEFAULT_CONFIG: Config = {
     summary_target_usage: null,
     summary_min_span_tokens: null,
     summary_cooldown_requests: null,
+    token_estimator: 'reference' as TokenEstimatorKind,
   },
 }
 
@@ -266,7 +283,7 @@ export const DEFAULT_CONFIG: Config = {
 export const GUARD_DEFAULTS: Pick<
   Config,
   'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors' | 'compaction_notice_repeat'
-  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests'
+  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -281,6 +298,7 @@ export const GUARD_DEFAULTS: Pick<
   summary_target_usage: DEFAULT_CONFIG.summary_target_usage,
   summary_min_span_tokens: DEFAULT_CONFIG.summary_min_span_tokens,
   summary_cooldown_requests: DEFAULT_CONFIG.summary_cooldown_requests,
+  token_estimator: DEFAULT_CONFIG.token_estimator,
 }
 
 /**

@@ -41,6 +41,7 @@ import type { SpillWriter } from './spill-fs.js'
 import { makeFileSpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
 import { makeProviderSummarizer } from './summarizer.js'
+import { makeEstimatorFor } from './estimators.js'
 
 /**
  * The worth-the-rebuild fail-loud error (SPEC 14.4), thrown by `getMessagesForRequest` when the
@@ -79,7 +80,7 @@ export type StepFunction = (state: State, event: Event) => Step
  * - `runner`: effect interpreter; when given, `hooks`, `spillWriter` and `summarizer` are not used
  *   (the runner does that work). Default: `makeDefaultRunner` with these options;
  * - `logger`: for log effects, configuration warnings and runner failures (default `consoleLogger`);
- * - `estimator`: pure token estimator (default `makeCachedEstimator()`, SPEC 5);
+ * - `estimator`: pure token estimator (default: the one `token_estimator` names, `makeEstimatorFor`; SPEC 5);
  * - `spillWriter`: default `makeFileSpillWriter()`; `summarizer`: default `makeProviderSummarizer`;
  * - `recorder`: receives every input as a recording op, in the order applied;
  * - `makeStep`: builds the reducer from the core dependencies (default: the core's `makeStep`);
@@ -242,7 +243,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     this.#customRunner = options.runner !== undefined
     this.#step = (options.makeStep ?? makeStep)({
       config: this.#config,
-      estimate: options.estimator ?? makeCachedEstimator(),
+      estimate: options.estimator ?? makeEstimatorFor(this.#config),
       ...(format === 'contract' ? {} : { format }),
     })
     this.#runner =

@@ -3,6 +3,7 @@
  * layering the configuration, the budget and summarizer choices, the model (prices, window,
  * cache rules), and running one session through the replay fold with the provider model.
  */
+import { makeEstimatorFor } from '../estimators.js'
 import { readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { isLeft } from 'fp-ts/lib/Either.js'
@@ -219,7 +220,7 @@ export const prepareSessions = (
  * runSession(prepared, options).lines.length // one per request
  */
 export const runSession = (session: PreparedSession, options: Pick<RunOptions, 'summarizer' | 'usage'>, onOp?: () => void, deps: Partial<Omit<CoreDeps, 'config'>> = {}): ReplayResult => {
-  const iterator = iterateReplay(session.recording, { estimate: makeCachedEstimator(), ...deps, config: session.config }, {
+  const iterator = iterateReplay(session.recording, { estimate: makeEstimatorFor(session.config), ...deps, config: session.config }, {
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider } } : {}),
   })

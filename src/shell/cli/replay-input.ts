@@ -3,6 +3,7 @@
  * recordings, apply the configuration precedence and budget flags, and fold each session through
  * the pure core (with a progress bar on a terminal).
  */
+import { makeEstimatorFor } from '../estimators.js'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SingleBar, Presets } from 'cli-progress'
@@ -212,7 +213,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
     if (bar !== null && done % 50 === 0) bar.update(done)
   }
   for (const item of prepared) {
-    const estimate = makeCachedEstimator()
+    const estimate = makeEstimatorFor(item.config)
     const result = runSession(item, options, onOp, { estimate, ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) })
     sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result, estimate, model: item.model, provider: item.provider, price: item.price })
   }

@@ -1,0 +1,91 @@
+/**
+ * The token estimator a manager or the CLI builds from `token_estimator` (issue 12): the
+ * reference estimator (SPEC 5), the typed one (media at provider cost), or the typed split with
+ * text counted by a real tokenizer (the optional `gpt-tokenizer` package), memoised per message.
+ */
+import { createRequire } from 'node:module'
+import type { Config } from '../core/config.js'
+import { makeCachedEstimator, type TokenEstimator } from '../core/estimate.js'
+import { ConfigError } from '../core/errors.js'
+import type { Message } from '../core/message.js'
+import { estimateTyped, splitMedia } from '../core/meter/typed-estimate.js'
+
+/**
+ * Tokens charged per message for its role and framing by the tokenizer estimator (the chat
+ * formats add a few tokens per message; 4 is OpenAI's documented figure for gpt-4o-style chat).
+ *
+ * @example
+ * MESSAGE_OVERHEAD_TOKENS // 4
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 4
+
+/** Every string of a (media-free) value, joined by line feeds: what the tokenizer counts. */
+const collectText = (value: unknown, out: string[]): void => {
+  if (typeof value === 'string') {
+    if (value !== '') out.push(value)
+  } else if (Array.isArray(value)) {
+    for (const item of value) collectText(item, out)
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === 'metadata') continue
+      collectText(item, out)
+    }
+  }
+}
+
+/**
+ * A tokenizer estimator over `countTokens` (text → tokens): the message's media cost as
+ * `estimateTyped` charges it, plus the tokens of its strings (metadata left out: it is never
+ * sent), plus `MESSAGE_OVERHEAD_TOKENS`. Pure when `countTokens` is.
+ *
+ * @example
+ * makeTokenizerEstimator((text) => text.split(' ').length)({ role: 'user', content: 'a b c' }) // 1 + 3 + 4
+ */
+export const makeTokenizerEstimator =
+  (countTokens: (text: string) => number): TokenEstimator =>
+  (message: Message): number => {
+    const split = splitMedia(message)
+    const texts: string[] = []
+    collectText(split.text, texts)
+    return split.mediaTokens + countTokens(texts.join('\n')) + MESSAGE_OVERHEAD_TOKENS
+  }
+
+let tokenizer: ((text: string) => number) | null = null
+
+/**
+ * `countTokens` of the optional `gpt-tokenizer` package (o200k_base, the vocabulary of gpt-4o and
+ * later OpenAI models; no exact Claude tokenizer exists offline), loaded once. Throws
+ * `ConfigError` naming `token_estimator` when the package is not installed.
+ *
+ * @example
+ * loadTokenizer()('hello world') // 2
+ */
+export const loadTokenizer = (): ((text: string) => number) => {
+  if (tokenizer !== null) return tokenizer
+  try {
+    const loaded = createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: (text: string) => number }
+    tokenizer = (text) => loaded.countTokens(text)
+    return tokenizer
+  } catch (error) {
+    throw new ConfigError('token_estimator', `"tokenizer" needs the optional package gpt-tokenizer: npm install gpt-tokenizer (${(error as Error).message.split('\n')[0]})`)
+  }
+}
+
+/**
+ * The memoised estimator `config.token_estimator` names: `makeCachedEstimator()` for
+ * `"reference"`, over `estimateTyped` for `"typed"`, over `makeTokenizerEstimator(loadTokenizer())`
+ * for `"tokenizer"`. Throws `ConfigError` when the tokenizer package is missing.
+ *
+ * @example
+ * makeEstimatorFor({ ...DEFAULT_CONFIG, token_estimator: 'typed' })({ role: 'user', content: 'hi' }) // 8
+ */
+export const makeEstimatorFor = (config: Config): TokenEstimator => {
+  switch (config.token_estimator) {
+    case 'typed':
+      return makeCachedEstimator(estimateTyped)
+    case 'tokenizer':
+      return makeCachedEstimator(makeTokenizerEstimator(loadTokenizer()))
+    default:
+      return makeCachedEstimator()
+  }
+}
