@@ -2,7 +2,9 @@
 // event map and the SDK usage objects. Each `@ts-expect-error` line must fail to compile; if it
 // compiled, tsc would report the directive as unused and the test suite would fail.
 import type { Message as AnthropicMessage } from '@anthropic-ai/sdk/resources/messages'
-import type { GenerateTextResult, StepResult, ToolSet } from 'ai'
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages'
+import type { GenerateTextResult, ModelMessage, PrepareStepFunction, StepResult, ToolSet } from 'ai'
+import { makeContextPrepareStep } from '../../src/shell/integrations/ai-sdk.js'
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import type { Response as OpenAIResponse } from 'openai/resources/responses/responses'
 import type { ContextConfig } from '../../src/core/config.js'
@@ -66,7 +68,17 @@ export const typedApi = async (
   await manager.addMessage(completion.choices[0].message)
   await manager.setMessages([completion.choices[0].message, { role: 'user', content: 'next' }])
 
-  // views: an openai-chat view is the SDK's messages parameter
+  // views: each provider view is that SDK's request parameter, without a cast
   const chatMessages: Array<ChatCompletionMessageParam> = toFormatView('openai-chat', await manager.getMessagesForRequest())
-  void chatMessages
+  const chat = new ContextManager({}, { format: 'openai-chat' })
+  const chatView: Array<ChatCompletionMessageParam> = await chat.getMessagesForRequest()
+  const anthropicManager = new ContextManager({}, { format: 'anthropic' })
+  await anthropicManager.addMessage({ role: 'assistant', content: anthropic.content })
+  const anthropicParams: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, ...(await anthropicManager.getMessagesForRequest()) }
+  const aiSdk = new ContextManager({}, { format: 'ai-sdk' })
+  await aiSdk.addMessage(step.response.messages[0])
+  const modelMessages: Array<ModelMessage> = await aiSdk.getMessagesForRequest()
+  const asAnthropic: MessageCreateParamsNonStreaming['messages'] = (await aiSdk.getMessagesForRequest({ format: 'anthropic' })).messages
+  const prepareStep: PrepareStepFunction<ToolSet> = makeContextPrepareStep(aiSdk)
+  void [chatMessages, chatView, anthropicParams, modelMessages, asAnthropic, prepareStep]
 }

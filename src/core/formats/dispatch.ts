@@ -10,6 +10,7 @@ import { endsInOpenToolGroup, selectResultRunEnd, toCallIds, isToolCallMessage }
 import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage, type AiSdkMessage } from './ai-sdk.js'
 import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicView } from './anthropic.js'
 import { assemblePieces } from './assemble.js'
+import type { AiSdkModelMessage } from './ai-sdk-model-message.js'
 import type { MessageFormat, Piece, ProviderFormat } from './carrier.js'
 import { carrierOf } from './carrier.js'
 import { chatCodec, expandChatMessage, findChatViolations, toChatView, validateChatMessage, type OpenAiChatMessage } from './openai-chat.js'
@@ -29,7 +30,7 @@ export interface FormatViews {
   readonly anthropic: AnthropicView
   readonly 'openai-chat': Array<OpenAiChatMessage>
   readonly 'openai-responses': Array<ResponsesItem>
-  readonly 'ai-sdk': Array<AiSdkMessage>
+  readonly 'ai-sdk': Array<AiSdkModelMessage>
 }
 
 /**

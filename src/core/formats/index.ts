@@ -13,3 +13,4 @@ export { toChatView, findChatViolations, findChatPairingViolations, expandChatMe
 export type { OpenAiChatMessage, OpenAiChatTextPart, OpenAiChatContentPart, OpenAiChatToolCall } from './openai-chat.js'
 export { toResponsesView, findResponsesViolations, expandResponsesItem, mergeResponsesPieces, RESPONSES_ITEM_KEYS } from './openai-responses.js'
 export type { ResponsesItem } from './openai-responses.js'
+export type { AiSdkModelMessage, AiSdkToolResultPart, AiSdkToolResultOutput, AiSdkJsonValue, AiSdkProviderOptions, AiSdkDataContent } from './ai-sdk-model-message.js'
