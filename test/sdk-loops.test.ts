@@ -4,6 +4,7 @@
 // that broke a rule would make the provider answer 400 and the SDK throw.
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
+import { run as runAnthropic } from '../examples/anthropic-agent-loop.js'
 import { run as runOpenAI } from '../examples/openai-agent-loop.js'
 import { startFakeProvider, type FakeProviderServer } from './support/fake-provider-server.js'
 
@@ -31,6 +32,29 @@ describe('OpenAI SDK loop (openai@6, Chat Completions)', () => {
     expect(result.lastMeasuredTokens).toBe(server.usages.at(-1)?.promptTokens)
     const cacheRead = server.usages.reduce((sum, usage) => sum + usage.cacheRead, 0)
     expect(result.cacheAggregates).toEqual({ events: 7, cache_read_tokens: cacheRead, cache_write_tokens: 0 })
+    expect(result.warnings).toEqual([])
+  })
+})
+
+describe('Anthropic SDK loop (@anthropic-ai/sdk, Messages)', () => {
+  it('every request passes the Anthropic rules while the view is compacted; the meter reads message.usage with its cache fields', async () => {
+    // a budget the conversation outgrows after a few calls: the prompt cache is read while the
+    // view only grows, then compaction starts
+    server = await startFakeProvider({ toolRounds: 9, parallelCalls: 2, tool: 'read_file' })
+    const result = await runAnthropic({ baseURL: server.url, tokenBudget: 12_000 })
+    expect(server.requests.map((request) => request.violations)).toEqual(server.requests.map(() => []))
+    expect(result.requests).toBe(10)
+    expect(result.finalText).toBe('Done after 9 rounds of read_file.')
+    // system + user + 9 × (assistant turn + user turn of results) + the final answer
+    expect(result.historyMessages).toBe(2 + 9 * 2 + 1)
+    expect(result.compactions).toBeGreaterThan(0)
+    // the reading is the whole prompt: fresh + cache read + cache write, not input_tokens alone
+    const last = server.usages.at(-1)
+    expect(result.lastMeasuredTokens).toBe(last?.promptTokens)
+    expect(result.lastMeasuredTokens).toBe(result.lastBilledTokens)
+    expect(server.usages.some((usage) => usage.cacheRead > 0 && usage.cacheWrite > 0)).toBe(true)
+    const sum = (key: 'cacheRead' | 'cacheWrite'): number => server!.usages.reduce((total, usage) => total + usage[key], 0)
+    expect(result.cacheAggregates).toEqual({ events: 10, cache_read_tokens: sum('cacheRead'), cache_write_tokens: sum('cacheWrite') })
     expect(result.warnings).toEqual([])
   })
 })

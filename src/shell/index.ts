@@ -20,3 +20,5 @@ export { ContextManager, CompactionSkipLimitError, ContextLengthError } from './
 export type { ContextManagerOptions, RequestOptions, HookResult, StepFunction, SystemPromptFactory } from './context-manager.js'
 export { mount, validateMountConfig, METER_LISTENER } from './mount.js'
 export type { Coordinator, Cleanup, MountOptions } from './mount.js'
+export { makeContextPrepareStep, makeContextMiddleware } from './integrations/ai-sdk.js'
+export type { AiSdkContext, AiSdkContextOptions, PrepareStepOptions, PromptMessage, ContextMiddleware } from './integrations/ai-sdk.js'

@@ -1,0 +1,162 @@
+/**
+ * AI SDK (`ai@6`) integration: a `prepareStep` helper for `generateText` / `streamText` and a
+ * language-model middleware for `wrapLanguageModel`. Both keep a manager in the `ai-sdk` format in
+ * step with the conversation the SDK holds, hand the model the manager's view, and feed the
+ * provider's usage back. Types are the library's own (structural), so nothing here imports `ai`.
+ */
+import type { AiSdkModelMessage } from '../../core/formats/ai-sdk-model-message.js'
+import type { LlmResponsePayload } from '../../core/meter/usage.js'
+import type { MessageInput } from '../../core/message.js'
+
+/**
+ * What the helpers need of a manager: a `ContextManager` created with `{ format: 'ai-sdk' }`
+ * (any object with these methods works).
+ *
+ * @example
+ * const context: AiSdkContext = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
+ */
+export interface AiSdkContext {
+  addMessage(message: MessageInput): Promise<void>
+  setMessages(messages: ReadonlyArray<MessageInput>): Promise<void>
+  getMessagesForRequest(options: { readonly tokenBudget?: number | null; readonly format: 'ai-sdk' }): Promise<unknown>
+  onLlmResponse(data: LlmResponsePayload): Promise<unknown>
+}
+
+/**
+ * Options of both helpers: `tokenBudget` (tokens) for every view; null or absent: the manager's
+ * budget rules (SPEC 4, `max_tokens`).
+ *
+ * @example
+ * const options: AiSdkContextOptions = { tokenBudget: 120_000 }
+ */
+export interface AiSdkContextOptions {
+  readonly tokenBudget?: number | null
+}
+
+/**
+ * Keeps the manager's history equal to the SDK's message list. The SDK resends the whole
+ * conversation each step and each call, so messages beyond the ones already given are appended;
+ * a list that does not continue the previous one (a new conversation, an edited message) replaces
+ * the history (`setMessages`).
+ */
+const makeHistorySync = (context: AiSdkContext) => {
+  let given: Array<string> = []
+  return async (messages: ReadonlyArray<unknown>): Promise<void> => {
+    const fingerprints = messages.map((message) => JSON.stringify(message))
+    const continues = fingerprints.length >= given.length && given.every((fingerprint, index) => fingerprints[index] === fingerprint)
+    if (!continues) {
+      await context.setMessages(messages as ReadonlyArray<MessageInput>)
+    } else {
+      for (const message of messages.slice(given.length)) await context.addMessage(message as MessageInput)
+    }
+    given = fingerprints
+  }
+}
+
+/**
+ * The argument of `prepareStep` as the helper reads it (AI SDK v6): the step number, the finished
+ * steps (their `usage`), and the messages the SDK would send.
+ *
+ * @example
+ * const options: PrepareStepOptions = { stepNumber: 0, steps: [], messages: [{ role: 'user', content: 'hi' }] }
+ */
+export interface PrepareStepOptions {
+  readonly stepNumber: number
+  readonly steps: ReadonlyArray<{ readonly usage: LlmResponsePayload['usage'] }>
+  readonly messages: ReadonlyArray<unknown>
+}
+
+/**
+ * A `prepareStep` function for `generateText` / `streamText` (AI SDK v6). On every step it feeds
+ * the previous step's usage to the manager (`onLlmResponse`), appends the messages the SDK has
+ * added since the last step (the previous step's response messages, or a new user turn) and
+ * returns `{ messages: view }`: in ai@6 a `messages` override applies to that step only, so the
+ * SDK keeps the full conversation and the model sees the manager's view every step.
+ *
+ * @example
+ * const context = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
+ * const result = await generateText({ model, messages, tools, stopWhen: stepCountIs(10), prepareStep: makeContextPrepareStep(context) })
+ */
+export const makeContextPrepareStep = (context: AiSdkContext, options: AiSdkContextOptions = {}) => {
+  const sync = makeHistorySync(context)
+  let stepsSeen = 0
+  return async (step: PrepareStepOptions): Promise<{ messages: Array<AiSdkModelMessage> }> => {
+    if (step.stepNumber === 0) stepsSeen = 0
+    for (const finished of step.steps.slice(stepsSeen)) await context.onLlmResponse({ usage: finished.usage })
+    stepsSeen = step.steps.length
+    await sync(step.messages)
+    const view = await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? null, format: 'ai-sdk' })
+    return { messages: view as Array<AiSdkModelMessage> }
+  }
+}
+
+/**
+ * One message of a language-model prompt (`LanguageModelV3Prompt`): the `ModelMessage` shapes
+ * with content always an array (system content a string).
+ *
+ * @example
+ * const message: PromptMessage = { role: 'user', content: [{ type: 'text', text: 'hi' }] }
+ */
+export interface PromptMessage {
+  readonly role: string
+  readonly content: unknown
+  readonly providerOptions?: unknown
+}
+
+/** A view message as a prompt message: string content becomes one text part (system stays a string). */
+const toPromptMessage = (message: AiSdkModelMessage): PromptMessage =>
+  message.role !== 'system' && typeof message.content === 'string' ? { ...message, content: [{ type: 'text', text: message.content }] } : message
+
+/**
+ * The language-model middleware the helper returns (`LanguageModelV3Middleware` in the SDK's
+ * terms): `transformParams` swaps the prompt for the manager's view, `wrapGenerate` and
+ * `wrapStream` feed the provider's usage (`LanguageModelV3Usage`) to the manager.
+ *
+ * @example
+ * const middleware: ContextMiddleware = makeContextMiddleware(context)
+ */
+export interface ContextMiddleware {
+  readonly specificationVersion: 'v3'
+  transformParams<P extends { readonly prompt: ReadonlyArray<unknown> }>(options: { readonly params: P }): Promise<P>
+  wrapGenerate<R extends { readonly usage: unknown }>(options: { readonly doGenerate: () => PromiseLike<R> }): Promise<R>
+  wrapStream<R extends { readonly stream: ReadableStream<unknown> }>(options: { readonly doStream: () => PromiseLike<R> }): Promise<R>
+}
+
+/**
+ * A middleware for `wrapLanguageModel({ model, middleware })` (AI SDK v6). Before each model
+ * call it brings the manager's history up to the prompt the SDK built (the SDK always sends the
+ * whole conversation), asks for the view and sends that instead, as a `LanguageModelV3Prompt`;
+ * after the call it feeds `result.usage` (or, when streaming, the `finish` part's usage) to
+ * `onLlmResponse`. Use it when you cannot pass `prepareStep` (a framework calls the model).
+ *
+ * @example
+ * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: makeContextMiddleware(context) })
+ * await generateText({ model, messages })
+ */
+export const makeContextMiddleware = (context: AiSdkContext, options: AiSdkContextOptions = {}): ContextMiddleware => {
+  const sync = makeHistorySync(context)
+  return {
+    specificationVersion: 'v3',
+    async transformParams({ params }) {
+      await sync(params.prompt)
+      const view = (await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? null, format: 'ai-sdk' })) as Array<AiSdkModelMessage>
+      return { ...params, prompt: view.map(toPromptMessage) }
+    },
+    async wrapGenerate({ doGenerate }) {
+      const result = await doGenerate()
+      await context.onLlmResponse({ usage: result.usage as LlmResponsePayload['usage'] })
+      return result
+    },
+    async wrapStream({ doStream }) {
+      const result = await doStream()
+      const watch = new TransformStream<unknown, unknown>({
+        async transform(part, controller) {
+          const chunk = part as { readonly type?: unknown; readonly usage?: unknown }
+          if (chunk.type === 'finish') await context.onLlmResponse({ usage: chunk.usage as LlmResponsePayload['usage'] })
+          controller.enqueue(part)
+        },
+      })
+      return { ...result, stream: result.stream.pipeThrough(watch) }
+    },
+  }
+}

@@ -1,0 +1,117 @@
+// The AI SDK integration (src/shell/integrations/ai-sdk.ts) with the SDK itself: `generateText`
+// of ai@6 driving the SDK's own MockLanguageModelV3 through a multi-step tool loop, once with the
+// prepareStep helper and once with the middleware under wrapLanguageModel (generate and stream).
+// Every prompt the model receives must pass the AI SDK rules (findFormatViolations 'ai-sdk', the
+// S1-S5 rules of tools/validate_formats.py); the meter must read the provider usage.
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider'
+import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel, type ModelMessage } from 'ai'
+import { MockLanguageModelV3 } from 'ai/test'
+import { describe, expect, it } from 'vitest'
+import { findFormatViolations } from '../../../src/core/formats/dispatch.js'
+import { ContextManager } from '../../../src/shell/context-manager.js'
+import { makeContextMiddleware, makeContextPrepareStep } from '../../../src/shell/integrations/ai-sdk.js'
+import { memoryLogger } from '../../../src/shell/runner.js'
+
+const TOOL_ROUNDS = 6
+
+/** The provider usage of one call: the prompt's size (~4 characters a token), 1,000 tokens of it read from the cache. */
+const usageOf = (params: LanguageModelV3CallOptions): LanguageModelV3Usage => {
+  const total = Math.ceil(JSON.stringify(params.prompt).length / 4)
+  const cacheRead = total > 2_000 ? 1_000 : 0
+  return { inputTokens: { total, noCache: total - cacheRead, cacheRead, cacheWrite: 0 }, outputTokens: { total: 20, text: 20, reasoning: undefined } }
+}
+
+/** A scripted model: two parallel `read_file` calls for TOOL_ROUNDS calls, then a final text. */
+const scriptedGenerate = (calls: { n: number }) => async (params: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
+  const n = calls.n++
+  const usage = usageOf(params)
+  if (n >= TOOL_ROUNDS) return { content: [{ type: 'text', text: 'Done.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }
+  return {
+    content: [0, 1].map((i) => ({ type: 'tool-call' as const, toolCallId: `call_${n}_${i}`, toolName: 'read_file', input: JSON.stringify({ path: `src/f${n}${i}.ts` }) })),
+    finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+    usage,
+    warnings: [],
+  }
+}
+
+const tools = {
+  read_file: tool({
+    description: 'Read a source file',
+    inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
+    execute: async ({ path }: { path: string }) =>
+      Array.from({ length: 60 }, (_, i) => `${String(i + 1).padStart(4)} | export const ${path.replace(/\W/g, '_')}_${i} = compute(${i})`).join('\n'),
+  }),
+}
+
+// the system prompt goes in the `system` option (the SDK warns about system messages in `messages`)
+const system = 'You are a careful coding agent.'
+const messages: Array<ModelMessage> = [{ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' }]
+
+/** What every test checks: each prompt passes the AI SDK rules, the later ones are compacted, the meter read the usage. */
+const expectValidCompactedPrompts = async (calls: ReadonlyArray<LanguageModelV3CallOptions>, context: ContextManager<'ai-sdk'>): Promise<void> => {
+  expect(calls).toHaveLength(TOOL_ROUNDS + 1)
+  for (const call of calls) expect(findFormatViolations('ai-sdk', call.prompt)).toEqual([])
+  // the history holds the conversation (the user turn, then an assistant and a tool message per
+  // round, plus the system message when the middleware saw it in the prompt); the last prompt is smaller
+  const history = await context.getMessages()
+  expect(history.filter((message) => message.role !== 'system')).toHaveLength(1 + TOOL_ROUNDS * 2)
+  expect(JSON.stringify(calls.at(-1)?.prompt).length).toBeLessThan(JSON.stringify(history).length * 0.6)
+  expect(calls.at(-1)?.prompt[0]).toEqual({ role: 'system', content: 'You are a careful coding agent.' })
+}
+
+describe('AI SDK prepareStep helper (generateText, ai@6, MockLanguageModelV3)', () => {
+  it('every step gets the manager view; each step feeds its usage and response messages to the manager', async () => {
+    const counter = { n: 0 }
+    const model = new MockLanguageModelV3({ doGenerate: scriptedGenerate(counter) })
+    const logger = memoryLogger()
+    const context = new ContextManager({ token_meter: 'actual' }, { format: 'ai-sdk', logger })
+    const result = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(20), prepareStep: makeContextPrepareStep(context, { tokenBudget: 4_000 }) })
+    expect(result.text).toBe('Done.')
+    await expectValidCompactedPrompts(model.doGenerateCalls, context)
+    // the usage of step k is fed before step k+1: the last view's meter read step 6's usage
+    const readings = model.doGenerateCalls.map((call) => usageOf(call).inputTokens.total)
+    expect(context.lastTokenMeterStats?.measured_tokens).toBe(readings.at(-2))
+    expect(context.lastCompactionStats).not.toBeNull()
+    expect(logger.messages('warning').filter((message) => message.includes('ignored llm:response'))).toEqual([])
+  })
+})
+
+describe('AI SDK language-model middleware (wrapLanguageModel)', () => {
+  it('generate: the prompt is the manager view as a LanguageModelV3Prompt; LanguageModelV3Usage anchors the meter', async () => {
+    const counter = { n: 0 }
+    const inner = new MockLanguageModelV3({ doGenerate: scriptedGenerate(counter) })
+    const context = new ContextManager({ token_meter: 'actual' }, { format: 'ai-sdk', logger: memoryLogger() })
+    const model = wrapLanguageModel({ model: inner, middleware: makeContextMiddleware(context, { tokenBudget: 4_000 }) })
+    const result = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(20) })
+    expect(result.text).toBe('Done.')
+    await expectValidCompactedPrompts(inner.doGenerateCalls, context)
+    // user and assistant content are part arrays, as LanguageModelV3Prompt requires
+    for (const message of inner.doGenerateCalls.at(-1)?.prompt ?? []) if (message.role !== 'system') expect(Array.isArray(message.content)).toBe(true)
+    await context.getMessagesForRequest({ tokenBudget: 4_000 })
+    expect(context.lastTokenMeterStats?.measured_tokens).toBe(usageOf(inner.doGenerateCalls.at(-1) as LanguageModelV3CallOptions).inputTokens.total)
+    expect(context.lastTokenMeterStats?.cache_aggregates?.events).toBe(TOOL_ROUNDS + 1)
+  })
+
+  it('stream: the finish part usage is fed to the manager; the stream reaches the caller unchanged', async () => {
+    const streamed: Array<LanguageModelV3CallOptions> = []
+    const inner = new MockLanguageModelV3({
+      doStream: async (params) => {
+        streamed.push(params)
+        const parts: Array<LanguageModelV3StreamPart> = [
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'Hello' },
+          { type: 'text-end', id: 't' },
+          { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usageOf(params) },
+        ]
+        return { stream: new ReadableStream({ start: (controller) => { for (const part of parts) controller.enqueue(part); controller.close() } }) }
+      },
+    })
+    const context = new ContextManager({}, { format: 'ai-sdk', logger: memoryLogger() })
+    const model = wrapLanguageModel({ model: inner, middleware: makeContextMiddleware(context) })
+    const result = streamText({ model, system, messages })
+    expect(await result.text).toBe('Hello')
+    await context.getMessagesForRequest()
+    expect(context.lastTokenMeterStats?.measured_tokens).toBe(usageOf(streamed[0]).inputTokens.total)
+    expect(await context.getMessages()).toHaveLength(2)
+  })
+})
