@@ -16,6 +16,7 @@ import type { MessageInput } from '../../core/message.js'
  * const context: AiSdkContext = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
  */
 export interface AiSdkContext {
+  getMessages(): Promise<ReadonlyArray<unknown>>
   addMessage(message: MessageInput): Promise<void>
   setMessages(messages: ReadonlyArray<MessageInput>): Promise<void>
   getMessagesForRequest(options: { readonly tokenBudget?: number | null; readonly format: 'ai-sdk' }): Promise<unknown>
@@ -37,11 +38,13 @@ export interface AiSdkContextOptions {
  * Keeps the manager's history equal to the SDK's message list. The SDK resends the whole
  * conversation each step and each call, so messages beyond the ones already given are appended;
  * a list that does not continue the previous one (a new conversation, an edited message) replaces
- * the history (`setMessages`).
+ * the history (`setMessages`). The first time, the manager's own history (a restored session, say)
+ * counts as given.
  */
 const makeHistorySync = (context: AiSdkContext) => {
-  let given: Array<string> = []
+  let given: Array<string> | null = null
   return async (messages: ReadonlyArray<unknown>): Promise<void> => {
+    if (given === null) given = (await context.getMessages()).map((message) => JSON.stringify(message))
     const fingerprints = messages.map((message) => JSON.stringify(message))
     const continues = fingerprints.length >= given.length && given.every((fingerprint, index) => fingerprints[index] === fingerprint)
     if (!continues) {

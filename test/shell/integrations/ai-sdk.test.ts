@@ -76,6 +76,29 @@ describe('AI SDK prepareStep helper (generateText, ai@6, MockLanguageModelV3)', 
   })
 })
 
+describe('AI SDK helpers across calls', () => {
+  it('a next user turn appends to the history, also through a restored session; a new conversation replaces it', async () => {
+    const counter = { n: TOOL_ROUNDS - 1 } // one tool round, then the text
+    const model = new MockLanguageModelV3({ doGenerate: scriptedGenerate(counter) })
+    const context = new ContextManager({}, { format: 'ai-sdk', logger: memoryLogger() })
+    const first = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(5), prepareStep: makeContextPrepareStep(context) })
+    const conversation: Array<ModelMessage> = [...messages, ...first.response.messages, { role: 'user', content: 'And the lexer?' }]
+    expect(await context.getMessages()).toHaveLength(3) // user, assistant (calls), tool (results)
+
+    const restored = await ContextManager.restore(JSON.parse(JSON.stringify(await context.snapshot())), { logger: memoryLogger() })
+    counter.n = TOOL_ROUNDS
+    await generateText({ model, system, messages: conversation, tools, prepareStep: makeContextPrepareStep(restored) })
+    const history = await restored.getMessages()
+    expect(history).toHaveLength(conversation.length)
+    expect(JSON.parse(JSON.stringify(history))).toEqual(JSON.parse(JSON.stringify(conversation)))
+
+    counter.n = TOOL_ROUNDS
+    const helper = makeContextPrepareStep(restored)
+    await generateText({ model, system, messages: [{ role: 'user', content: 'Start over.' }], prepareStep: helper })
+    expect(await restored.getMessages()).toEqual([{ role: 'user', content: 'Start over.' }])
+  })
+})
+
 describe('AI SDK language-model middleware (wrapLanguageModel)', () => {
   it('generate: the prompt is the manager view as a LanguageModelV3Prompt; LanguageModelV3Usage anchors the meter', async () => {
     const counter = { n: 0 }
