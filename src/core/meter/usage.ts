@@ -19,6 +19,20 @@ export interface ContractUsage {
   readonly output_tokens?: number | null | undefined
   readonly cache_read_tokens?: number | null | undefined
   readonly cache_write_tokens?: number | null | undefined
+  /** Anthropic's split of `cache_write_tokens` by lifetime, kept when the provider gave it. */
+  readonly cache_creation?: CacheCreation | undefined
+}
+
+/**
+ * Anthropic's `cache_creation` breakdown: the cache-write tokens written with a 5-minute and with
+ * a 1-hour lifetime. The meters ignore it; the replay's prompt-cache model prices writes by it.
+ *
+ * @example
+ * const creation: CacheCreation = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 }
+ */
+export interface CacheCreation {
+  readonly ephemeral_5m_input_tokens: number
+  readonly ephemeral_1h_input_tokens: number
 }
 
 /**
@@ -199,6 +213,7 @@ interface Reading {
   readonly write: E.Either<string, number>
   readonly inputExcludesCache: boolean
   readonly output: unknown
+  readonly creation?: CacheCreation | undefined
 }
 
 const toContract = (shape: UsageShape, reading: Reading): E.Either<string, DecodedUsage> => {
@@ -211,8 +226,23 @@ const toContract = (shape: UsageShape, reading: Reading): E.Either<string, Decod
   const output = isCount(reading.output) ? { output_tokens: Math.trunc(reading.output) } : {}
   return E.right({
     shape,
-    usage: { input_tokens: measured - write.right, ...output, cache_read_tokens: read.right, cache_write_tokens: write.right },
+    usage: {
+      input_tokens: measured - write.right,
+      ...output,
+      cache_read_tokens: read.right,
+      cache_write_tokens: write.right,
+      ...(reading.creation === undefined ? {} : { cache_creation: reading.creation }),
+    },
   })
+}
+
+/** The `cache_creation` breakdown of an Anthropic usage object, when it holds a count of either lifetime. */
+const readCacheCreation = (value: unknown): CacheCreation | undefined => {
+  if (!isPlainObject(value)) return undefined
+  const fiveMinutes = isCount(value.ephemeral_5m_input_tokens) ? value.ephemeral_5m_input_tokens : undefined
+  const oneHour = isCount(value.ephemeral_1h_input_tokens) ? value.ephemeral_1h_input_tokens : undefined
+  if (fiveMinutes === undefined && oneHour === undefined) return undefined
+  return { ephemeral_5m_input_tokens: fiveMinutes ?? 0, ephemeral_1h_input_tokens: oneHour ?? 0 }
 }
 
 const readAnthropic = (usage: Fields, path: string): Reading => ({
@@ -221,6 +251,7 @@ const readAnthropic = (usage: Fields, path: string): Reading => ({
   write: optionalCount(usage.cache_creation_input_tokens, `${path}.cache_creation_input_tokens`),
   inputExcludesCache: true,
   output: usage.output_tokens,
+  creation: readCacheCreation(usage.cache_creation),
 })
 
 const lastMessageIteration = (usage: Fields): { readonly index: number; readonly iteration: Fields } | null => {

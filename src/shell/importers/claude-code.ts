@@ -6,6 +6,7 @@ import * as t from 'io-ts'
 import { formatTimestamp } from '../clock.js'
 import * as E from 'fp-ts/lib/Either.js'
 import type { Message } from '../../core/message.js'
+import { decodeUsage, type ContractUsage } from '../../core/meter/usage.js'
 import { DEFAULT_REPLAY_NOW } from '../../core/recording.js'
 import type { Recording, RecordingOp } from '../../core/recording.js'
 import { RecordingFormatError, describeValue, iterateJsonLines } from '../recording-file.js'
@@ -153,50 +154,21 @@ const toolResultText = (content: unknown): string => {
   return parts.join('\n')
 }
 
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
-
 /**
- * The contract's `llm_response` usage as the importer writes it: token counts, plus Anthropic's
- * `cache_creation` breakdown (5-minute and 1-hour writes) when the session has it.
- *
- * @example
- * const usage: ImportedUsage = { input_tokens: 11518, cache_creation: { ephemeral_5m_input_tokens: 13835, ephemeral_1h_input_tokens: 0 } }
- */
-export type ImportedUsage = Readonly<Record<string, number | Readonly<Record<string, number>>>>
-
-/**
- * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md): `input_tokens` =
- * `input_tokens + cache_read_input_tokens`, `cache_read_tokens` = `cache_read_input_tokens`,
- * `cache_write_tokens` = `cache_creation_input_tokens`, and `cache_creation` =
- * `{ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}` when the source has that breakdown
- * (the replay's cache model reads the write lifetime from it; the meters ignore it). Cache
- * fields absent from the source stay absent. All counts are tokens. Returns `undefined` (never
- * throws) when the usage has no numeric `input_tokens`.
+ * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md, SPEC 17.10) with the
+ * core's `decodeUsage`, the decoder `onLlmResponse` uses, so imported and live recordings hold
+ * the same figures: `input_tokens` = `input_tokens + cache_read_input_tokens`, `cache_read_tokens`
+ * = `cache_read_input_tokens`, `cache_write_tokens` = `cache_creation_input_tokens` (absent = 0),
+ * and `cache_creation` (the 5-minute / 1-hour split) when the source has it. All counts are
+ * tokens. Returns `undefined` (never throws) for usage that `decodeUsage` refuses.
  *
  * @example
  * toContractUsage({ input_tokens: 3, output_tokens: 13, cache_read_input_tokens: 11515, cache_creation_input_tokens: 13835 })
  * // { input_tokens: 11518, output_tokens: 13, cache_read_tokens: 11515, cache_write_tokens: 13835 }
  */
-export const toContractUsage = (usage: unknown): ImportedUsage | undefined => {
-  if (!t.UnknownRecord.is(usage)) return undefined
-  const input = num(usage.input_tokens)
-  if (input === undefined) return undefined
-  const cacheRead = num(usage.cache_read_input_tokens)
-  const cacheWrite = num(usage.cache_creation_input_tokens)
-  const output = num(usage.output_tokens)
-  const mapped: Record<string, number> = { input_tokens: input + (cacheRead ?? 0) }
-  if (output !== undefined) mapped.output_tokens = output
-  if (cacheRead !== undefined) mapped.cache_read_tokens = cacheRead
-  if (cacheWrite !== undefined) mapped.cache_write_tokens = cacheWrite
-  const creation = usage.cache_creation
-  if (t.UnknownRecord.is(creation)) {
-    const fiveMinutes = num(creation.ephemeral_5m_input_tokens)
-    const oneHour = num(creation.ephemeral_1h_input_tokens)
-    if (fiveMinutes !== undefined || oneHour !== undefined) {
-      return { ...mapped, cache_creation: { ephemeral_5m_input_tokens: fiveMinutes ?? 0, ephemeral_1h_input_tokens: oneHour ?? 0 } }
-    }
-  }
-  return mapped
+export const toContractUsage = (usage: unknown): ContractUsage | undefined => {
+  const decoded = decodeUsage(usage)
+  return E.isRight(decoded) ? decoded.right.usage : undefined
 }
 
 /** Reads the conversation lines (`user`/`assistant`) of the file; other line types are skipped. */

@@ -25,7 +25,16 @@ describe('decodeUsage: the rows of SPEC 17.10', () => {
   it('Anthropic Usage: input_tokens + cache reads + cache writes (4 fresh + 9,000 read + 300 written = 9,304)', () => {
     expect(decodeUsage(anthropicUsage)).toEqual({
       _tag: 'Right',
-      right: { shape: 'anthropic', usage: { input_tokens: 9_004, output_tokens: 50, cache_read_tokens: 9_000, cache_write_tokens: 300 } },
+      right: {
+        shape: 'anthropic',
+        usage: {
+          input_tokens: 9_004,
+          output_tokens: 50,
+          cache_read_tokens: 9_000,
+          cache_write_tokens: 300,
+          cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 0 },
+        },
+      },
     })
     expect(measuredOf(anthropicUsage)).toBe(9_304)
   })
@@ -34,7 +43,10 @@ describe('decodeUsage: the rows of SPEC 17.10', () => {
     const usage: AnthropicSdkUsage = { ...anthropicUsage, cache_read_input_tokens: null, cache_creation_input_tokens: null }
     expect(decodeUsage(usage)).toEqual({
       _tag: 'Right',
-      right: { shape: 'anthropic', usage: { input_tokens: 4, output_tokens: 50, cache_read_tokens: 0, cache_write_tokens: 0 } },
+      right: {
+        shape: 'anthropic',
+        usage: { input_tokens: 4, output_tokens: 50, cache_read_tokens: 0, cache_write_tokens: 0, cache_creation: anthropicUsage.cache_creation },
+      },
     })
   })
 
@@ -120,9 +132,20 @@ describe('decodeUsage: what is ignored (SPEC 17.6, 17.10)', () => {
 
 describe('toRecordedUsage: what a recording stores (SPEC 17.10)', () => {
   it('the normalised contract shape for an SDK object, the usage itself for the contract shape', () => {
-    expect(toRecordedUsage({ usage: anthropicUsage })).toEqual({ input_tokens: 9_004, output_tokens: 50, cache_read_tokens: 9_000, cache_write_tokens: 300 })
+    expect(toRecordedUsage({ usage: anthropicUsage })).toEqual({
+      input_tokens: 9_004,
+      output_tokens: 50,
+      cache_read_tokens: 9_000,
+      cache_write_tokens: 300,
+      cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 0 },
+    })
     const contract = { input_tokens: 10, output_tokens: 2 }
     expect(toRecordedUsage({ usage: contract })).toBe(contract)
+  })
+
+  it('keeps the 1-hour share of the cache writes, which the replay prices at its own rate', () => {
+    const oneHour = { input_tokens: 4, output_tokens: 5, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 300, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 } }
+    expect(toRecordedUsage({ usage: oneHour })).toMatchObject({ cache_write_tokens: 300, cache_creation: { ephemeral_1h_input_tokens: 300 } })
   })
 
   it('the raw usage when it does not decode (a replay ignores it too), null without usage', () => {

@@ -3,6 +3,7 @@
  * (compared with the conformance recordings made from them) and on small inline edge cases.
  */
 import { readFixture } from '../../support/fixtures.js'
+import { toRecordedUsage } from '../../../src/core/meter/usage.js'
 import { describe, expect, test } from 'vitest'
 import type { Message } from '../../../src/core/message.js'
 import { DEFAULT_REPLAY_NOW } from '../../../src/core/recording.js'
@@ -550,5 +551,11 @@ describe('toModuleTimestamp and toContractUsage', () => {
     expect(toContractUsage({ input_tokens: 10, output_tokens: 2 })).toEqual({ input_tokens: 10, output_tokens: 2 })
     expect(toContractUsage({ output_tokens: 2 })).toBeUndefined()
     expect(toContractUsage(null)).toBeUndefined()
+  })
+
+  test('imported usage equals what a live onLlmResponse records for the same Anthropic usage', () => {
+    const usage = { input_tokens: 4, output_tokens: 5, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 300, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 } }
+    expect(toContractUsage(usage)).toEqual(toRecordedUsage({ usage }))
+    expect(toContractUsage(usage)).toMatchObject({ cache_creation: { ephemeral_1h_input_tokens: 300 } })
   })
 })
