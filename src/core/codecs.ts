@@ -132,6 +132,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   summary_min_span_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
   summary_cooldown_requests: { codec: OptionalCountCodec, accepts: 'null or a positive integer (requests)' },
   token_estimator: { codec: t.keyof({ reference: null, typed: null, tokenizer: null }), accepts: '"reference", "typed" or "tokenizer"' },
+  usage_intake: { codec: t.keyof({ all: null, foreground: null }), accepts: '"all" or "foreground"' },
 }
 
 const show = (value: unknown): string => {
@@ -332,6 +333,7 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     summary_min_span_tokens: pick('summary_min_span_tokens'),
     summary_cooldown_requests: pick('summary_cooldown_requests'),
     token_estimator: pick('token_estimator'),
+    usage_intake: pick('usage_intake'),
   }
   return E.right({ config, warnings, unknownKeys })
 }

@@ -138,7 +138,22 @@ export interface Config {
    * split with text counted by the optional `gpt-tokenizer` package, o200k_base vocabulary).
    */
   readonly token_estimator: TokenEstimatorKind
+  /**
+   * Guard (issue 12, foreground usage): `"all"` (the contract) records every `llm:response`
+   * reading; `"foreground"` records only payloads marked `foreground: true` (the agent loop's own
+   * calls) and observes the others; a malformed foreground reading keeps the last good one, marked
+   * stale in the meter stats.
+   */
+  readonly usage_intake: UsageIntakeMode
 }
+
+/**
+ * Which `llm:response` readings feed the meter (`usage_intake`).
+ *
+ * @example
+ * const intake: UsageIntakeMode = 'foreground'
+ */
+export type UsageIntakeMode = 'all' | 'foreground'
 
 /**
  * The estimator a manager builds (`token_estimator`).
@@ -212,6 +227,7 @@ export interface ContextConfig {
   readonly summary_min_span_tokens?: number | null
   readonly summary_cooldown_requests?: number | null
   readonly token_estimator?: TokenEstimatorKind
+  readonly usage_intake?: UsageIntakeMode
   readonly strict?: boolean
 }
 
@@ -270,6 +286,7 @@ export const DEFAULT_CONFIG: Config = {
     summary_min_span_tokens: null,
     summary_cooldown_requests: null,
     token_estimator: 'reference' as TokenEstimatorKind,
+    usage_intake: 'all' as UsageIntakeMode,
   },
 }
 
@@ -283,7 +300,7 @@ export const DEFAULT_CONFIG: Config = {
 export const GUARD_DEFAULTS: Pick<
   Config,
   'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors' | 'compaction_notice_repeat'
-  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator'
+  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator' | 'usage_intake'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -299,6 +316,7 @@ export const GUARD_DEFAULTS: Pick<
   summary_min_span_tokens: DEFAULT_CONFIG.summary_min_span_tokens,
   summary_cooldown_requests: DEFAULT_CONFIG.summary_cooldown_requests,
   token_estimator: DEFAULT_CONFIG.token_estimator,
+  usage_intake: DEFAULT_CONFIG.usage_intake,
 }
 
 /**

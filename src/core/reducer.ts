@@ -13,7 +13,7 @@ import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
 import { applyRequest } from './request.js'
 import { applySummaryAnswer, applySummaryCallStarted } from './summary.js'
-import { applyUsage } from './token-meter.js'
+import { applyUsageIntake } from './meter/foreground.js'
 import { makeCachedEstimator } from './estimate.js'
 import { makeFormatEstimator } from './formats/dispatch.js'
 
@@ -61,10 +61,8 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
       }
       case 'request_received':
         return applyRequest(deps, memo, state, event)
-      case 'usage_observed': {
-        const result = applyUsage(state.meter, event.data, state.nextSeq)
-        return { state: result.meter === state.meter ? state : { ...state, meter: result.meter }, view: undefined, effects: result.effects }
-      }
+      case 'usage_observed':
+        return applyUsageIntake(deps.config, state, event.data)
       case 'summary_call_started':
         return { state, view: undefined, effects: applySummaryCallStarted(state.summary, event.id) }
       case 'summary_completed':

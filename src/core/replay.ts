@@ -212,7 +212,8 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
       }
       case 'llm_response':
         // Under simulated usage the request's own reading replaced it (see the request case).
-        if (!simulated) apply({ type: 'usage_observed', data: { usage: op.usage } })
+        // A recorded reading is the agent loop's own call (usage_intake "foreground" records it).
+        if (!simulated) apply({ type: 'usage_observed', data: { usage: op.usage, foreground: true } })
         return
       case 'set_messages':
         apply({ type: 'messages_replaced', messages: op.messages })
@@ -268,7 +269,7 @@ export function* iterateReplay(recording: Recording, deps: CoreDeps, options: Re
             })
             simulation = next.state
             economics.push(next.economics)
-            if (next.economics.usage !== null) apply({ type: 'usage_observed', data: { usage: next.economics.usage } })
+            if (next.economics.usage !== null) apply({ type: 'usage_observed', data: { usage: next.economics.usage, foreground: true } })
           }
         }
         return

@@ -21,6 +21,7 @@ import { selectAppliedView, selectPlainView, selectWorking, type StrippedView, t
 import { isRealUserMessage, selectReplay, toBoundaryIdentity } from './replay-last-user.js'
 import { isHumanPrompt } from './compaction/anchors.js'
 import { triggerSummary } from './summary.js'
+import { withForegroundStats } from './meter/foreground.js'
 import { copyMeterStats, decideTrigger, measureRequest } from './token-meter.js'
 import { isPlainObject } from './values.js'
 
@@ -120,7 +121,9 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const selected = selectWorking(memo, state.history, event.systemPrompt, factoryMessage, estimate)
   const working = selected.entry.working
   const estimated = selected.entry.tokens
-  const { stats: meterStats, hybrid } = measureRequest(config, working, estimated, effective, state.meter, estimate)
+  const measured = measureRequest(config, working, estimated, effective, state.meter, estimate)
+  const meterStats = withForegroundStats(config, measured.stats, state.guards)
+  const hybrid = measured.hybrid
   let meter: MeterState = state.meter
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
 

@@ -93,6 +93,10 @@ export interface GuardState {
   readonly noticeSent: boolean
   /** Requests still to wait before the next summary request (`summary_cooldown_requests`). */
   readonly summaryCooldown: number
+  /** `usage_intake: "foreground"`: the last foreground reading was malformed (the meter keeps the one before). */
+  readonly usageStale: boolean
+  /** `usage_intake: "foreground"`: readings observed, not recorded, since the last reset. */
+  readonly usageObservedOnly: number
 }
 
 /**
@@ -101,7 +105,7 @@ export interface GuardState {
  * @example
  * EMPTY_GUARDS.breakerTripped // false
  */
-export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0 }
+export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0, usageStale: false, usageObservedOnly: 0 }
 
 /**
  * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the

@@ -58,6 +58,10 @@ export interface TokenMeterStats {
   readonly provenance_overrides: number
   readonly budget: number
   readonly ratio: number | null
+  /** `usage_intake: "foreground"` only (issue 12): the last foreground reading was malformed. */
+  readonly usage_stale?: boolean
+  /** `usage_intake: "foreground"` only: readings observed, not recorded. */
+  readonly usage_observed_only?: number
 }
 
 /**

@@ -58,7 +58,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       replay_last_user_on_compaction: false,
       ...GUARD_DEFAULTS,
     })
-    expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference')).toBe(true)
+    expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference' || value === 'all')).toBe(true)
   })
 
   it('unknown keys (the README max_messages) are ignored, each reported with the closest known key', () => {

@@ -20,9 +20,9 @@ import { findInconsistency } from './consistency.js'
  * "Snapshots".
  *
  * @example
- * SNAPSHOT_VERSION // 5 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md; 5: notice and summary-cooldown guard state)
+ * SNAPSHOT_VERSION // 6 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md; 5: notice and summary-cooldown guard state; 6: foreground usage state)
  */
-export const SNAPSHOT_VERSION = 5
+export const SNAPSHOT_VERSION = 6
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -39,7 +39,7 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // 5
+ * JSON.parse(JSON.stringify(snapshot)).version // 6
  */
 export interface Snapshot {
   readonly version: number
@@ -132,6 +132,8 @@ const GuardsCodec = t.type({
   ),
   noticeSent: t.boolean,
   summaryCooldown: Count,
+  usageStale: t.boolean,
+  usageObservedOnly: Count,
 })
 
 /**
@@ -212,7 +214,7 @@ export interface RestoredSnapshot {
  *
  * @example
  * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))) // Right({ config, warnings: [], state })
- * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 5, got 0 …'))
+ * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 6, got 0 …'))
  */
 export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, RestoredSnapshot> => {
   if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, config, state} from manager.snapshot(), got ${show(value)}`))
