@@ -133,6 +133,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   summary_cooldown_requests: { codec: OptionalCountCodec, accepts: 'null or a positive integer (requests)' },
   token_estimator: { codec: t.keyof({ reference: null, typed: null, tokenizer: null }), accepts: '"reference", "typed" or "tokenizer"' },
   usage_intake: { codec: t.keyof({ all: null, foreground: null }), accepts: '"all" or "foreground"' },
+  tool_result_ingress_cap_bytes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (bytes)' },
 }
 
 const show = (value: unknown): string => {
@@ -334,6 +335,7 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
     summary_cooldown_requests: pick('summary_cooldown_requests'),
     token_estimator: pick('token_estimator'),
     usage_intake: pick('usage_intake'),
+    tool_result_ingress_cap_bytes: pick('tool_result_ingress_cap_bytes'),
   }
   return E.right({ config, warnings, unknownKeys })
 }

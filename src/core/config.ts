@@ -145,6 +145,12 @@ export interface Config {
    * stale in the meter stats.
    */
   readonly usage_intake: UsageIntakeMode
+  /**
+   * Guard (issue 12): tool results whose text is larger than this many UTF-8 bytes are cut with a
+   * visible marker when added; with `tool_result_spill_dir` the whole original is spilled first
+   * and the marker names the file (a failed spill keeps the result whole). Null (default): no cap.
+   */
+  readonly tool_result_ingress_cap_bytes: number | null
 }
 
 /**
@@ -228,6 +234,7 @@ export interface ContextConfig {
   readonly summary_cooldown_requests?: number | null
   readonly token_estimator?: TokenEstimatorKind
   readonly usage_intake?: UsageIntakeMode
+  readonly tool_result_ingress_cap_bytes?: number | null
   readonly strict?: boolean
 }
 
@@ -287,6 +294,7 @@ export const DEFAULT_CONFIG: Config = {
     summary_cooldown_requests: null,
     token_estimator: 'reference' as TokenEstimatorKind,
     usage_intake: 'all' as UsageIntakeMode,
+    tool_result_ingress_cap_bytes: null,
   },
 }
 
@@ -300,7 +308,7 @@ export const DEFAULT_CONFIG: Config = {
 export const GUARD_DEFAULTS: Pick<
   Config,
   'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors' | 'compaction_notice_repeat'
-  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator' | 'usage_intake'
+  | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator' | 'usage_intake' | 'tool_result_ingress_cap_bytes'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -317,6 +325,7 @@ export const GUARD_DEFAULTS: Pick<
   summary_cooldown_requests: DEFAULT_CONFIG.summary_cooldown_requests,
   token_estimator: DEFAULT_CONFIG.token_estimator,
   usage_intake: DEFAULT_CONFIG.usage_intake,
+  tool_result_ingress_cap_bytes: DEFAULT_CONFIG.tool_result_ingress_cap_bytes,
 }
 
 /**

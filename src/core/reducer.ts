@@ -12,6 +12,8 @@ import { recordAppend } from './incremental/working.js'
 import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
 import { applyRequest } from './request.js'
+import { applyIngressCap, applyIngressSpillAnswer } from './ingress-cap.js'
+import type { Effect } from './effects.js'
 import { applySummaryAnswer, applySummaryCallStarted } from './summary.js'
 import { applyUsageIntake } from './meter/foreground.js'
 import { makeCachedEstimator } from './estimate.js'
@@ -47,9 +49,11 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
   return (state: State, event: Event): Step => {
     switch (event.type) {
       case 'message_added': {
-        const next = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
-        recordAppend(memo, next.history, state.history)
-        return { state: next, view: undefined, effects: [] }
+        const added = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
+        recordAppend(memo, added.history, state.history)
+        // Issue 12: the ingress cap (a cut message is a new object: the memo recomputes).
+        const capped = applyIngressCap(deps.config, added)
+        return { state: capped.state, view: undefined, effects: capped.effects }
       }
       case 'messages_replaced': {
         const result = applyMessagesReplaced(deps.config, state, event.messages, format)
@@ -71,7 +75,9 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         const result = applySummaryAnswer(state.summary, event.id, answer)
         return { state: result.summary === state.summary ? state : { ...state, summary: result.summary }, view: undefined, effects: result.effects }
       }
-      case 'spill_written':
+      case 'spill_written': {
+        const ingress = applyIngressSpillAnswer(deps.config, state, event.path, null)
+        if (ingress !== null) return { state: ingress.state, view: undefined, effects: ingress.effects }
         return {
           state: update(state, (draft) => {
             ;(draft.spillWritten as Set<string>).add(event.path)
@@ -79,12 +85,13 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
           view: undefined,
           effects: [],
         }
-      case 'spill_failed':
-        return {
-          state,
-          view: undefined,
-          effects: [{ type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }],
-        }
+      }
+      case 'spill_failed': {
+        const log: Effect = { type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }
+        const ingress = applyIngressSpillAnswer(deps.config, state, event.path, event.error)
+        if (ingress !== null) return { state: ingress.state, view: undefined, effects: [log, ...ingress.effects] }
+        return { state, view: undefined, effects: [log] }
+      }
       default:
         return absurd(event)
     }

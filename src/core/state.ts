@@ -97,6 +97,8 @@ export interface GuardState {
   readonly usageStale: boolean
   /** `usage_intake: "foreground"`: readings observed, not recorded, since the last reset. */
   readonly usageObservedOnly: number
+  /** Ingress spills asked for and not answered yet (`tool_result_ingress_cap_bytes`): path → `_seq`. */
+  readonly ingressPending: Readonly<Record<string, number>>
 }
 
 /**
@@ -105,7 +107,7 @@ export interface GuardState {
  * @example
  * EMPTY_GUARDS.breakerTripped // false
  */
-export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0, usageStale: false, usageObservedOnly: 0 }
+export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0, usageStale: false, usageObservedOnly: 0, ingressPending: {} }
 
 /**
  * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the

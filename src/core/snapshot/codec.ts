@@ -20,7 +20,7 @@ import { findInconsistency } from './consistency.js'
  * "Snapshots".
  *
  * @example
- * SNAPSHOT_VERSION // 6 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md; 5: notice and summary-cooldown guard state; 6: foreground usage state)
+ * SNAPSHOT_VERSION // 6 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md; 5: notice and summary-cooldown guard state; 6: foreground usage and ingress-cap state)
  */
 export const SNAPSHOT_VERSION = 6
 
@@ -134,6 +134,7 @@ const GuardsCodec = t.type({
   summaryCooldown: Count,
   usageStale: t.boolean,
   usageObservedOnly: Count,
+  ingressPending: t.record(t.string, Count),
 })
 
 /**

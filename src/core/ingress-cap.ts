@@ -1,0 +1,130 @@
+/**
+ * The ingress cap for tool results (issue 12, `tool_result_ingress_cap_bytes`): a tool result
+ * whose text is larger than the cap is cut with a visible marker when it is added, after its whole
+ * original has been spilled when a spill directory is set, so nothing is lost.
+ */
+import type { Config } from './config.js'
+import type { Effect } from './effects.js'
+import type { Message } from './message.js'
+import { seqOf } from './message.js'
+import type { State } from './state.js'
+import { toSpillPath } from './tool-result-budget.js'
+
+/**
+ * UTF-8 length in bytes of `text`.
+ *
+ * @example
+ * utf8Length('é😀') // 6
+ */
+export const utf8Length = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) bytes += 1
+    else if (c < 0x800) bytes += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4
+      i += 1
+    } else bytes += 3
+  }
+  return bytes
+}
+
+/** The longest prefix of `text` (whole code points) of at most `cap` UTF-8 bytes, and its size. */
+const utf8Prefix = (text: string, cap: number): { readonly text: string; readonly bytes: number } => {
+  let bytes = 0
+  let i = 0
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3
+    if (bytes + size > cap) break
+    bytes += size
+    i += pair ? 2 : 1
+  }
+  return { text: text.slice(0, i), bytes }
+}
+
+/**
+ * The cut form of `content` at `cap` bytes: the kept prefix, then a marker with the sizes and,
+ * when the original was spilled, the file that holds it.
+ *
+ * @example
+ * toIngressCut('x'.repeat(10), 4, null).content // 'xxxx\n[tool result cut at ingress: 4 of 10 bytes kept (tool_result_ingress_cap_bytes); call the tool again with a narrower request for the rest]'
+ */
+export const toIngressCut = (content: string, cap: number, spillPath: string | null): { readonly content: string; readonly keptBytes: number; readonly originalBytes: number } => {
+  const originalBytes = utf8Length(content)
+  const kept = utf8Prefix(content, cap)
+  const where = spillPath === null ? 'call the tool again with a narrower request for the rest' : `the full output is in ${spillPath}`
+  return {
+    content: `${kept.text}\n[tool result cut at ingress: ${kept.bytes} of ${originalBytes} bytes kept (tool_result_ingress_cap_bytes); ${where}]`,
+    keptBytes: kept.bytes,
+    originalBytes,
+  }
+}
+
+const isOverCap = (message: Message, cap: number): message is Message & { content: string } =>
+  message.role === 'tool' && typeof message.content === 'string' && message.content.length > cap / 4 && utf8Length(message.content) > cap
+
+const replaceStored = (state: State, seq: number, content: string): State => ({
+  ...state,
+  history: state.history.map((message) => (seqOf(message) === seq ? { ...message, content } : message)),
+})
+
+const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalBytes: number }, cap: number, spilled: boolean): Effect => ({
+  type: 'emit_hook',
+  name: 'context:tool_result_ingress_truncated',
+  data: { original_bytes: cut.originalBytes, kept_bytes: cut.keptBytes, cap_bytes: cap, spilled },
+})
+
+/**
+ * Apply the ingress cap to the message just stored (the last of `state.history`). Without a spill
+ * directory it is cut at once (`context:tool_result_ingress_truncated`). With one, it stays whole
+ * and a `write_spill` of the original is asked for; the cut happens when the write is confirmed
+ * (`applyIngressSpillAnswer`). Off (`null`), or for other messages, the state is unchanged.
+ *
+ * @example
+ * applyIngressCap(config, state).effects // [{ type: 'emit_hook', name: 'context:tool_result_ingress_truncated', … }]
+ */
+export const applyIngressCap = (config: Config, state: State): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
+  const cap = config.tool_result_ingress_cap_bytes
+  const message = state.history[state.history.length - 1]
+  if (cap === null || message === undefined || !isOverCap(message, cap)) return { state, effects: [] }
+  const seq = seqOf(message)
+  if (seq === undefined) return { state, effects: [] }
+  if (config.tool_result_spill_dir === null) {
+    const cut = toIngressCut(message.content, cap, null)
+    return { state: replaceStored(state, seq, cut.content), effects: [truncatedEvent(cut, cap, false)] }
+  }
+  const path = toSpillPath(config.tool_result_spill_dir, seq, message.content)
+  return {
+    state: { ...state, guards: { ...state.guards, ingressPending: { ...state.guards.ingressPending, [path]: seq } } },
+    effects: [{ type: 'write_spill', directory: config.tool_result_spill_dir, path, content: message.content }],
+  }
+}
+
+/**
+ * The answer to an ingress spill: written → the stored result is cut and points at the file;
+ * failed → it stays whole and `context:spill_failed` `{path, error}` is emitted. Null when `path`
+ * is not a pending ingress spill.
+ *
+ * @example
+ * applyIngressSpillAnswer(config, state, '/tmp/spill/tool-result-000004-….txt', null)?.effects
+ */
+export const applyIngressSpillAnswer = (
+  config: Config,
+  state: State,
+  path: string,
+  error: string | null,
+): { readonly state: State; readonly effects: ReadonlyArray<Effect> } | null => {
+  const seq = state.guards.ingressPending[path]
+  const cap = config.tool_result_ingress_cap_bytes
+  if (seq === undefined || cap === null) return null
+  const { [path]: _done, ...pending } = state.guards.ingressPending
+  const settled: State = { ...state, guards: { ...state.guards, ingressPending: pending } }
+  if (error !== null) return { state: settled, effects: [{ type: 'emit_hook', name: 'context:spill_failed', data: { path, error } }] }
+  const message = state.history.find((candidate) => seqOf(candidate) === seq)
+  if (message === undefined || typeof message.content !== 'string') return { state: settled, effects: [] }
+  const cut = toIngressCut(message.content, cap, path)
+  return { state: replaceStored(settled, seq, cut.content), effects: [truncatedEvent(cut, cap, true)] }
+}
