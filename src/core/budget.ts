@@ -16,12 +16,15 @@ import { isTruthy } from './values.js'
  */
 export const BUDGET_SAFETY_MARGIN = 4096
 
+const isTokenLimit = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value > 0
+
 /**
  * The request budget in tokens (SPEC 4). An explicit `tokenBudget` is returned as is (even 0 or
  * negative); a provider window with a truthy context window and max output gives
- * `context_window − trunc(max_output_tokens × output_reserve_fraction) − 4096`; otherwise
- * `max_tokens`. `max_tokens` never caps a provider-derived budget. All values are tokens;
- * `output_reserve_fraction` is a fraction of the max output. Never throws.
+ * `context_window − trunc(max_output_tokens × output_reserve_fraction) − 4096` when both are
+ * finite positive numbers (SPEC 17.9); otherwise `max_tokens` (with the issue 12 budget keys
+ * as `resolveBudget` says). `max_tokens` never caps a provider-derived budget. All values are
+ * tokens; `output_reserve_fraction` is a fraction of the max output. Never throws.
  *
  * @example
  * computeBudget(DEFAULT_CONFIG, null, { context_window: 200000, max_output_tokens: 64000 }) // 163904
@@ -56,7 +59,8 @@ export interface ResolvedBudget {
 }
 
 const fromWindow = (config: Config, window: unknown, maxOutput: unknown, source: BudgetSource): ResolvedBudget | null => {
-  if (!isTruthy(window) || !isTruthy(maxOutput) || typeof window !== 'number' || typeof maxOutput !== 'number') return null
+  // SPEC 17.9: a limit that is not a finite positive number is ignored (the shell warns).
+  if (!isTruthy(window) || !isTruthy(maxOutput) || !isTokenLimit(window) || !isTokenLimit(maxOutput)) return null
   const reserve = Math.trunc(maxOutput * config.output_reserve_fraction)
   return { budget: window - reserve - BUDGET_SAFETY_MARGIN, source, context_window: window, output_reserve: reserve, cap: config.budget_cap_tokens }
 }

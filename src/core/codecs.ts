@@ -10,7 +10,8 @@ import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type ConfigKey, t
 import type { Log } from './effects.js'
 import { ConfigError } from './errors.js'
 import { pyrepr, pyStrip } from './text.js'
-import { isPlainObject, isTruthy } from './values.js'
+import { isPlainObject, isTruthy, setOwn } from './values.js'
+import { decodeJsonValue, describeValue, toProblemText } from './json-value.js'
 
 /**
  * A positive integer number of tokens (`max_tokens`, SPEC 17.6). A failed decode becomes a
@@ -23,14 +24,15 @@ import { isPlainObject, isTruthy } from './values.js'
 export const PositiveIntCodec = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0, 'PositiveInt')
 
 /**
- * Any number (the numeric keys of SPEC 3 are not range checked; units per key: tokens, fractions,
- * characters or seconds, see `Config`).
+ * Any finite number (the numeric keys of SPEC 3 are not range checked; units per key: tokens,
+ * fractions, characters or seconds, see `Config`). NaN and ±Infinity are rejected (SPEC 17.9).
  *
  * @example
  * NumberCodec.is(0.92) // true
+ * NumberCodec.is(Number.NaN) // false
  * NumberCodec.is('0.92') // false
  */
-export const NumberCodec = t.number
+export const NumberCodec = t.refinement(t.number, Number.isFinite, 'FiniteNumber')
 
 /**
  * A boolean or null (null reads as false: truthiness, SPEC 3).
@@ -136,12 +138,27 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   tool_result_ingress_cap_bytes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (bytes)' },
 }
 
-const show = (value: unknown): string => {
+const show = (value: unknown): string => describeValue(value)
+
+/**
+ * The value of a known key as the library's own JSON value (SPEC 17.9), or the `ConfigError`
+ * naming the key: a cycle, a function, a class instance, a getter or Proxy that throws, nesting
+ * over `MAX_JSON_DEPTH`. A value whose only problem is a non-finite number is passed on as it is
+ * (numbers are not shared state): the key's own rule then rejects it (`NumberCodec`) or falls back
+ * with a warning (`tool_result_budget_tokens`, `compact_clear_at_least`, ...).
+ */
+const readKey = (raw: Readonly<Record<string, unknown>>, key: string): E.Either<ConfigError, unknown> => {
+  let value: unknown
   try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return String(value)
+    value = raw[key]
+  } catch (error) {
+    return E.left(new ConfigError(key, `could not be read: ${error instanceof Error ? error.message : 'it threw'} (pass plain data)`))
   }
+  const decoded = decodeJsonValue(value, `config.${key}`)
+  if (E.isRight(decoded)) return E.right(decoded.right)
+  const structural = decoded.left.filter((problem) => problem.kind !== 'non_finite_number')
+  if (structural.length === 0) return E.right(value)
+  return E.left(new ConfigError(key, `${structural[0].path === `config.${key}` ? '' : `at ${structural[0].path}: `}${toProblemText(structural)}`))
 }
 
 const warn = (message: string): Log => ({ type: 'log', level: 'warning', message: `context-simple: ${message}` })
@@ -221,12 +238,21 @@ export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
  * decodeConfig({ compact_threshold: 'high' }) // Left(ConfigError('config.compact_threshold: expected a number …, got "high"'))
  */
 export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig> => {
+  try {
+    return decodeConfigValue(raw)
+  } catch (error) {
+    // A Proxy or getter on the configuration object itself that throws.
+    return E.left(new ConfigError('(root)', `could not be read: ${error instanceof Error ? error.message : 'it threw'} (pass a plain object)`))
+  }
+}
+
+const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> => {
   if (raw === undefined || raw === null) return E.right({ config: DEFAULT_CONFIG, warnings: [], unknownKeys: [] })
   if (!isPlainObject(raw)) return E.left(new ConfigError('(root)', `expected an object of configuration keys, got ${show(raw)}`))
   const strict = raw.strict
   if (strict !== undefined && typeof strict !== 'boolean') return E.left(new ConfigError('strict', `expected true or false, got ${show(strict)}`))
   const unknownKeys = Object.keys(raw)
-    .filter((key) => raw[key] !== undefined && !KNOWN_KEYS.includes(key))
+    .filter((key) => !KNOWN_KEYS.includes(key) && raw[key] !== undefined)
     .map(toUnknownConfigKey)
   if (strict === true && unknownKeys.length > 0) {
     const first = unknownKeys[0]
@@ -234,11 +260,18 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
   }
   const given: Record<string, unknown> = {}
   for (const [key, rule] of Object.entries(RULES)) {
-    if (!Object.prototype.hasOwnProperty.call(raw, key) || raw[key] === undefined) continue
-    const value = raw[key]
+    if (!Object.prototype.hasOwnProperty.call(raw, key)) continue
+    const read = readKey(raw, key)
+    if (E.isLeft(read)) return read
+    const value = read.right
+    if (value === undefined) continue
     const checked = pipe(
       rule.codec.decode(value),
-      E.mapLeft(() => new ConfigError(key, `expected ${rule.accepts}, got ${show(value)}`)),
+      E.mapLeft(() => {
+        // SPEC 17.9: NaN and ±Infinity are numbers, but not configuration values.
+        const accepts = typeof value === 'number' ? rule.accepts.replace(/^a number/, 'a finite number') : rule.accepts
+        return new ConfigError(key, `expected ${accepts}, got ${show(value)}`)
+      }),
     )
     if (E.isLeft(checked)) return checked
     given[key] = value
@@ -277,7 +310,7 @@ export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig>
       warnings.push(warn(`tool_result_budget_by_tool=${pyrepr(value)} is not an object of tool name -> tokens; ignoring it`))
     } else {
       for (const [tool, tokens] of Object.entries(value)) {
-        if (tool !== '' && isTokenCount(tokens)) byTool[tool] = tokens
+        if (tool !== '' && isTokenCount(tokens)) setOwn(byTool, tool, tokens)
         else warnings.push(warn(`tool_result_budget_by_tool[${pyrepr(tool)}]=${pyrepr(tokens)} is not an integer >= 1 for a named tool; dropping it`))
       }
     }

@@ -95,8 +95,10 @@ export class InvalidMessageError extends Error {
 }
 
 /**
- * An invalid argument of `getMessagesForRequest`: `tokenBudget` must be a finite number of tokens
- * (or absent/null), `provider` an object. Raised before the request is applied; state unchanged.
+ * An invalid argument of a call: for `getMessagesForRequest`, the options must be an object (or
+ * absent), `tokenBudget` a finite number of tokens (or absent/null), `provider` an object; for
+ * `mount`, the coordinator an object with `mount` and its hooks a bus with `register`. Raised
+ * before anything is applied; state unchanged. `field` names the argument.
  *
  * @example
  * new InvalidRequestError('tokenBudget', 'expected a finite number of tokens or null, got "lots"').message
@@ -128,5 +130,33 @@ export class SnapshotError extends Error {
     detail: string,
   ) {
     super(`${field}: ${detail}`)
+  }
+}
+
+/**
+ * A call into caller code that did not settle within its time limit (SPEC 17.9): a provider
+ * read, the system prompt factory or a hook listener (`callTimeoutMs`), or a summarization
+ * (`summarization_timeout_s`). `operation` names the call, `timeoutMs` is the limit in
+ * milliseconds (`timeoutSeconds` the same in seconds). A prompt factory that times out rejects the
+ * request with it (nothing is applied); provider reads and hook listeners that time out are logged
+ * and abandoned; a summarization that times out is a failed summary.
+ *
+ * @example
+ * new TimeoutError('the system prompt factory', 30000).message
+ * // 'the system prompt factory did not settle within 30000 ms (callTimeoutMs)'
+ */
+export class TimeoutError extends Error {
+  override readonly name = 'TimeoutError'
+  constructor(
+    readonly operation: string,
+    readonly timeoutMs: number,
+    message = `${operation} did not settle within ${timeoutMs} ms (callTimeoutMs)`,
+  ) {
+    super(message)
+  }
+
+  /** The limit in seconds. */
+  get timeoutSeconds(): number {
+    return this.timeoutMs / 1000
   }
 }

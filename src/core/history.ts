@@ -9,7 +9,7 @@ import type { Message } from './message.js'
 import { castDraft } from 'immer'
 import { update } from './immer.js'
 import { EMPTY_GUARDS, EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
-import { isPlainObject, isPresent, isTruthy } from './values.js'
+import { isPlainObject, isPresent, isTruthy, setOwn } from './values.js'
 import type { MessageFormat } from './formats/carrier.js'
 import { withOrigin } from './formats/carrier.js'
 import { expandMessage } from './formats/dispatch.js'
@@ -32,7 +32,7 @@ export const harvestToolNames = (toolNames: Readonly<Record<string, string>>, me
     const name = isPlainObject(call.function) ? call.function.name : isTruthy(call.name) ? call.name : call.tool
     if (!isTruthy(id) || !isTruthy(name)) continue
     next = next ?? { ...toolNames }
-    next[String(id)] = String(name)
+    setOwn(next, String(id), String(name))
   }
   return next ?? toolNames
 }

@@ -5,6 +5,7 @@
  */
 import * as E from 'fp-ts/lib/Either.js'
 import type { JsonValue, Message } from './message.js'
+import { setOwn } from './values.js'
 
 /**
  * The deepest nesting a stored message may have: the message object is depth 1, each object or
@@ -94,7 +95,8 @@ const kindOf = (value: object): string => {
     const prototype: unknown = Object.getPrototypeOf(value)
     const constructor = prototype !== null && typeof prototype === 'object' ? (prototype as { constructor?: unknown }).constructor : undefined
     const name = typeof constructor === 'function' && constructor.name !== '' ? constructor.name : 'object'
-    return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`
+    // 'an Attachment', 'a Date', 'a URL' (an acronym is read letter by letter)
+    return `${/^[AEIOU][a-z]/.test(name) ? 'an' : 'a'} ${name}`
   } catch {
     return 'an unreadable object'
   }
@@ -160,12 +162,6 @@ const report = (walk: Walk, kind: JsonValueProblemKind, path: string, detail: st
   return undefined
 }
 
-const setMember = (out: Record<string, unknown>, key: string, value: unknown): void => {
-  // A key named __proto__ (as JSON.parse makes it) stays an ordinary own key.
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
-  else out[key] = value
-}
-
 /** Copy `value` as a JSON value, or report why it is not one (returns undefined then). */
 const copyValue = (walk: Walk, value: unknown, path: string, depth: number): unknown => {
   switch (typeof value) {
@@ -220,7 +216,8 @@ const copyValue = (walk: Walk, value: unknown, path: string, depth: number): unk
       const memberPath = toMemberPath(path, key)
       const member = readMember(walk, object, key, memberPath)
       if (member === undefined || member === UNREADABLE) continue
-      setMember(out, key, copyValue(walk, member, memberPath, depth + 1))
+      // A key named __proto__ (as JSON.parse makes it) stays an ordinary own key.
+      setOwn(out, key, copyValue(walk, member, memberPath, depth + 1))
     }
     return out
   } finally {

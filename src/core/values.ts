@@ -40,3 +40,17 @@ export const isPlainObject = (value: unknown): value is Readonly<Record<string, 
  */
 export const isPresent = (object: Readonly<Record<string, unknown>>, key: string): boolean =>
   Object.prototype.hasOwnProperty.call(object, key) && object[key] !== undefined
+
+/**
+ * Sets `record[key] = value` as an own enumerable data property, also for the key `__proto__`
+ * (which plain assignment would turn into a prototype change). Mutates `record`; use it on
+ * objects being built, never on shared state.
+ *
+ * @example
+ * const names: Record<string, string> = {}
+ * setOwn(names, '__proto__', 'bash') // Object.keys(names) → ['__proto__']
+ */
+export const setOwn = <T>(record: Record<string, T>, key: string, value: T): void => {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
+  else record[key] = value
+}

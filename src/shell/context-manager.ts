@@ -8,7 +8,7 @@ import { decodeConfig } from '../core/codecs.js'
 import type { Config, ContextConfig } from '../core/config.js'
 import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
-import { CompactionSkipLimitError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError } from '../core/errors.js'
+import { CompactionSkipLimitError, ConfigError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError, TimeoutError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/estimate.js'
 import type { Event } from '../core/events.js'
 import type { Message, MessageInput } from '../core/message.js'
@@ -28,7 +28,8 @@ import type { Step } from '../core/step.js'
 import { isPlainObject, isPresent, isTruthy } from '../core/values.js'
 import type { Clock } from './clock.js'
 import { formatTimestamp, systemClock } from './clock.js'
-import { describeValue } from './recording-file.js'
+import { describeValue } from '../core/json-value.js'
+import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
 import { copyJson as copy, freezeJson, isOwnedJson } from './json-values.js'
 import { decodeMessage, decodeMessages, toProblemText, type JsonValueProblem } from '../core/json-value.js'
 import type { HookBus } from './hooks.js'
@@ -84,7 +85,12 @@ export type StepFunction = (state: State, event: Event) => Step
  * - `spillWriter`: default `makeFileSpillWriter()`; `summarizer`: default `makeProviderSummarizer`;
  * - `recorder`: receives every input as a recording op, in the order applied;
  * - `makeStep`: builds the reducer from the core dependencies (default: the core's `makeStep`);
- *   for tests and alternative cores.
+ *   for tests and alternative cores;
+ * - `callTimeoutMs`: time limit, in milliseconds, of each call into caller code (SPEC 17.9;
+ *   default 30,000, `DEFAULT_CALL_TIMEOUT_MS`; `Infinity` for none; not a configuration key). A
+ *   provider read that times out counts as one that threw (the next budget source, with a
+ *   warning); a system prompt factory that times out rejects the request with `TimeoutError` and
+ *   applies nothing; a hook emit that times out is abandoned with a warning. Later calls proceed.
  *
  * @example
  * new ContextManager({}, { clock: fixedClock('2026-01-01T00:00:00.000+00:00'), logger: silentLogger, spillWriter: makeMemorySpillWriter() })
@@ -111,6 +117,7 @@ export interface ContextManagerOptions<F extends MessageFormat = MessageFormat> 
   readonly summarizer?: Summarizer
   readonly recorder?: Recorder
   readonly makeStep?: (deps: CoreDeps) => StepFunction
+  readonly callTimeoutMs?: number
 }
 
 /**
@@ -218,6 +225,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   #draining = false
   #currentJob: symbol | null = null
   readonly #jobContext = JOB_CONTEXT
+  readonly #callTimeoutMs: number
   #pending = 0
   #factory: SystemPromptFactory | null = null
   #lastRecordedPrompt: string | null = null
@@ -234,6 +242,11 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     this.#repair = options.repair === true
     const decoded = decodeConfig(config)
     if (isLeft(decoded)) throw decoded.left
+    const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
+    if (typeof callTimeoutMs !== 'number' || Number.isNaN(callTimeoutMs) || callTimeoutMs <= 0) {
+      throw new ConfigError('callTimeoutMs', `expected a positive number of milliseconds (Infinity for no limit), got ${describeValue(callTimeoutMs)} (a constructor option, not a configuration key)`)
+    }
+    this.#callTimeoutMs = callTimeoutMs
     this.#config = decoded.right.config
     this.#logger = options.logger ?? consoleLogger
     // unknown keys are reported at once, during construction (one warning each)
@@ -253,6 +266,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
         logger: this.#logger,
         spill: options.spillWriter ?? makeFileSpillWriter(),
         summarizer: options.summarizer ?? makeProviderSummarizer({ logger: this.#logger }),
+        callTimeoutMs,
       })
     const warnings = decoded.right.warnings
     if (warnings.length > 0) {
@@ -389,6 +403,9 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   async getMessagesForRequest(options: RequestOptions<never> & { readonly format?: undefined }): Promise<FormatView<F>>
   async getMessagesForRequest<V extends MessageFormat>(options: RequestOptions<V> & { readonly format: V }): Promise<FormatView<V>>
   async getMessagesForRequest(options: RequestOptions = {}): Promise<unknown> {
+    if (options === null || typeof options !== 'object') {
+      throw new InvalidRequestError('options', `expected an options object such as { tokenBudget: 50000 } (or nothing), got ${describeValue(options)}`)
+    }
     const viewFormat: MessageFormat = options.format ?? this.#format
     if (viewFormat !== 'contract' && !isProviderFormat(viewFormat)) {
       throw new InvalidRequestError('format', `expected "contract" or one of ${PROVIDER_FORMATS.map((name) => JSON.stringify(name)).join(', ')}, got ${describeValue(viewFormat)}`)
@@ -403,11 +420,14 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     }
     return this.#enqueue(async () => {
       // SPEC 4 step 1: an explicit token budget wins; the provider is then not consulted.
-      const window = provider !== null && tokenBudget === null ? await readProviderWindow(provider) : null
+      const window =
+        provider !== null && tokenBudget === null
+          ? await readProviderWindow(provider, { warn: (message) => this.#logger.warning(message), timeoutMs: this.#callTimeoutMs })
+          : null
       const factory = this.#factory
       let systemPrompt: string | null = null
       if (factory !== null) {
-        const result = await factory()
+        const result = await withTimeLimit(factory, this.#callTimeoutMs, 'the system prompt factory')
         systemPrompt = typeof result === 'string' ? result : String(result)
       }
       if (provider !== null && this.#config.compaction_strategy === 'summary') this.#runner.setProvider?.(provider)
@@ -573,11 +593,19 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   /**
    * Resolves when the queue is empty and the runner (if it offers `idle()`, as the default runner
    * does) has no background work left — e.g. a summary has been applied. For tests and shutdown.
+   * Called from inside a running job (a hook listener, the system prompt factory), it resolves at
+   * once instead (SPEC 17.9): the work queued before that job is already done, and waiting for
+   * the job itself would never end. `snapshot()` from inside a job likewise runs at once and
+   * saves the state as it is at that point of the job.
    *
    * @example
    * await manager.idle()
    */
   async idle(): Promise<void> {
+    // Called from inside a running job (a hook listener, the prompt factory): everything queued
+    // before that job has already run, and waiting for the job itself (or for background work it
+    // may start) would never end (SPEC 17.9). So it resolves at once.
+    if (this.#isInsideJob()) return
     const runner = this.#runner as EffectRunner & { readonly idle?: () => Promise<void> }
     for (;;) {
       await this.#enqueue(async () => undefined)
@@ -601,6 +629,12 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     return [event.type === 'summary_completed' ? { op: 'summary_result', text: event.text } : { op: 'summary_result', error: event.error }]
   }
 
+  /** True while called from inside the running job (a hook listener, the prompt factory, a provider read). */
+  #isInsideJob(): boolean {
+    const caller = this.#jobContext.getStore()
+    return caller !== undefined && caller === this.#currentJob
+  }
+
   /** Queues `task`; resolves or rejects with its outcome once it has run in turn. */
   #enqueue<T>(task: () => Promise<T>): Promise<T>
   #enqueue<T>(alwaysQueue: true, task: () => Promise<T>): Promise<T>
@@ -610,8 +644,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     // A call made from inside the running job (a hook listener, the system prompt factory, a
     // provider read during the request) runs at once: queueing it behind the job that awaits it
     // would deadlock. Answers of background work (`alwaysQueue`) are always queued.
-    const caller = this.#jobContext.getStore()
-    if (!alwaysQueue && caller !== undefined && caller === this.#currentJob) return task()
+    if (!alwaysQueue && this.#isInsideJob()) return task()
     this.#pending += 1
     return new Promise<T>((resolve, reject) => {
       this.#queue.push(async () => {

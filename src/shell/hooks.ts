@@ -7,6 +7,8 @@ import type { Emitter, EventType } from 'mitt'
 import type { HookEventMap, HookEventName } from '../core/hook-events.js'
 import type { Logger } from './runner.js'
 import { consoleLogger } from './runner.js'
+import { TimeoutError } from '../core/errors.js'
+import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
 
 /**
  * A hook handler: called with the event name and its payload (typed by the event map); may
@@ -93,6 +95,12 @@ export interface MittHookBus<Events extends object = HookEventMap> extends Typed
  */
 export interface MittHooksOptions {
   readonly logger?: Logger
+  /**
+   * Time limit of each handler call in milliseconds (default 30,000, `DEFAULT_CALL_TIMEOUT_MS`;
+   * `Infinity` for none): a handler that has not settled by then is abandoned with a warning and
+   * the next one runs (SPEC 17.9).
+   */
+  readonly timeoutMs?: number
 }
 
 /**
@@ -134,8 +142,9 @@ const describe = (error: unknown): string => (error instanceof Error ? `${error.
  *
  * Isolation: each handler call is wrapped in try/catch; a throw or a rejection is logged as a
  * warning (with the handler's name) and skipped — later handlers still run and `emit` still
- * resolves. `emit` resolves to the values the successful handlers returned, in call order (a
- * failed handler contributes nothing); it never rejects. Unregistering is idempotent.
+ * resolves. A handler that has not settled within `options.timeoutMs` (default 30 s) is abandoned
+ * the same way (SPEC 17.9). `emit` resolves to the values the successful handlers returned, in
+ * call order (a failed handler contributes nothing); it never rejects. Unregistering is idempotent.
  *
  * @example
  * const bus = makeMittHooks()
@@ -146,6 +155,7 @@ const describe = (error: unknown): string => (error instanceof Error ? `${error.
  */
 export const makeMittHooks = <Events extends object = HookEventMap>(options: MittHooksOptions = {}): MittHookBus<Events> => {
   const logger = options.logger ?? consoleLogger
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS
   const emitter = mitt<Record<string, Collector>>()
   const entryOf = new WeakMap<object, Entry>()
   let counter = 0
@@ -181,9 +191,10 @@ export const makeMittHooks = <Events extends object = HookEventMap>(options: Mit
     const results: Array<unknown> = []
     for (const entry of collected) {
       try {
-        results.push(await entry.handler(event, data))
+        results.push(await withTimeLimit(() => entry.handler(event, data), timeoutMs, `hook handler ${entry.name ?? '(unnamed)'} for ${event}`))
       } catch (error) {
-        logger.warning(`hook handler ${entry.name ?? '(unnamed)'} for ${event} failed: ${describe(error)}`)
+        if (error instanceof TimeoutError) logger.warning(`${error.message}; abandoned, the next handler runs`)
+        else logger.warning(`hook handler ${entry.name ?? '(unnamed)'} for ${event} failed: ${describe(error)}`)
       }
     }
     return results

@@ -11,6 +11,8 @@ export type { Logger, LogLevel, LogEntry, MemoryLogger, Dispatch, EffectRunner, 
 export { SpillRefusedError, makeFileSpillWriter, makeMemorySpillWriter, resolveSpillTarget, encodeSpillContent } from './spill-fs.js'
 export type { SpillWriter, SpillRefusal, MemorySpillWriter } from './spill-fs.js'
 export { TimeoutError, EmptySummaryError, makeProviderSummarizer, systemTimer, responseText } from './summarizer.js'
+export { withTimeLimit, DEFAULT_CALL_TIMEOUT_MS } from './time-limit.js'
+export { isOwnedJson } from './json-values.js'
 export type { Summarizer, SummaryRequest, Timer, ProviderSummarizerOptions } from './summarizer.js'
 export { readProviderWindow } from './provider.js'
 export type { Provider, ModelInfo, ProviderInfo, CompletionMessage, CompletionRequest, CompletionResponse } from './provider.js'

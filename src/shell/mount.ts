@@ -10,6 +10,8 @@ import { ContextManager } from './context-manager.js'
 import type { HookBus } from './hooks.js'
 import type { Logger } from './runner.js'
 import { consoleLogger } from './runner.js'
+import { InvalidRequestError } from '../core/errors.js'
+import { describeValue } from '../core/json-value.js'
 
 /**
  * The host as SPEC 17.7 shapes it: an optional hook bus and `mount(kind, instance)`, which may
@@ -99,13 +101,22 @@ export const validateMountConfig = (config: unknown, logger: Logger): unknown =>
  *    unregistered and the error rethrown;
  * 5. resolves to an async cleanup that unregisters the listener (a no-op without hooks).
  *
+ * Rejects with `InvalidRequestError` (field `coordinator` or `coordinator.hooks`) when the
+ * coordinator is not an object with `mount`, or its hooks are not a bus with `register`.
+ *
  * @example
  * const cleanup = await mount(coordinator, { token_meter: 'hybrid' })
  * await cleanup()
  */
 export const mount = async (coordinator: Coordinator, config: ContextConfig = {}, options: MountOptions = {}): Promise<Cleanup> => {
   const logger = options.logger ?? consoleLogger
+  if (typeof coordinator !== 'object' || coordinator === null || typeof coordinator.mount !== 'function') {
+    throw new InvalidRequestError('coordinator', `expected a coordinator object with mount(kind, instance), got ${describeValue(coordinator)}`)
+  }
   const hooks = coordinator.hooks ?? null
+  if (hooks !== null && (typeof hooks !== 'object' || typeof hooks.register !== 'function')) {
+    throw new InvalidRequestError('coordinator.hooks', `expected a hook bus with register(event, handler, options) and emit(event, data), or none, got ${describeValue(hooks)}`)
+  }
   // validateMountConfig only corrects values (a JavaScript caller may pass anything; the decoder checks it)
   const manager = new ContextManager(validateMountConfig(config ?? {}, logger) as ContextConfig, { ...options, logger, hooks })
   let unregister: (() => unknown) | null = null

@@ -3,7 +3,10 @@
  * (SPEC 4 step 2). The core does the budget arithmetic on the window the shell reads here.
  */
 import type { ProviderWindow } from '../core/events.js'
+import { TimeoutError } from '../core/errors.js'
+import { describeValue } from '../core/json-value.js'
 import { isTruthy } from '../core/values.js'
+import { withTimeLimit } from './time-limit.js'
 
 /**
  * A model's limits as a provider reports them, in tokens. Either naming works
@@ -106,13 +109,36 @@ const field = (source: unknown, camel: string, snake: string): unknown => {
   return value !== undefined && value !== null ? value : record[snake]
 }
 
-/** The window of a model-info-like value when both limits are truthy, else null. */
-const windowOf = (source: unknown): ProviderWindow | null => {
+const isTokenLimit = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value > 0
+
+/**
+ * The window of a model-info-like value when both limits are truthy, else null. Limits that are
+ * truthy but not finite positive numbers (NaN, Infinity, a negative number, a string) are ignored
+ * with a warning (SPEC 17.9), so the next source applies.
+ */
+const windowOf = (source: unknown, where: string, warn: (message: string) => void): ProviderWindow | null => {
   const contextWindow = field(source, 'contextWindow', 'context_window')
   const maxOutputTokens = field(source, 'maxOutputTokens', 'max_output_tokens')
-  return isTruthy(contextWindow) && isTruthy(maxOutputTokens)
-    ? { context_window: contextWindow, max_output_tokens: maxOutputTokens }
-    : null
+  if (!isTruthy(contextWindow) || !isTruthy(maxOutputTokens)) return null
+  if (isTokenLimit(contextWindow) && isTokenLimit(maxOutputTokens)) return { context_window: contextWindow, max_output_tokens: maxOutputTokens }
+  warn(
+    `context-simple: provider ${where} gave context window ${describeValue(contextWindow)} and max output ${describeValue(maxOutputTokens)} tokens; ` +
+      'a limit must be a finite positive number, so this window is ignored and the next budget source applies',
+  )
+  return null
+}
+
+/**
+ * How `readProviderWindow` reports and bounds its calls: `warn` receives warnings (a window
+ * ignored, a read that timed out or threw); `timeoutMs` bounds each call into the provider
+ * (`callTimeoutMs`, SPEC 17.9; a call that takes longer counts as one that threw).
+ *
+ * @example
+ * const options: ProviderReadOptions = { warn: (message) => console.warn(message), timeoutMs: 30_000 }
+ */
+export interface ProviderReadOptions {
+  readonly warn?: (message: string) => void
+  readonly timeoutMs?: number
 }
 
 /**
@@ -134,21 +160,25 @@ const windowOf = (source: unknown): ProviderWindow | null => {
  * await readProviderWindow({ getModelInfo: () => { throw new Error('x') }, getInfo: () => ({ defaults: { contextWindow: 1, maxOutputTokens: 1 } }) })
  * // null
  */
-export const readProviderWindow = async (provider: Provider): Promise<ProviderWindow | null> => {
+export const readProviderWindow = async (provider: Provider, options: ProviderReadOptions = {}): Promise<ProviderWindow | null> => {
+  const warn = options.warn ?? ((): void => undefined)
+  const call = (member: string): Promise<unknown> =>
+    withTimeLimit(() => (provider[member] as () => unknown)(), options.timeoutMs, `provider.${member}()`)
   try {
     const modelInfoMember = provider.getModelInfo !== undefined ? 'getModelInfo' : provider.get_model_info !== undefined ? 'get_model_info' : null
     if (modelInfoMember !== null) {
-      const info = await (provider[modelInfoMember] as () => unknown)()
+      const info = await call(modelInfoMember)
       if (isTruthyResult(info)) {
-        const window = windowOf(info)
+        const window = windowOf(info, `${modelInfoMember}()`, warn)
         if (window !== null) return window
       }
     }
     const infoMember = provider.getInfo !== undefined ? 'getInfo' : 'get_info'
-    const info = (await (provider[infoMember] as () => unknown)()) as ProviderInfo
+    const info = (await call(infoMember)) as ProviderInfo
     const defaults = info.defaults
-    return windowOf(isTruthyResult(defaults) ? defaults : {})
-  } catch {
+    return windowOf(isTruthyResult(defaults) ? defaults : {}, `${infoMember}().defaults`, warn)
+  } catch (error) {
+    if (error instanceof TimeoutError) warn(`context-simple: ${error.message}; reading the budget from max_tokens`)
     return null
   }
 }

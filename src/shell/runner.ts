@@ -8,6 +8,8 @@ import type { HookBus } from './hooks.js'
 import type { Provider } from './provider.js'
 import type { SpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
+import { describeValue } from '../core/json-value.js'
+import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
 
 /**
  * Log levels the core uses (the `level` of a `log` effect).
@@ -134,6 +136,8 @@ export interface DefaultRunnerOptions {
   readonly logger?: Logger
   readonly spill?: SpillWriter
   readonly summarizer?: Summarizer
+  /** Time limit of each hook emit in milliseconds (default 30,000; SPEC 17.9 `callTimeoutMs`). */
+  readonly callTimeoutMs?: number
 }
 
 /**
@@ -161,7 +165,8 @@ export const describeError = (error: unknown): string => (error instanceof Error
 /**
  * The default effect interpreter:
  * - `emit_hook` → `await hooks.emit(name, data)`; nothing when there is no bus; any exception or
- *   rejection (including a bus without `emit`) is logged as a warning and swallowed (SPEC 9);
+ *   rejection (including a bus without `emit`), or an emit that has not settled within
+ *   `callTimeoutMs`, is logged as a warning and swallowed (SPEC 9, 17.9);
  * - `log` → the logger at the effect's level (default logger: `consoleLogger`);
  * - `write_spill` → `await spill.write(directory, path, content)`, then dispatch `spill_written`
  *   (written or already there) or `spill_failed` with the error text (also when no writer is
@@ -171,7 +176,8 @@ export const describeError = (error: unknown): string => (error instanceof Error
  *   `summary_call_started`, waits for the manager to apply it (the core emits
  *   `context:pre_summarize` then), calls `summarizer.summarize(request, provider, signal)` and
  *   dispatches `summary_completed` with the text or `summary_failed` with the error (also when no
- *   summarizer is configured);
+ *   summarizer is configured, when it does not settle within `summarization_timeout_s`, or when
+ *   its answer is not a non-empty string, SPEC 17.9);
  * - `cancel_summary` → aborts that id's signal and forgets it: nothing more is dispatched for it;
  * - `raise_error` → nothing (the manager throws it as a typed error).
  *
@@ -200,18 +206,27 @@ export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRu
     if (signal.aborted) return
     try {
       if (options.summarizer === undefined) throw new Error('no summarizer is configured')
-      const text = await options.summarizer.summarize(
-        {
-          id,
-          prompt: effect.prompt,
-          promptPath: effect.promptPath,
-          transcript: effect.transcript,
-          model: effect.model,
-          timeoutSeconds: effect.timeoutSeconds,
-        },
-        cached,
-        signal,
+      const summarizer = options.summarizer
+      // The summarizer is caller code too: bounded by summarization_timeout_s (SPEC 12.3, 17.9).
+      const text: unknown = await withTimeLimit(
+        () =>
+          summarizer.summarize(
+            {
+              id,
+              prompt: effect.prompt,
+              promptPath: effect.promptPath,
+              transcript: effect.transcript,
+              model: effect.model,
+              timeoutSeconds: effect.timeoutSeconds,
+            },
+            cached,
+            signal,
+          ),
+        effect.timeoutSeconds * 1000,
+        `summarizer.summarize() for ${id}`,
       )
+      // SPEC 17.9: an answer that is not a non-empty string is a failed summary (12.7).
+      if (typeof text !== 'string' || text === '') throw new Error(`the summarizer answered ${describeValue(text)}, not a non-empty string`)
       if (!signal.aborted) dispatch({ type: 'summary_completed', id, text })
     } catch (error) {
       if (!signal.aborted) dispatch({ type: 'summary_failed', id, error: describeError(error) })
@@ -225,7 +240,7 @@ export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRu
         if (hooks === undefined || hooks === null) return
         try {
           if (typeof hooks.emit !== 'function') throw new TypeError('the hook bus has no emit')
-          await hooks.emit(effect.name, effect.data)
+          await withTimeLimit(() => hooks.emit(effect.name, effect.data), options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `hook ${effect.name}`)
         } catch (error) {
           logger.warning(`context-simple: hook ${effect.name} failed: ${describeError(error)}`)
         }

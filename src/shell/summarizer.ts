@@ -8,6 +8,7 @@ import { pyStrip } from '../core/text.js'
 import type { CompletionRequest, Provider } from './provider.js'
 import type { Logger } from './runner.js'
 import { consoleLogger, describeError } from './runner.js'
+import { TimeoutError } from '../core/errors.js'
 
 /**
  * One summarization request, as the core's `request_summary` effect describes it: `prompt` is the
@@ -47,20 +48,8 @@ export interface Summarizer {
  */
 export type Timer = (ms: number, signal: AbortSignal) => Promise<void>
 
-/**
- * Rejection of a summarization that did not answer within `timeoutSeconds`.
- *
- * @example
- * new TimeoutError(30).message // 'summarization timed out after 30 s'
- */
-export class TimeoutError extends Error {
-  override readonly name = 'TimeoutError'
-  readonly timeoutSeconds: number
-  constructor(timeoutSeconds: number) {
-    super(`summarization timed out after ${timeoutSeconds} s`)
-    this.timeoutSeconds = timeoutSeconds
-  }
-}
+/** Rejection of a summarization that did not answer within `timeoutSeconds` (one `TimeoutError` class for every time limit). */
+export { TimeoutError }
 
 /**
  * Rejection of a summarization whose response text is empty after Python-style stripping.
@@ -206,7 +195,7 @@ export const makeProviderSummarizer = (options: ProviderSummarizerOptions = {}):
     {
       contenders.push(
         timer(ms, timerControl.signal).then(() => {
-          throw new TimeoutError(request.timeoutSeconds)
+          throw new TimeoutError('summarization', request.timeoutSeconds * 1000, `summarization timed out after ${request.timeoutSeconds} s`)
         }),
       )
     }

@@ -345,3 +345,68 @@ describe('decodeConfig: unknown keys and strict (issue 10)', () => {
     expect(left(decodeConfig({ strict: 'yes' })).message).toBe('config.strict: expected true or false, got "yes"')
   })
 })
+
+describe('decodeConfig: SPEC 17.9 numbers and JSON values', () => {
+  const NUMBER_KEYS = [
+    'compact_threshold',
+    'target_usage',
+    'protected_recent',
+    'protected_tool_results',
+    'truncate_chars',
+    'compaction_notice_token_reserve',
+    'compaction_notice_min_level',
+    'output_reserve_fraction',
+    'summary_trigger',
+    'summarization_timeout_s',
+  ]
+
+  it.each(NUMBER_KEYS)('%s: NaN and ±Infinity are a ConfigError naming the key, printed as such', (key) => {
+    for (const value of [Number.NaN, Infinity, -Infinity]) {
+      const error = left(decodeConfig({ [key]: value }))
+      expect(error).toBeInstanceOf(ConfigError)
+      expect(error.key).toBe(key)
+      expect(error.message).toMatch(new RegExp(`^config\\.${key}: expected a finite number .*, got ${String(value).replace('+', '')}$`))
+    }
+    // every finite number is still accepted (SPEC 17.6)
+    expect(right(decodeConfig({ [key]: -1e9 })).config).toMatchObject({ [key]: -1e9 })
+  })
+
+  it('max_tokens and compact_max_consecutive_skips reject non-finite numbers too', () => {
+    expect(left(decodeConfig({ max_tokens: Infinity })).message).toBe('config.max_tokens: expected a positive integer (tokens), got Infinity')
+    expect(left(decodeConfig({ compact_max_consecutive_skips: Number.NaN })).message).toMatch(/got NaN$/)
+  })
+
+  it('warn-and-fall-back keys keep their fallback for non-finite numbers', () => {
+    const decoded = right(decodeConfig({ tool_result_budget_tokens: Number.NaN, tool_result_budget_by_tool: { grep: Infinity, bash: 5 }, token_meter: Number.NaN, compact_clear_at_least: Number.NaN }))
+    expect(decoded.config.tool_result_budget_tokens).toBeNull()
+    expect(decoded.config.tool_result_budget_by_tool).toEqual({ bash: 5 })
+    expect(decoded.config.token_meter).toBe('estimate')
+    expect(decoded.warnings.map((warning) => warning.message).join('\n')).toMatch(/tool_result_budget_tokens=nan/)
+  })
+
+  it('a cycle, a function, a class instance or a throwing getter in a key is a ConfigError naming the key, never an untyped error', () => {
+    const cyclic: Record<string, unknown> = { grep: 5 }
+    cyclic.self = cyclic
+    expect(left(decodeConfig({ tool_result_budget_by_tool: cyclic })).message).toMatch(/^config\.tool_result_budget_by_tool: at config\.tool_result_budget_by_tool\.self: expected a JSON value, got a cycle/)
+    const list: unknown[] = ['ls']
+    list.push(list)
+    expect(left(decodeConfig({ tool_result_exempt_tools: list })).key).toBe('tool_result_exempt_tools')
+    expect(left(decodeConfig({ compact_threshold: () => 0.5 })).key).toBe('compact_threshold')
+    expect(left(decodeConfig({ tool_result_spill_dir: new URL('file:///tmp/x') })).message).toMatch(/got a URL/)
+    const getter = {}
+    Object.defineProperty(getter, 'target_usage', { enumerable: true, get: () => { throw new Error('nope') } })
+    expect(left(decodeConfig(getter)).message).toBe('config.target_usage: could not be read: nope (pass plain data)')
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('trap') } })
+    expect(left(decodeConfig(proxy)).key).toBe('(root)')
+  })
+
+  it('keeps its own copy of array and object values, and a tool named "__proto__"', () => {
+    const exempt = ['ls']
+    const byTool = JSON.parse('{"__proto__": 7, "grep": 3}') as Record<string, number>
+    const config = right(decodeConfig({ tool_result_exempt_tools: exempt, tool_result_budget_by_tool: byTool })).config
+    exempt.push('bash')
+    expect(config.tool_result_exempt_tools).toEqual(['ls'])
+    expect(Object.keys(config.tool_result_budget_by_tool)).toEqual(['__proto__', 'grep'])
+    expect(Object.getOwnPropertyDescriptor(config.tool_result_budget_by_tool, '__proto__')?.value).toBe(7)
+  })
+})

@@ -146,6 +146,26 @@ describe('tool names and per-tool budgets (SPEC 11.1, 11.4)', () => {
   })
 })
 
+describe('call ids named like Object.prototype members (SPEC 17.9)', () => {
+  it('an exempt tool whose call id is "__proto__" (or "constructor") is never truncated', () => {
+    for (const id of ['__proto__', 'constructor', 'toString']) {
+      const step = stepFor({ max_tokens: 400, compaction_notice_enabled: false, protected_tool_results: 0, protected_recent: 1, tool_result_exempt_tools: ['load_skill'] })
+      const history: Message[] = [
+        { role: 'user', content: 'load it' },
+        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: 'load_skill', arguments: '{}' } }] },
+        result(id, 'S'.repeat(4000)),
+        { role: 'user', content: 'go on' },
+      ]
+      const state = withMessages(step, history)
+      expect(Object.getOwnPropertyDescriptor(state.toolNames, id)?.value).toBe('load_skill')
+      expect(toToolName(result(id, 'x'), state.toolNames)).toBe('load_skill')
+      const next = step(state, request())
+      expect(next.view?.find((message) => message.role === 'tool')?.content).toBe('S'.repeat(4000))
+      expect(next.state.sticky.truncated.size).toBe(0)
+    }
+  })
+})
+
 describe('spill pointers (SPEC 11.5)', () => {
   it('the exact example: /tmp/spillx, _seq 42, head_tail with a 3-token budget', () => {
     const content = 'abcdefghij'.repeat(1000) + 'é'

@@ -70,10 +70,29 @@ describe('readProviderWindow', () => {
     await expect(readProviderWindow({ get_model_info: 5 as unknown as () => unknown })).resolves.toBeNull()
   })
 
-  it('returns the values raw (the core decides what non-numbers give)', async () => {
-    await expect(readProviderWindow(defaults({ context_window: '1000', max_output_tokens: 10 }))).resolves.toEqual({
-      context_window: '1000',
-      max_output_tokens: 10,
-    })
+  it('SPEC 17.9: a limit that is not a finite positive number is ignored with a warning, and the next source applies', async () => {
+    for (const [contextWindow, maxOutput] of [['1000', 10], [Number.NaN, 10], [Infinity, 10], [1000, -Infinity], [-5, 10]] as const) {
+      const warnings: string[] = []
+      const provider: Provider = {
+        getModelInfo: () => ({ contextWindow, maxOutputTokens: maxOutput }),
+        getInfo: () => ({ defaults: { context_window: 9000, max_output_tokens: 1000 } }),
+      }
+      await expect(readProviderWindow(provider, { warn: (message) => warnings.push(message) })).resolves.toEqual({ context_window: 9000, max_output_tokens: 1000 })
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(/^context-simple: provider getModelInfo\(\) gave context window .* tokens; a limit must be a finite positive number/)
+    }
+    const warnings: string[] = []
+    await expect(readProviderWindow(defaults({ context_window: Number.NaN, max_output_tokens: 10 }), { warn: (message) => warnings.push(message) })).resolves.toBeNull()
+    expect(warnings[0]).toContain('gave context window NaN and max output 10 tokens')
+  })
+
+  it('SPEC 17.9: a read that does not settle within timeoutMs counts as one that threw (max_tokens applies), with a warning', async () => {
+    const warnings: string[] = []
+    const provider: Provider = {
+      getModelInfo: () => new Promise(() => undefined),
+      getInfo: () => ({ defaults: { context_window: 9000, max_output_tokens: 1000 } }),
+    }
+    await expect(readProviderWindow(provider, { warn: (message) => warnings.push(message), timeoutMs: 20 })).resolves.toBeNull()
+    expect(warnings).toEqual(['context-simple: provider.getModelInfo() did not settle within 20 ms (callTimeoutMs); reading the budget from max_tokens'])
   })
 })
