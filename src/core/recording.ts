@@ -3,6 +3,7 @@
  * by `docs/recording-format.md`; decoding from JSON Lines lives in `src/shell/recording-file.ts`.
  */
 import type { Message } from './message.js'
+import type { ProviderFormat } from './formats/carrier.js'
 
 /**
  * The provider-reported usage of one `llm:response`, as RECORDING.md shapes it (tokens;
@@ -65,6 +66,12 @@ export interface Recording {
    * format; replay's cost model uses it unless `--model` is given.
    */
   readonly model?: string
+  /**
+   * The message format of the recorded manager (docs/formats.md): absent for the contract shape.
+   * Replay stores the recorded messages through that format (`iterateReplay` uses it unless its
+   * deps name a format). Header field `format`.
+   */
+  readonly format?: ProviderFormat
 }
 
 /**

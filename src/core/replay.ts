@@ -124,7 +124,9 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
  * while (next.done !== true) next = iterator.next()
  * next.value.lines
  */
-export function* iterateReplay(recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): Generator<number, ReplayResult> {
+export function* iterateReplay(recording: Recording, given: CoreDeps, options: ReplayOptions = {}): Generator<number, ReplayResult> {
+  // A recording of a provider-format manager replays through that format unless deps name one.
+  const deps: CoreDeps = given.format === undefined && recording.format !== undefined ? { ...given, format: recording.format } : given
   let step = makeStep(deps)
   let state = makeInitialState()
   let systemPrompt: string | null = null

@@ -3,6 +3,7 @@
  * every input, in the order applied, to a recorder, so the session can be saved and replayed.
  */
 import type { Recording, RecordingOp } from '../core/recording.js'
+import type { ProviderFormat } from '../core/formats/carrier.js'
 import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
 import { serializeRecording } from './recording-file.js'
 import { copyJson as copy } from './json-values.js'
@@ -40,6 +41,8 @@ export interface SessionRecorder extends Recorder {
 export interface RecorderOptions {
   readonly now?: string
   readonly session?: string
+  /** The manager's message format (docs/formats.md), written to the header; absent: contract. */
+  readonly format?: ProviderFormat
 }
 
 /**
@@ -64,6 +67,7 @@ export const makeRecorder = (config: Readonly<Record<string, unknown>> = {}, opt
     now,
     ops: ops.map(copy),
     ...(options.session === undefined ? {} : { session: options.session }),
+    ...(options.format === undefined ? {} : { format: options.format }),
   })
   return {
     ops,

@@ -104,14 +104,15 @@ const JsonObjectCodec = t.UnknownRecord
 
 /**
  * The header line: `{"type": "recording", "version": 1, "config": {...}, "now"?: "..."}`, plus this
- * project's optional `session` name. Other header fields are ignored.
+ * project's optional `session` name and `format` (the recorded manager's message format,
+ * docs/formats.md; absent: the contract shape). Other header fields are ignored.
  *
  * @example
  * RecordingHeaderCodec.is({ type: 'recording', version: 1, config: {} }) // true
  */
 export const RecordingHeaderCodec = t.intersection([
   t.type({ type: t.literal('recording') }),
-  t.partial({ version: t.number, config: JsonObjectCodec, now: t.string, session: t.string }),
+  t.partial({ version: t.number, config: JsonObjectCodec, now: t.string, session: t.string, format: t.keyof({ anthropic: null, 'openai-chat': null, 'openai-responses': null, 'ai-sdk': null }) }),
 ])
 
 /**
@@ -281,6 +282,7 @@ export const parseRecordingJsonl = (text: string, sourceName: string): Recording
   let config: Readonly<Record<string, unknown>> = {}
   let now = DEFAULT_REPLAY_NOW
   let session: string | undefined
+  let format: Recording['format']
   const ops: RecordingOp[] = []
   let first = true
   for (const { line, value } of iterateJsonLines(text, sourceName)) {
@@ -291,6 +293,7 @@ export const parseRecordingJsonl = (text: string, sourceName: string): Recording
       config = header.right.config ?? {}
       now = header.right.now ?? DEFAULT_REPLAY_NOW
       session = header.right.session
+      format = header.right.format
     } else {
       const op = decodeRecordingOp(value)
       if (E.isLeft(op)) throw new RecordingFormatError(sourceName, line, op.left)
@@ -299,7 +302,7 @@ export const parseRecordingJsonl = (text: string, sourceName: string): Recording
     first = false
   }
   if (first) throw new RecordingFormatError(sourceName, undefined, 'empty file: no header and no op lines')
-  return session === undefined ? { config, now, ops } : { config, now, ops, session }
+  return { config, now, ops, ...(session === undefined ? {} : { session }), ...(format === undefined ? {} : { format }) }
 }
 
 /**
@@ -316,6 +319,7 @@ export const serializeRecording = (recording: Recording): string => {
   const header: Record<string, unknown> = { type: 'recording', version: RECORDING_VERSION, config: recording.config }
   if (recording.now !== DEFAULT_REPLAY_NOW) header.now = recording.now
   if (recording.session !== undefined) header.session = recording.session
+  if (recording.format !== undefined) header.format = recording.format
   const lines = [JSON.stringify(header), ...recording.ops.map((op) => JSON.stringify(op))]
   return `${lines.join('\n')}\n`
 }

@@ -9,6 +9,12 @@ import { makeMittHooks } from '../../src/shell/hooks.js'
 import { silentLogger } from '../../src/shell/runner.js'
 import { makeMemorySpillWriter } from '../../src/shell/spill-fs.js'
 import type { MessageFormat } from '../../src/core/formats/carrier.js'
+import { toFormatView } from '../../src/core/formats/dispatch.js'
+import { makeCachedEstimator } from '../../src/core/estimate.js'
+import { replayRecording } from '../../src/core/replay.js'
+import { decodeConfig } from '../../src/core/codecs.js'
+import { makeRecorder } from '../../src/shell/recorder.js'
+import { parseRecordingJsonl } from '../../src/shell/recording-file.js'
 
 const clock = fixedClock('2026-02-06T10:00:00.123+00:00')
 
@@ -124,6 +130,22 @@ describe('anthropic format', () => {
     expect(chat).toEqual([{ role: 'user', content: 'go' }, { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] }])
     expect(await manager.getMessagesForRequest({ format: 'contract' })).toHaveLength(2)
     expect(invalid).toEqual([])
+  })
+
+  it('a recording carries the format; its replay gives the live views', async () => {
+    const recorder = makeRecorder({ max_tokens: 12000, truncate_chars: 300 }, { format: 'anthropic' })
+    const { manager } = make('anthropic', { max_tokens: 12000, truncate_chars: 300 }, { recorder })
+    const live: unknown[] = []
+    for (const message of anthropicSession(6)) {
+      await manager.addMessage(message)
+      if (message.role === 'user') live.push(await manager.getMessagesForRequest())
+    }
+    const recording = parseRecordingJsonl(recorder.toJsonLines(), 'live.jsonl')
+    expect(recording.format).toBe('anthropic')
+    const config = decodeConfig(recording.config)
+    if (config._tag === 'Left') throw config.left
+    const replayed = replayRecording(recording, { config: config.right.config, estimate: makeCachedEstimator() })
+    expect(replayed.lines.map((line) => toFormatView('anthropic', line.view ?? []))).toEqual(live)
   })
 
   it('snapshots carry the format; restore rejects another one', async () => {

@@ -2,6 +2,7 @@
 // SDKs' request parameters as they are, and a manager's view type follows its format.
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages'
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
+import type { ModelMessage } from 'ai'
 import { ContextManager } from '../../src/shell/context-manager.js'
 
 export const formatViews = async (): Promise<void> => {
@@ -18,6 +19,11 @@ export const formatViews = async (): Promise<void> => {
   // @ts-expect-error an anthropic view is not a message list
   const wrong: ChatCompletionCreateParamsNonStreaming = { model: 'gpt-4o', messages: view }
   void wrong
+
+  const sdk = new ContextManager({}, { format: 'ai-sdk' })
+  await sdk.addMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Oslo' } }] })
+  const messages: Array<ModelMessage> = await sdk.getMessagesForRequest()
+  void messages
 
   const contract = new ContextManager({})
   const list = await contract.getMessagesForRequest()
