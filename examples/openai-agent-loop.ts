@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai'
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
-import { ContextManager, memoryLogger, toFormatView } from '../src/index.js'
+import { ContextManager, memoryLogger } from '../src/index.js'
 
 /** Where to send requests, and the conversation's size. */
 export interface OpenAILoopOptions {
@@ -48,9 +48,9 @@ const readFile = (path: string): string =>
 export async function run(options: OpenAILoopOptions): Promise<OpenAILoopResult> {
   const client = new OpenAI({ baseURL: `${options.baseURL}/v1`, apiKey: options.apiKey ?? 'sk-local-test', maxRetries: 0 })
   const logger = memoryLogger()
-  // The estimate meter drives compaction; the provider's usage is recorded beside it
-  // (measured_tokens, cache aggregates). See the closing note of issue 10 on hybrid mode.
-  const context = new ContextManager({}, { logger })
+  // Messages in the SDK's own shape; the estimate meter drives compaction and the provider's usage
+  // is recorded beside it (measured_tokens, cache aggregates).
+  const context = new ContextManager({}, { format: 'openai-chat', logger })
   let compactions = 0
   let finalText: string | null = null
   let lastPromptTokens: number | null = null
@@ -59,9 +59,9 @@ export async function run(options: OpenAILoopOptions): Promise<OpenAILoopResult>
   await context.addMessage({ role: 'system', content: 'You are a careful coding agent. Read files before answering.' })
   await context.addMessage({ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' })
   while (requests < (options.maxRequests ?? 20)) {
-    const view = await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? 6_000 })
+    const messages = await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? 6_000 })
     if (context.lastCompactionStats !== null) compactions += 1
-    const completion = await client.chat.completions.create({ model: options.model ?? 'gpt-4o', messages: toFormatView('openai-chat', view), tools })
+    const completion = await client.chat.completions.create({ model: options.model ?? 'gpt-4o', messages, tools })
     requests += 1
     await context.onLlmResponse({ usage: completion.usage })
     lastPromptTokens = completion.usage?.prompt_tokens ?? null

@@ -128,6 +128,7 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
             role: 'assistant',
             content: answer.calls.length > 0 ? null : answer.text,
             refusal: null,
+            annotations: [],
             ...(answer.calls.length > 0
               ? { tool_calls: answer.calls.map((call) => ({ id: call.id, type: 'function', function: { name: script.tool, arguments: JSON.stringify(call.input) } })) }
               : {}),
