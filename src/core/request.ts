@@ -22,6 +22,7 @@ import { isRealUserMessage, selectReplay, toBoundaryIdentity } from './replay-la
 import { isHumanPrompt } from './compaction/anchors.js'
 import { triggerSummary } from './summary.js'
 import { withForegroundStats } from './meter/foreground.js'
+import { countMedia } from './meter/typed-estimate.js'
 import { copyMeterStats, decideTrigger, measureRequest } from './token-meter.js'
 import { isPlainObject } from './values.js'
 
@@ -122,7 +123,12 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const working = selected.entry.working
   const estimated = selected.entry.tokens
   const measured = measureRequest(config, working, estimated, effective, state.meter, estimate)
-  const meterStats = withForegroundStats(config, measured.stats, state.guards)
+  let meterStats = withForegroundStats(config, measured.stats, state.guards)
+  if (config.token_estimator !== 'reference') {
+    // Issue 12: say when media were present and how many could not be measured.
+    const media = countMedia(working, memo.media)
+    meterStats = { ...meterStats, media_items: media.media, media_unmeasured: media.unmeasured }
+  }
   const hybrid = measured.hybrid
   let meter: MeterState = state.meter
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })

@@ -62,6 +62,10 @@ export interface TokenMeterStats {
   readonly usage_stale?: boolean
   /** `usage_intake: "foreground"` only: readings observed, not recorded. */
   readonly usage_observed_only?: number
+  /** `token_estimator` typed/tokenizer only (issue 12): media items in W, at their provider cost. */
+  readonly media_items?: number
+  /** `token_estimator` typed/tokenizer only: media charged a ceiling (size not readable). */
+  readonly media_unmeasured?: number
 }
 
 /**

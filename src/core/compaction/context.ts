@@ -31,6 +31,8 @@ export interface DerivationMemo {
   readonly lineage: WeakMap<Messages, object>
   /** What the last request derived from its history (`selectWorking`), extended by the next one. */
   working: WorkingEntry | null
+  /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (issue 12). */
+  readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
 }
 
 /**
@@ -40,6 +42,7 @@ export interface DerivationMemo {
  * makeDerivationMemo().stub.has({ role: 'user' }) // false
  */
 export const makeDerivationMemo = (): DerivationMemo => ({
+  media: new WeakMap(),
   truncation: new WeakMap(),
   stub: new WeakMap(),
   stripped: new WeakMap(),

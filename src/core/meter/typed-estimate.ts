@@ -245,3 +245,30 @@ export const estimateTyped = (message: Message): number => {
   const split = splitMedia(message)
   return Math.floor(pyreprLength(split.text) / 4) + split.mediaTokens
 }
+
+/**
+ * Media in a list of messages (`token_estimator` typed or tokenizer, issue 12): how many media
+ * items the estimate charged, and how many of them a ceiling because their size could not be read.
+ * `memo` caches the per-message counts (messages are immutable).
+ *
+ * @example
+ * countMedia([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }], new WeakMap()) // { media: 1, unmeasured: 1 }
+ */
+export const countMedia = (
+  messages: ReadonlyArray<Message>,
+  memo: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>,
+): { readonly media: number; readonly unmeasured: number } => {
+  let media = 0
+  let unmeasured = 0
+  for (const message of messages) {
+    let counts = memo.get(message)
+    if (counts === undefined) {
+      const split = splitMedia(message)
+      counts = { media: split.media, unmeasured: split.unmeasured }
+      memo.set(message, counts)
+    }
+    media += counts.media
+    unmeasured += counts.unmeasured
+  }
+  return { media, unmeasured }
+}

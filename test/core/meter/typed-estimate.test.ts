@@ -9,6 +9,7 @@ import { estimateOne } from '../../../src/core/estimate.js'
 import type { Message } from '../../../src/core/message.js'
 import { estimateTyped, isBase64Payload, MEDIA_TOKENS, splitMedia, toAnthropicImageTokens, toImageDimensions, toOpenAiImageTokens } from '../../../src/core/meter/typed-estimate.js'
 import { loadTokenizer, makeEstimatorFor, makeTokenizerEstimator } from '../../../src/shell/estimators.js'
+import { added, fold, request, stepFor } from '../../support/core.js'
 
 // A real 1×1 PNG, and a PNG header claiming 1000×500 (IHDR) followed by padding.
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
@@ -95,5 +96,17 @@ describe('makeEstimatorFor (shell)', () => {
   it('the tokenizer estimator counts strings (not metadata) plus media plus a per-message overhead', () => {
     const estimate = makeTokenizerEstimator((text) => text.length)
     expect(estimate({ role: 'user', content: 'abc', metadata: { timestamp: 'x'.repeat(50) } })).toBe('user\nabc'.length + 4)
+  })
+})
+
+describe('meter stats with a typed estimator', () => {
+  it('say how many media items W holds and how many were charged a ceiling; absent with the reference estimator', () => {
+    const events = [
+      added({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.test/a.png' } }] }),
+      added({ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngOf(10, 10) } }] }),
+      request(),
+    ]
+    expect(fold(stepFor({ token_estimator: 'typed' }), events).state.meterStats).toMatchObject({ media_items: 2, media_unmeasured: 1 })
+    expect(fold(stepFor(), events).state.meterStats).not.toHaveProperty('media_items')
   })
 })
