@@ -6,7 +6,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import type { GenerateTextResult, ModelMessage, PrepareStepFunction, StepResult, ToolSet } from 'ai'
 import { makeContextPrepareStep } from '../../src/shell/integrations/ai-sdk.js'
 import type { ChatCompletion, ChatCompletionMessageParam } from 'openai/resources/chat/completions'
-import type { Response as OpenAIResponse } from 'openai/resources/responses/responses'
+import type { ResponseInput, Response as OpenAIResponse } from 'openai/resources/responses/responses'
 import type { ContextConfig } from '../../src/core/config.js'
 import { presets } from '../../src/core/presets.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
@@ -80,5 +80,9 @@ export const typedApi = async (
   const modelMessages: Array<ModelMessage> = await aiSdk.getMessagesForRequest()
   const asAnthropic: MessageCreateParamsNonStreaming['messages'] = (await aiSdk.getMessagesForRequest({ format: 'anthropic' })).messages
   const prepareStep: PrepareStepFunction<ToolSet> = makeContextPrepareStep(aiSdk)
-  void [chatMessages, chatView, anthropicParams, modelMessages, asAnthropic, prepareStep]
+  const responses = new ContextManager({}, { format: 'openai-responses' })
+  await responses.addMessage(response.output[0])
+  const input: ResponseInput = await responses.getMessagesForRequest()
+  const asInput: ResponseInput = await aiSdk.getMessagesForRequest({ format: 'openai-responses' })
+  void [chatMessages, chatView, anthropicParams, modelMessages, asAnthropic, prepareStep, input, asInput]
 }

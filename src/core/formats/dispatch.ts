@@ -11,10 +11,11 @@ import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, valid
 import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicView } from './anthropic.js'
 import { assemblePieces } from './assemble.js'
 import type { AiSdkModelMessage } from './ai-sdk-model-message.js'
+import type { ResponsesInputItem } from './openai-responses-input.js'
 import type { MessageFormat, Piece, ProviderFormat } from './carrier.js'
 import { carrierOf } from './carrier.js'
 import { chatCodec, expandChatMessage, findChatViolations, toChatView, validateChatMessage, type OpenAiChatMessage } from './openai-chat.js'
-import { expandResponsesItem, findResponsesViolations, toResponsesView, validateResponsesItem, type ResponsesItem } from './openai-responses.js'
+import { expandResponsesItem, findResponsesViolations, toResponsesView, validateResponsesItem } from './openai-responses.js'
 
 /**
  * The view shape of each format: what `getMessagesForRequest({ format })` resolves to.
@@ -29,7 +30,7 @@ export interface FormatViews {
   readonly contract: Array<Message>
   readonly anthropic: AnthropicView
   readonly 'openai-chat': Array<OpenAiChatMessage>
-  readonly 'openai-responses': Array<ResponsesItem>
+  readonly 'openai-responses': Array<ResponsesInputItem>
   readonly 'ai-sdk': Array<AiSdkModelMessage>
 }
 

@@ -14,3 +14,4 @@ export type { OpenAiChatMessage, OpenAiChatTextPart, OpenAiChatContentPart, Open
 export { toResponsesView, findResponsesViolations, expandResponsesItem, mergeResponsesPieces, RESPONSES_ITEM_KEYS } from './openai-responses.js'
 export type { ResponsesItem } from './openai-responses.js'
 export type { AiSdkModelMessage, AiSdkToolResultPart, AiSdkToolResultOutput, AiSdkJsonValue, AiSdkProviderOptions, AiSdkDataContent } from './ai-sdk-model-message.js'
+export type { ResponsesInputItem, ResponsesInputText, ResponsesAnnotation } from './openai-responses-input.js'
