@@ -5,11 +5,26 @@ import { describe, expect, it } from 'vitest'
 import { run as runCustomRunner } from '../examples/custom-runner.js'
 import { run as runEmbedding } from '../examples/embedding.js'
 import { run as runFormats } from '../examples/formats.js'
+import { run as runGuards } from '../examples/guards.js'
 import { run as runReplay } from '../examples/replay.js'
 import { run as runSummarizer } from '../examples/summarizer.js'
 import { run as runWorkerThreads } from '../examples/worker-threads.js'
 
 describe('examples', () => {
+  it('guards.ts: strict fit throws ContextLengthError and changes nothing; the cap and its provenance; foreground usage', async () => {
+    const result = await runGuards()
+    expect(result.errorName).toBe('ContextLengthError')
+    expect(result.errorFloorTokens).toBeGreaterThan(20_000)
+    expect(result.historyAfterError).toBe(3)
+    expect(result.viewAfterRetry).toBe(3)
+    expect(result.budgetEvents).toEqual([
+      { source: 'token_budget', context_window: null, output_reserve: null, cap: 150_000, effective_budget: 19_200 },
+      { source: 'cap', context_window: 1_000_000, output_reserve: 32_000, cap: 150_000, effective_budget: 149_200 },
+    ])
+    expect(result.measuredTokens).toBe(46_000)
+    expect(result.observedOnly).toBe(1)
+  })
+
   it('formats.ts: each provider format gives a valid, compacted view in its own shape', async () => {
     const { anthropic, responses, aiSdk, chat } = await runFormats()
     expect([anthropic.problems, responses.problems, aiSdk.problems, chat.problems]).toEqual([[], [], [], []])

@@ -2,6 +2,7 @@
  * The hook events (SPEC 9, 17.7) as a map from event name to payload type: the names are the
  * contract's exactly, so a misspelled name (`'context:tokenmeter'`) fails `tsc` on a typed bus.
  */
+import type { BudgetPayload } from './budget.js'
 import type { InfeasiblePayload } from './compaction/floor.js'
 import type { LlmResponsePayload } from './meter/usage.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
@@ -33,8 +34,10 @@ export interface CompactionSkippedPayload {
  * - `context:compaction`: the stats of an accepted compaction pass (SPEC 6.7);
  * - `context:compaction-skipped`: the predicate refused a pass (SPEC 14.3);
  * - `context:pre_summarize` / `context:post_summarize`: around a background summary (SPEC 12.3);
- * - `context:compaction-infeasible` / `context:compaction-breaker`: the guards of issue 12
- *   (`compaction_floor_guard`, `compaction_breaker_passes`; never emitted at the defaults);
+ * - `context:compaction-infeasible` / `context:compaction-breaker` / `context:budget` /
+ *   `context:tool_result_ingress_truncated` / `context:spill_failed`: the guards of issue 12
+ *   (`compaction_floor_guard`, `compaction_breaker_passes`, `budget_provenance`,
+ *   `tool_result_ingress_cap_bytes`; never emitted at the defaults);
  * - `context:view-invalid`: a provider-format view breaks that format's rules (docs/formats.md);
  * - `llm:response`: consumed; the provider response whose `usage` anchors the meter (SPEC 10.2, 17.10).
  * A host with events of its own extends it: `makeMittHooks<HookEventMap & { 'tool:pre': ToolCall }>()`.
@@ -50,6 +53,9 @@ export interface HookEventMap {
   readonly 'context:post_summarize': { readonly summary_length: number }
   readonly 'context:compaction-infeasible': InfeasiblePayload
   readonly 'context:compaction-breaker': { readonly consecutive_over_budget: number }
+  readonly 'context:budget': BudgetPayload
+  readonly 'context:tool_result_ingress_truncated': { readonly original_bytes: number; readonly kept_bytes: number; readonly cap_bytes: number; readonly spilled: boolean }
+  readonly 'context:spill_failed': { readonly path: string; readonly error: string }
   readonly 'context:view-invalid': ViewInvalidPayload
   readonly 'llm:response': LlmResponsePayload
 }
