@@ -116,6 +116,17 @@ describe('ContextManager.restore', () => {
     expect(restored.state.summary.nextRequestNumber).toBe(2)
   })
 
+  it('restores a session kept in a provider format (restored with the same format option)', async () => {
+    const formatted = { ...options, format: 'anthropic' as const }
+    const original = new ContextManager({}, formatted)
+    await original.addMessage({ role: 'user', content: 'list the files' } as never)
+    await original.addMessage({ role: 'assistant', content: [{ type: 'text', text: 'Listing.' }, { type: 'tool_use', id: 't1', name: 'bash', input: { cmd: 'ls' } }] } as never)
+    await original.addMessage({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a.ts b.ts' }, { type: 'text', text: 'and now?' }] } as never)
+    const restored = await ContextManager.restore(jsonRoundTrip(await original.snapshot()), formatted)
+    expect(JSON.stringify(await restored.getMessages())).toBe(JSON.stringify(await original.getMessages()))
+    expect(JSON.stringify(await restored.getMessagesForRequest({ tokenBudget: 5000 }))).toBe(JSON.stringify(await original.getMessagesForRequest({ tokenBudget: 5000 })))
+  })
+
   it('rejects a malformed, other-version or inconsistent snapshot with a SnapshotError naming the problem', async () => {
     const manager = new ContextManager({}, options)
     for (const turn of turns.slice(0, 6)) await manager.addMessage(turn)
