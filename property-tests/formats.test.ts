@@ -32,7 +32,7 @@ const wordsArb = (min: number, max: number) => fc.array(fc.constantFrom('alpha',
 const callArb = fc.record({ input: fc.dictionary(fc.constantFrom('path', 'q', 'n'), fc.oneof(fc.string({ maxLength: 8 }), fc.integer())), result: wordsArb(0, 300), error: fc.boolean() })
 
 /** A session skeleton: turns, the positions after which a request is made, and the last group's answered count. */
-const sessionArb = fc
+const makeSessionArb = (interrupted: boolean) => fc
   .record({
     turns: fc.array(
       fc.oneof(
@@ -43,6 +43,7 @@ const sessionArb = fc
       { minLength: 1, maxLength: 14 },
     ),
     openAnswered: fc.nat(3),
+    cuts: fc.array(fc.nat(4), { minLength: 14, maxLength: 14 }),
     requests: fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
     config: fc.record({
       max_tokens: fc.integer({ min: 300, max: 9000 }),
@@ -53,18 +54,21 @@ const sessionArb = fc
       replay_last_user_on_compaction: fc.boolean(),
     }),
   })
-  .map(({ turns, openAnswered, requests, config }) => {
+  .map(({ turns, openAnswered, cuts, requests, config }) => {
     let n = 0
     const shaped: Turn[] = [{ kind: 'user', text: 'start the task please' }]
     turns.forEach((turn, index) => {
       if ('calls' in turn) {
         const calls = turn.calls.map((call) => ({ ...call, id: `call_${(n += 1)}` }))
         const last = index === turns.length - 1
-        shaped.push({ kind: 'tools', thinking: turn.thinking, text: turn.text, calls, answered: last ? Math.min(openAnswered, calls.length) : calls.length, after: last ? null : turn.after })
+        // interrupted: a turn in the middle loses some of its results (an interrupted parallel turn)
+        const answered = last ? Math.min(openAnswered, calls.length) : interrupted ? Math.min(cuts[index], calls.length) : calls.length
+        shaped.push({ kind: 'tools', thinking: turn.thinking, text: turn.text, calls, answered, after: last ? null : turn.after })
       } else shaped.push(turn as Turn)
     })
     return { turns: shaped, requests, config }
   })
+const sessionArb = makeSessionArb(false)
 
 type Session = { readonly turns: ReadonlyArray<Turn>; readonly requests: ReadonlyArray<boolean>; readonly config: Record<string, unknown> }
 
@@ -129,7 +133,7 @@ const isModelSide = (format: ProviderFormat, message: Readonly<Record<string, un
 /** How many requests compacted (removed, truncated or stubbed) across the runs, per format. */
 const compacted: Record<string, number> = {}
 
-const check = (format: ProviderFormat, session: Session): void => {
+const check = (format: ProviderFormat, session: Session, repair = false): void => {
   const decoded = decodeConfig(session.config)
   if (decoded._tag === 'Left') throw decoded.left
   const step = makeStep({ config: decoded.right.config, estimate: makeCachedEstimator(), format })
@@ -140,7 +144,7 @@ const check = (format: ProviderFormat, session: Session): void => {
     state = result.state
     if (result.view === undefined) return
     if (state.sticky.removed.size + state.sticky.truncated.size + state.sticky.stubbed.size > 0) compacted[format] = (compacted[format] ?? 0) + 1
-    const { view, problems } = toRequestView(format as MessageFormat, result.view, { history: state.history })
+    const { view, problems } = toRequestView(format as MessageFormat, result.view, { history: state.history, repair })
     expect(problems, `${label}: ${JSON.stringify(view).slice(0, 400)}`).toEqual([])
     const messages = messagesOf(format, view)
     const addedJson = new Set(added.map((message) => JSON.stringify(message)))
@@ -180,7 +184,14 @@ describe('provider formats across compactions', () => {
     it(`${format}: valid views, model turns untouched and in order, blocks as added or marked, history as added`, () => {
       runProperty(`formats: ${format}`, fc.property(sessionArb, (session) => check(format, session)), numRuns)
       // The runs do exercise compaction (the properties would hold vacuously otherwise).
+      // (checked below)
       if (process.env.FC_PROPERTY === undefined) expect(compacted[format] ?? 0).toBeGreaterThan(0)
+    })
+  }
+
+  for (const format of ['anthropic', 'ai-sdk', 'openai-responses', 'openai-chat'] as const) {
+    it(`${format}: with the opt-in repair, histories with interrupted turns mid-history give valid views`, () => {
+      runProperty(`formats repair: ${format}`, fc.property(makeSessionArb(true), (session) => check(format, session, true)), numRuns)
     })
   }
 })

@@ -103,7 +103,9 @@ const withoutItemMetadata = (item: Readonly<Record<string, unknown>>): Readonly<
 
 /**
  * The merged piece when `piece` (one new assistant-side item) continues the stored assistant
- * piece `last`, or null when it does not (`last` is not an assistant-side Responses piece).
+ * piece `last`, or null when it does not: `last` is not an assistant-side Responses piece, or it
+ * already holds a call and the new item is not a call (a message or reasoning item after a call
+ * starts the next model response).
  *
  * @example
  * mergeResponsesPieces(lastStored, newPiece) // one assistant piece holding both items
@@ -113,6 +115,9 @@ export const mergeResponsesPieces = (last: Message, piece: Message): Message | n
   const next = carrierOf(piece)
   if (previous === null || next === null || previous.format !== 'openai-responses' || next.format !== 'openai-responses') return null
   if (last.role !== 'assistant' || piece.role !== 'assistant' || previous.items === undefined || next.items === undefined) return null
+  // Once a turn has a call, only more calls continue it: a message or reasoning item after a call
+  // starts the next model response (after an interrupted call, say).
+  if (isTruthy(last.tool_calls) && !next.items.every((item) => CALL_TYPES.has(itemType(item)))) return null
   const merged = toResponsesPiece([...previous.items, ...next.items])
   const lastMetadata = isPlainObject(last.metadata) ? last.metadata : {}
   const mergedNative = isPlainObject(merged.message.metadata) ? merged.message.metadata.native : undefined

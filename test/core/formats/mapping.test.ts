@@ -98,6 +98,13 @@ describe('openai-responses mapping', () => {
     expect(toResponsesView(stored)).toEqual([...items, { type: 'function_call_output', call_id: 'c1', output: 'ok' }])
     expect(mergeResponsesPieces(stored[1], expandResponsesItem(items[0])[0].message)).toBeNull()
   })
+  it('a message after an unanswered call starts the next model turn (regression found by the repair property)', () => {
+    const items = [{ role: 'user', content: 'q' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] }]
+    const stored = toProviderPieces('openai-responses', items)
+    expect(stored.map((piece) => piece.role)).toEqual(['user', 'assistant', 'assistant'])
+    expect(toRequestView('openai-responses', stored).problems).toEqual(['O1 call c1 at 1 has no output'])
+    expect(toRequestView('openai-responses', stored, { repair: true }).view).toEqual([items[0], items[1], { type: 'function_call_output', call_id: 'c1', output: '[no result recorded]' }, items[2]])
+  })
   it('the reducer merges an added model item into the stored model piece (same _seq)', () => {
     const step = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator(), format: 'openai-responses' })
     let state = makeInitialState()
