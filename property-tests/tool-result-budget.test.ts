@@ -1,6 +1,6 @@
 // Tool-result budget, spill, worth-the-rebuild refusals and the last-user replay (SPEC 11, 13,
-// 14): a spilled result's pointer text is the same on every request (whether the write succeeded
-// or failed); a refused pass (context:compaction-skipped, or the fail-loud error) leaves sticky
+// 14, 17.9): a spill pointer names a written file and its text is the same on every request; a
+// path whose write failed is never pointed at; a refused pass (context:compaction-skipped, or the fail-loud error) leaves sticky
 // state, level and compaction stats exactly as they were and returns the sticky baseline; a
 // replay copy never sits between a call and its results.
 import fc from 'fast-check'
@@ -17,29 +17,47 @@ import {
   withoutEphemeralTail,
 } from './arbitraries.js'
 import { isPlainObject, isTruthy } from '../src/core/values.js'
+import { withoutSpillPointers } from '../src/core/tool-result-budget.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 
 const SPILL_POINTER = /^\[truncated: ~[\d,]+ tokens - read (.*tool-result-\d{6,}-[0-9a-f]{16}\.txt) for the full result\] /
 
+const PLAIN_MARKER = /^\[truncated: ~[\d,]+ tokens - call tool again if needed\] /
+
+/**
+ * SPEC 11.5 with 17.9, per request: the view as the embedder gets it (pointers to the paths whose
+ * write failed in this request dropped, as the shell and the replay do) points only at files that
+ * are written; a pointer, once given, stays the same; a path whose write failed is never pointed
+ * at again; a truncated result without a pointer is one whose write failed.
+ */
 const checkSpill = (spills: 'written' | 'failed' | 'alternate') => (scenario: Scenario): void => {
   const { requests } = foldScenario(scenario, { spills })
   const pointers = new Map<unknown, string>()
   for (const request of requests) {
     const where = `op ${request.index} with ${describeConfig(scenario)}`
-    // A path already known to be written is never requested again.
+    // A path already known to be written, or known to have failed, is never requested again.
     for (const effect of request.effects) {
-      if (effect.type === 'write_spill') expect(request.before.spillWritten.has(effect.path), `${where}: ${effect.path} re-requested`).toBe(false)
+      if (effect.type === 'write_spill') {
+        expect(request.before.spillWritten.has(effect.path), `${where}: ${effect.path} re-requested`).toBe(false)
+        expect(request.before.spillFailed.has(effect.path), `${where}: failed ${effect.path} re-requested`).toBe(false)
+      }
     }
     if (request.view === null) continue
-    const requested = new Set(request.effects.flatMap((effect) => (effect.type === 'write_spill' ? [effect.path] : [])))
-    for (const message of request.view) {
+    const failedNow = new Set([...request.after.spillFailed].filter((path) => !request.before.spillFailed.has(path)))
+    for (const message of withoutSpillPointers(request.view, failedNow)) {
       if (message.role !== 'tool' || !isTruthy(message._truncated) || typeof message.content !== 'string') continue
       const match = SPILL_POINTER.exec(message.content)
-      expect(match, `${where}: ${message.content.slice(0, 120)}`).not.toBeNull()
-      const path = match?.[1] ?? ''
-      // Every pointer names a file that is written or was asked for in this request.
-      expect(requested.has(path) || request.after.spillWritten.has(path), `${where}: ${path} never written`).toBe(true)
+      if (match === null) {
+        expect(PLAIN_MARKER.test(message.content), `${where}: ${message.content.slice(0, 120)}`).toBe(true)
+        expect(spills, `${where}: a pointer dropped although every write succeeded`).not.toBe('written')
+        expect(pointers.get(message.uid), `${where}: pointer of ${String(message.uid)} dropped after it was given`).toBeUndefined()
+        continue
+      }
+      const path = match[1]
+      // Every pointer names a file that is written (SPEC 17.9: never one that is not there).
+      expect(request.after.spillWritten.has(path), `${where}: ${path} pointed at but not written`).toBe(true)
+      expect(request.after.spillFailed.has(path), `${where}: ${path} pointed at after its write failed`).toBe(false)
       const seen = pointers.get(message.uid)
       if (seen === undefined) pointers.set(message.uid, message.content)
       else expect(message.content, `${where}: pointer of ${String(message.uid)} changed`).toBe(seen)
@@ -100,7 +118,7 @@ const checkReplayPlacement = (scenario: Scenario): void => {
 }
 
 describe('tool-result budget, spill, refusals and replay', () => {
-  it('a spill pointer is the same on every request (writes succeed, fail, or alternate)', () => {
+  it('a spill pointer names a written file and is the same on every request; a failed path is never pointed at (writes succeed, fail, or alternate)', () => {
     const scenarios = scenarioArb({ spill: true, pressure: true, predicate: false }, { resets: true, factory: 'changing' })
     for (const spills of ['written', 'failed', 'alternate'] as const) {
       runProperty(`spill pointer stable (${spills})`, fc.property(scenarios, checkSpill(spills)), numRuns)

@@ -194,6 +194,7 @@ export const applyHistoryCleared = (state: State): { readonly state: State; read
     meter: { ...EMPTY_METER, provenanceRefusals: state.meter.provenanceRefusals, provenanceOverrides: state.meter.provenanceOverrides },
     toolNames: {},
     spillWritten: new Set(),
+    spillFailed: new Set(),
     replayMarker: null,
     skipStreak: 0,
     summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },

@@ -33,7 +33,9 @@ export interface RecordedProvider {
 
 /**
  * One operation of a recording, applied in order to one context manager (RECORDING.md).
- * `token_budget` is in tokens; `summary_result` answers the in-flight summary request.
+ * `token_budget` is in tokens; `summary_result` answers the in-flight summary request;
+ * `spill_result` (SPEC 17.9) follows the op whose spill write at `path` did not succeed (`ok`
+ * false, `error` the reason); without one a write is taken as written.
  *
  * @example
  * const op: RecordingOp = { op: 'get_messages_for_request', token_budget: 10000 }
@@ -46,6 +48,7 @@ export type RecordingOp =
   | { readonly op: 'clear' }
   | { readonly op: 'set_system_prompt'; readonly content: string }
   | { readonly op: 'summary_result'; readonly text?: string; readonly error?: string }
+  | { readonly op: 'spill_result'; readonly path: string; readonly ok: boolean; readonly error?: string }
 
 /**
  * A whole recording: configuration (contract snake_case keys, raw, decoded at replay), the fixed

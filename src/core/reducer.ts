@@ -90,7 +90,14 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         const log: Effect = { type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }
         const ingress = applyIngressSpillAnswer(deps.config, state, event.path, event.error)
         if (ingress !== null) return { state: ingress.state, view: undefined, effects: [log, ...ingress.effects] }
-        return { state, view: undefined, effects: [log] }
+        // SPEC 17.9: that path is never pointed at again, and the embedder hears of it.
+        return {
+          state: update(state, (draft) => {
+            ;(draft.spillFailed as Set<string>).add(event.path)
+          }),
+          view: undefined,
+          effects: [log, { type: 'emit_hook', name: 'context:spill_failed', data: { path: event.path, error: event.error } }],
+        }
       }
       default:
         return absurd(event)

@@ -13,6 +13,7 @@ import type { CacheProvider } from './economics/cache.js'
 import { toCacheItems } from './economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from './economics/simulation.js'
 import { isPlainObject } from './values.js'
+import { withoutSpillPointers } from './tool-result-budget.js'
 import { makeDerivationMemo, stripMessage } from './compaction/context.js'
 
 /**
@@ -164,6 +165,7 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
     if (!Number.isNaN(parsed)) timeMs = timeMs === null ? parsed : Math.max(timeMs, parsed)
   }
 
+  let spillFailures = new Map<string, string>()
   const apply = (event: Event): { view: ReadonlyArray<Message> | undefined; error: string | null } => {
     const result = step(state, event)
     state = result.state
@@ -174,10 +176,13 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
         case 'emit_hook':
           carried.push({ name: effect.name, data: effect.data })
           break
-        case 'write_spill':
+        case 'write_spill': {
+          // SPEC 17.9: a spill_result line after the op names a write that did not succeed.
           spills.push(effect)
-          answers.push({ type: 'spill_written', path: effect.path })
+          const failure = spillFailures.get(effect.path)
+          answers.push(failure === undefined ? { type: 'spill_written', path: effect.path } : { type: 'spill_failed', path: effect.path, error: failure })
           break
+        }
         case 'raise_error':
           error = effect.message
           break
@@ -202,7 +207,16 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
   }
 
   const applyOp = (op: RecordingOp, index: number): void => {
+    // The spill_result lines right after this op answer its spill writes (RECORDING.md).
+    spillFailures = new Map()
+    for (let next = index + 1; next < recording.ops.length; next += 1) {
+      const following = recording.ops[next]
+      if (following.op !== 'spill_result') break
+      if (!following.ok) spillFailures.set(following.path, following.error ?? 'the spill write failed')
+    }
     switch (op.op) {
+      case 'spill_result':
+        return
       case 'add_message': {
         const before = state.history.length
         apply({ type: 'message_added', message: op.message, timestamp: recording.now })
@@ -248,10 +262,11 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
           systemPrompt,
           now: recording.now,
         })
+        const failed = new Set([...spillFailures.keys()].filter((path) => state.spillFailed.has(path)))
         const line: ReplayOutputLine = {
           ...(recording.session !== undefined ? { session: recording.session } : {}),
           op_index: index,
-          view: error !== null || view === undefined ? null : view,
+          view: error !== null || view === undefined ? null : withoutSpillPointers(view, failed),
           events: carried,
           token_meter_stats: state.meterStats,
           compaction_stats: state.compactionStats,

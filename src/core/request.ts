@@ -133,7 +133,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   let meter: MeterState = state.meter
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
 
-  const context = makePassContext(config, estimate, state.toolNames, memo)
+  const context = makePassContext(config, estimate, state.toolNames, memo, state.spillFailed)
   if (config.compaction_strategy === 'summary') {
     // Summary hysteresis (issue 12): the trigger may measure the view (sticky decisions applied)
     // instead of the whole history, and waits out a cooldown after each request.
@@ -264,5 +264,5 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
  */
 const warmAppliedView = (memo: DerivationMemo, selected: Working, state: State, systemPrompt: string | null, factoryMessage: Message | null, deps: CoreDeps): void => {
   const working = state.history === selected.entry.history ? selected : selectWorking(memo, state.history, systemPrompt, factoryMessage, deps.estimate)
-  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, state.sticky, makePassContext(deps.config, deps.estimate, state.toolNames, memo))
+  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, state.sticky, makePassContext(deps.config, deps.estimate, state.toolNames, memo, state.spillFailed))
 }

@@ -128,6 +128,8 @@ export interface State {
   readonly meter: MeterState
   readonly toolNames: Readonly<Record<string, string>>
   readonly spillWritten: ReadonlySet<string>
+  /** Spill paths whose write was refused or failed: never pointed at again (SPEC 17.9). */
+  readonly spillFailed: ReadonlySet<string>
   readonly replayMarker: string | null
   readonly skipStreak: number
   readonly summary: SummaryState
@@ -192,6 +194,7 @@ export const makeInitialState = (): State => ({
   meter: EMPTY_METER,
   toolNames: {},
   spillWritten: new Set(),
+  spillFailed: new Set(),
   replayMarker: null,
   skipStreak: 0,
   summary: EMPTY_SUMMARY,

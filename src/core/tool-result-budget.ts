@@ -151,18 +151,52 @@ export const toSpillPath = (directory: string, seq: unknown, content: string): s
   return normalized.endsWith('/') ? normalized + name : `${normalized}/${name}`
 }
 
+const NO_PATHS: ReadonlySet<string> = new Set()
+
+/**
+ * The view without pointers to the spill paths in `paths` (SPEC 17.9): a truncated tool result
+ * whose marker reads `- read <path> for the full result]` gets the plain
+ * `- call tool again if needed]` instead; every other message is returned as it is (same object).
+ * Used for the request whose own spill writes failed, after they were answered. Pure.
+ *
+ * @example
+ * withoutSpillPointers([{ role: 'tool', _truncated: true, content: '[truncated: ~9 tokens - read /s/a.txt for the full result] ab...' }], new Set(['/s/a.txt']))[0].content
+ * // '[truncated: ~9 tokens - call tool again if needed] ab...'
+ */
+export const withoutSpillPointers = <M extends Message>(view: ReadonlyArray<M>, paths: ReadonlySet<string>): M[] => {
+  if (paths.size === 0) return [...view]
+  return view.map((message) => {
+    const content = message.content
+    if (message.role !== 'tool' || message._truncated !== true || typeof content !== 'string' || !content.startsWith('[truncated: ~')) return message
+    const end = content.indexOf(' for the full result] ')
+    if (end < 0) return message
+    const start = content.lastIndexOf(' tokens - read ', end)
+    if (start < 0) return message
+    const path = content.slice(start + ' tokens - read '.length, end)
+    if (!paths.has(path)) return message
+    return { ...message, content: `${content.slice(0, start)} tokens - call tool again if needed]${content.slice(end + ' for the full result]'.length)}` }
+  })
+}
+
 /**
  * Truncate one tool result (SPEC 11.2): unchanged when content is not a string, the tool is
  * exempt, or the content fits its budget; otherwise a copy whose content starts with
  * `[truncated: ~<tokens> tokens - <recovery>]` followed by the head (and tail, in `head_tail`),
  * with `_truncated: true` and `_original_tokens` (`length // 4`) added. With a spill directory the
- * recovery text names the spill file and the spill is returned for the shell to write.
+ * recovery text names the spill file and the spill is returned for the shell to write, unless
+ * that path is in `failedSpills` (a write refused or failed, SPEC 17.9): then the marker keeps
+ * the plain recovery text and nothing is spilled.
  *
  * @example
  * truncateToolResult({ role: 'tool', content: 'A'.repeat(5000) }, DEFAULT_CONFIG, {}).message.content
  * // '[truncated: ~1,250 tokens - call tool again if needed] AAA…A...' (250 A)
  */
-export const truncateToolResult = (message: Message, config: Config, toolNames: Readonly<Record<string, string>>): Truncation => {
+export const truncateToolResult = (
+  message: Message,
+  config: Config,
+  toolNames: Readonly<Record<string, string>>,
+  failedSpills: ReadonlySet<string> = NO_PATHS,
+): Truncation => {
   const raw = message.content === undefined ? '' : message.content
   if (typeof raw !== 'string') return { message, spill: null }
   if (isExemptToolResult(message, config, toolNames)) return { message, spill: null }
@@ -174,8 +208,11 @@ export const truncateToolResult = (message: Message, config: Config, toolNames: 
   let recovery = 'call tool again if needed'
   if (config.tool_result_spill_dir !== null) {
     const path = toSpillPath(config.tool_result_spill_dir, seqOf(message), raw)
-    spill = { directory: config.tool_result_spill_dir, path, content: raw }
-    recovery = `read ${path} for the full result`
+    // SPEC 17.9: a path whose write was refused or failed is never pointed at again.
+    if (!failedSpills.has(path)) {
+      spill = { directory: config.tool_result_spill_dir, path, content: raw }
+      recovery = `read ${path} for the full result`
+    }
   }
   const header = `[truncated: ~${fmtInt(originalTokens)} tokens - ${recovery}]`
   let content: string

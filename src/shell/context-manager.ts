@@ -43,6 +43,7 @@ import { makeFileSpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
 import { makeProviderSummarizer } from './summarizer.js'
 import { makeEstimatorFor } from './estimators.js'
+import { withoutSpillPointers } from '../core/tool-result-budget.js'
 
 /**
  * The worth-the-rebuild fail-loud error (SPEC 14.4), thrown by `getMessagesForRequest` when the
@@ -226,6 +227,8 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   #currentJob: symbol | null = null
   readonly #jobContext = JOB_CONTEXT
   readonly #callTimeoutMs: number
+  /** Spill answers dispatched by the running call, applied at its end (SPEC 17.9). */
+  readonly #spillAnswers: Event[] = []
   #pending = 0
   #factory: SystemPromptFactory | null = null
   #lastRecordedPrompt: string | null = null
@@ -615,15 +618,28 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   }
 
   /** Answers from the runner: queued like any call; applied in turn; never rejects. */
-  readonly #dispatch: Dispatch = (event: Event): Promise<void> =>
-    this.#enqueue(true, async () => {
+  readonly #dispatch: Dispatch = (event: Event): Promise<void> => {
+    // SPEC 17.9: the answers to the spill writes of the running call are applied at the end of
+    // that call (so its view never points at a file that was not written); see #apply.
+    if ((event.type === 'spill_written' || event.type === 'spill_failed') && this.#isInsideJob()) {
+      this.#spillAnswers.push(event)
+      return Promise.resolve()
+    }
+    return this.#enqueueAnswer(event)
+  }
+
+  /** An answer from background work: queued like any call; applied in turn; never rejects. */
+  #enqueueAnswer(event: Event): Promise<void> {
+    return this.#enqueue(true, async () => {
       await this.#apply(event, this.#answerOps(event))
     }).catch((error: unknown) => {
       this.#logger.warning(`context-simple: could not apply ${event.type}: ${describeError(error)}`)
     })
+  }
 
   /** The recording op of an answer event: a summary answer for the in-flight request, else none. */
   #answerOps(event: Event): ReadonlyArray<RecordingOp> {
+    if (event.type === 'spill_failed') return [{ op: 'spill_result', path: event.path, ok: false, error: event.error }]
     if (event.type !== 'summary_completed' && event.type !== 'summary_failed') return []
     if (this.#state.summary.inFlight !== event.id) return []
     return [event.type === 'summary_completed' ? { op: 'summary_result', text: event.text } : { op: 'summary_result', error: event.error }]
@@ -680,7 +696,16 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     freezeStoredTail(step.state.history)
     if (this.#recorder !== null) for (const op of ops) this.#recorder.record(op)
     for (const effect of step.effects) await this.#runEffect(effect)
-    return step
+    if (this.#spillAnswers.length === 0) return step
+    // The spill writes of this call have been answered (the default runner awaits them): apply
+    // the answers now, and drop from this call's view any pointer to a path that failed.
+    const answers = this.#spillAnswers.splice(0)
+    const failed = new Set<string>()
+    for (const answer of answers) {
+      await this.#apply(answer, this.#answerOps(answer))
+      if (answer.type === 'spill_failed' && this.#state.spillFailed.has(answer.path)) failed.add(answer.path)
+    }
+    return failed.size === 0 || step.view === undefined ? step : { ...step, view: withoutSpillPointers(step.view, failed) }
   }
 
   /** Runs one effect; a runner failure is logged and does not stop the queue. */

@@ -163,6 +163,11 @@ const OP_FIELDS = {
     text: field(t.string, false, 'a string'),
     error: field(t.string, false, 'a string'),
   },
+  spill_result: {
+    path: field(t.string, true, 'a string'),
+    ok: field(t.boolean, true, 'a boolean'),
+    error: field(t.string, false, 'a string'),
+  },
 } as const satisfies Readonly<Record<RecordingOp['op'], Readonly<Record<string, FieldRule>>>>
 
 /**

@@ -168,9 +168,10 @@ export const describeError = (error: unknown): string => (error instanceof Error
  *   rejection (including a bus without `emit`), or an emit that has not settled within
  *   `callTimeoutMs`, is logged as a warning and swallowed (SPEC 9, 17.9);
  * - `log` → the logger at the effect's level (default logger: `consoleLogger`);
- * - `write_spill` → `await spill.write(directory, path, content)`, then dispatch `spill_written`
- *   (written or already there) or `spill_failed` with the error text (also when no writer is
- *   configured);
+ * - `write_spill` → `await spill.write(directory, path, content)` (bounded by `callTimeoutMs`),
+ *   then dispatch `spill_written` (written or already there) or `spill_failed` with the error
+ *   text (also when no writer is configured); awaited, so the call that spills waits for its
+ *   writes (SPEC 17.9);
  * - `request_summary` → starts the summarization in the background and returns at once (never
  *   blocks a request): with no provider it dispatches `summary_failed`; otherwise it dispatches
  *   `summary_call_started`, waits for the manager to apply it (the core emits
@@ -250,19 +251,19 @@ export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRu
         logger[effect.level](effect.message)
         return
       case 'write_spill': {
-        // Written in the background: a slow or hung file system never stalls a request (the
-        // pointer text does not depend on the write, SPEC 11.5). `idle()` waits for it.
+        // Awaited (SPEC 17.9): the call that spills waits for its own writes, so its view never
+        // points at a file that is not there yet or was refused; a write that does not finish
+        // within callTimeoutMs counts as failed.
         const spill = options.spill
-        const task: Promise<void> = (async () => {
-          try {
-            if (spill === undefined) throw new Error('no spill writer is configured')
-            await spill.write(effect.directory, effect.path, effect.content)
-            await dispatch({ type: 'spill_written', path: effect.path })
-          } catch (error) {
-            await dispatch({ type: 'spill_failed', path: effect.path, error: describeError(error) })
-          }
-        })().finally(() => tasks.delete(task))
-        tasks.add(task)
+        let answer: Event
+        try {
+          if (spill === undefined) throw new Error('no spill writer is configured')
+          await withTimeLimit(() => spill.write(effect.directory, effect.path, effect.content), options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `the spill write of ${effect.path}`)
+          answer = { type: 'spill_written', path: effect.path }
+        } catch (error) {
+          answer = { type: 'spill_failed', path: effect.path, error: describeError(error) }
+        }
+        await dispatch(answer)
         return
       }
       case 'request_summary': {

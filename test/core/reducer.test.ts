@@ -46,11 +46,17 @@ describe('routing (STYLE: reducer.ts routes on event.type)', () => {
     expect(next).toEqual({ state: { ...empty, meter: { ...empty.meter, measured: 5, anchorSeq: 0, usageEvents: 1 } }, view: undefined, effects: [] })
   })
 
-  it('spill_written → the memo; spill_failed → a warning only', () => {
+  it('spill_written → the memo; spill_failed → a warning, context:spill_failed and the path never pointed at again (SPEC 17.9)', () => {
     expect(step(empty, { type: 'spill_written', path: '/p' })).toEqual({ state: { ...empty, spillWritten: new Set(['/p']) }, view: undefined, effects: [] })
     const failed = step(empty, { type: 'spill_failed', path: '/p', error: 'EROFS' })
-    expect(failed).toEqual({ state: empty, view: undefined, effects: [{ type: 'log', level: 'warning', message: expect.stringContaining('/p') }] })
-    expect(failed.state).toBe(empty)
+    expect(failed).toEqual({
+      state: { ...empty, spillFailed: new Set(['/p']) },
+      view: undefined,
+      effects: [
+        { type: 'log', level: 'warning', message: expect.stringContaining('/p') },
+        { type: 'emit_hook', name: 'context:spill_failed', data: { path: '/p', error: 'EROFS' } },
+      ],
+    })
   })
 
   it('summary events with an unknown id leave the state alone (the same object)', () => {

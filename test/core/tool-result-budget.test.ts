@@ -14,6 +14,7 @@ import {
   toSpillPath,
   toToolName,
   truncateToolResult,
+  withoutSpillPointers,
 } from '../../src/core/tool-result-budget.js'
 import { NOW, effectsOf, fold, hookNames, request, result, stepFor, withMessages, workedExampleTurns } from '../support/core.js'
 
@@ -269,19 +270,36 @@ describe('spills through the reducer (B-SP-1..4)', () => {
     expect(a.spill?.path).not.toBe(b.spill?.path)
   })
 
-  it('B-SP-3: a failed write logs a warning, is not remembered, and is retried with the same pointer text', () => {
+  it('B-SP-3 with SPEC 17.9: a failed write logs a warning, emits context:spill_failed, and no later view points at that path', () => {
     const step = stepFor({ ...raw, tool_result_spill_dir: '/tmp/spill' })
     const first = step(withMessages(step, workedExampleTurns()), request())
     const failed = step(first.state, { type: 'spill_failed', path: pathOf(2), error: 'EACCES' })
-    expect(failed).toEqual({
-      state: first.state,
-      view: undefined,
-      effects: [{ type: 'log', level: 'warning', message: expect.stringContaining('could not spill') }],
-    })
+    expect(failed.view).toBeUndefined()
+    expect(failed.effects).toEqual([
+      { type: 'log', level: 'warning', message: expect.stringContaining('could not spill') },
+      { type: 'emit_hook', name: 'context:spill_failed', data: { path: pathOf(2), error: 'EACCES' } },
+    ])
+    expect([...failed.state.spillFailed]).toEqual([pathOf(2)])
     const written = fold(step, [5, 8, 11].map((seq) => ({ type: 'spill_written' as const, path: pathOf(seq) })), failed.state).state
     const second = step(written, request({ tokenBudget: 1_000_000 }))
-    expect(effectsOf(second.effects, 'write_spill')).toEqual([{ type: 'write_spill', directory: '/tmp/spill', path: pathOf(2), content: 'x'.repeat(800) }])
-    expect(second.view).toEqual(first.view)
+    // Not retried, and the marker keeps the plain recovery text: the view the request that
+    // spilled should have had once its write failed (withoutSpillPointers).
+    expect(effectsOf(second.effects, 'write_spill')).toEqual([])
+    expect(JSON.stringify(second.view)).not.toContain(pathOf(2))
+    expect(second.view).toEqual(withoutSpillPointers(first.view ?? [], new Set([pathOf(2)])))
+    expect(JSON.stringify(second.view)).toContain(pathOf(5))
+  })
+
+  it('withoutSpillPointers rewrites only truncated tool results pointing at the given paths', () => {
+    const config = { ...DEFAULT_CONFIG, tool_result_spill_dir: '/tmp/spill' }
+    const a = truncateToolResult(result('c1', 'a'.repeat(300), { metadata: { _seq: 1 } }), config, {}).message
+    const b = truncateToolResult(result('c2', 'b'.repeat(300), { metadata: { _seq: 2 } }), config, {}).message
+    const plain = truncateToolResult(result('c1', 'a'.repeat(300), { metadata: { _seq: 1 } }), DEFAULT_CONFIG, {}).message
+    const user = { role: 'user', content: `[truncated: ~75 tokens - read ${pathOf(1)} for the full result] x` }
+    const [a2, b2, user2] = withoutSpillPointers([a, b, user], new Set([toSpillPath('/tmp/spill', 1, 'a'.repeat(300))]))
+    expect(a2.content).toBe(plain.content)
+    expect(b2).toBe(b)
+    expect(user2).toBe(user)
   })
 
   it('spill_written is idempotent', () => {

@@ -275,7 +275,7 @@ describe('ContextManager queue (fake core)', () => {
     expect(core.reduced[2]).toMatchObject({ timestamp: '2026-01-01T00:00:02.000+00:00' })
   })
 
-  it('runs each step’s effects in order before the next event; answers are queued, never reentrant', async () => {
+  it('runs each step’s effects in order before the next event; a spill answer is applied at the end of its call (SPEC 17.9), never reentrant', async () => {
     const core = fakeCore({
       request_received: [
         { type: 'emit_hook', name: 'context:token_meter', data: {} },
@@ -291,8 +291,8 @@ describe('ContextManager queue (fake core)', () => {
     await Promise.all([request, added])
     await manager.idle()
     expect(core.ran).toEqual(['emit:context:token_meter', 'write_spill', 'emit:context:compaction', 'log'])
-    // the spill answer was dispatched during the request's effects, so it comes after the queued add
-    expect(core.reduced.map((e) => e.type)).toEqual(['request_received', 'message_added', 'spill_written'])
+    // the spill answer was dispatched during the request's effects: applied after them, before the queued add
+    expect(core.reduced.map((e) => e.type)).toEqual(['request_received', 'spill_written', 'message_added'])
   })
 
   it('turns a raise_error effect into CompactionSkipLimitError after running the other effects; stays usable', async () => {

@@ -125,16 +125,21 @@ describe('makeDefaultRunner', () => {
     expect(events[1]).toEqual({ type: 'spill_failed', path: '/s/x.txt', error: 'disk full' })
   })
 
-  it('write_spill never blocks the caller: a hung file system leaves run() resolved', async () => {
+  it('write_spill waits for the write (SPEC 17.9), and a write that hangs past callTimeoutMs is a failed spill', async () => {
     const { events, dispatch } = recordingDispatch()
     let release: () => void = () => undefined
-    const hung = new Promise<void>((resolve) => (release = resolve))
-    const runner = makeDefaultRunner({ spill: { write: async () => (await hung, 'written' as const) } })
-    await runner.run({ type: 'write_spill', directory: '/s', path: '/s/z.txt', content: 'z' }, dispatch)
+    const slow = new Promise<void>((resolve) => (release = resolve))
+    const runner = makeDefaultRunner({ spill: { write: async () => (await slow, 'written' as const) } })
+    const running = runner.run({ type: 'write_spill', directory: '/s', path: '/s/z.txt', content: 'z' }, dispatch)
+    await new Promise((resolve) => setTimeout(resolve, 10))
     expect(events).toEqual([])
     release()
-    await runner.idle()
+    await running
     expect(events).toEqual([{ type: 'spill_written', path: '/s/z.txt' }])
+    const hung = recordingDispatch()
+    const stuck = makeDefaultRunner({ spill: { write: () => new Promise(() => undefined) }, callTimeoutMs: 20 })
+    await stuck.run({ type: 'write_spill', directory: '/s', path: '/s/y.txt', content: 'y' }, hung.dispatch)
+    expect(hung.events).toEqual([{ type: 'spill_failed', path: '/s/y.txt', error: 'the spill write of /s/y.txt did not settle within 20 ms (callTimeoutMs)' }])
   })
 
   it('request_summary returns at once, then dispatches started, calls the summarizer, dispatches completed', async () => {

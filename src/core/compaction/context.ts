@@ -71,6 +71,8 @@ export interface PassContext {
   /** The messages first/last-user protections anchor on (`human_anchors`, issue 12). */
   readonly isAnchor: (message: Message) => boolean
   readonly spills: Map<string, SpillRequest>
+  /** Spill paths never pointed at again (SPEC 17.9; the state's `spillFailed`). */
+  readonly failedSpills: ReadonlySet<string>
 }
 
 /**
@@ -84,13 +86,16 @@ export const makePassContext = (
   estimate: TokenEstimator,
   toolNames: Readonly<Record<string, string>>,
   memo: DerivationMemo,
+  failedSpills: ReadonlySet<string> = new Set(),
 ): PassContext => {
   const spills = new Map<string, SpillRequest>()
   const derive = (message: Message): Truncation => {
     const toolName = toToolName(message, toolNames)
     const cached = memo.truncation.get(message)
-    if (cached !== undefined && cached.toolName === toolName) return cached.result
-    const result = truncateToolResult(message, config, toolNames)
+    // A cached pointer to a path whose write failed since is stale (SPEC 17.9).
+    const stale = cached !== undefined && cached.result.spill !== null && failedSpills.has(cached.result.spill.path)
+    if (cached !== undefined && cached.toolName === toolName && !stale) return cached.result
+    const result = truncateToolResult(message, config, toolNames, failedSpills)
     memo.truncation.set(message, { toolName, result })
     return result
   }
@@ -107,7 +112,7 @@ export const makePassContext = (
     memo.stub.set(message, result)
     return result
   }
-  return { config, estimate, toolNames, truncate, truncatedForm, stub, isAnchor: selectAnchorPredicate(config), spills }
+  return { config, estimate, toolNames, truncate, truncatedForm, stub, isAnchor: selectAnchorPredicate(config), spills, failedSpills }
 }
 
 

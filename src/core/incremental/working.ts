@@ -30,12 +30,13 @@ export interface StrippedView {
  *
  * @example
  * const applied: AppliedView = {
- *   sticky: EMPTY_STICKY, toolNames: {}, system: [], systemTokens: 0, stickyApplied: [], stickyTokens: 0, list: [], spills: [], view: [], tokens: 0,
+ *   sticky: EMPTY_STICKY, toolNames: {}, failedSpills: new Set(), system: [], systemTokens: 0, stickyApplied: [], stickyTokens: 0, list: [], spills: [], view: [], tokens: 0,
  * }
  */
 export interface AppliedView extends StrippedView {
   readonly sticky: StickyState
   readonly toolNames: Readonly<Record<string, string>>
+  readonly failedSpills: ReadonlySet<string>
   readonly system: Messages
   readonly systemTokens: number
   readonly stickyApplied: Messages
@@ -185,12 +186,12 @@ export const selectPlainView = (memo: DerivationMemo, working: Working, estimate
 export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky: StickyState, context: PassContext): AppliedView => {
   const { entry, previous, added } = working
   const reusable = previous?.applied
-  if (entry.applied !== null && entry.applied.sticky === sticky && entry.applied.toolNames === context.toolNames) {
+  if (entry.applied !== null && entry.applied.sticky === sticky && entry.applied.toolNames === context.toolNames && entry.applied.failedSpills === context.failedSpills) {
     for (const spill of entry.applied.spills) context.spills.set(spill.path, spill)
     return entry.applied
   }
   let applied: AppliedView
-  if (reusable != null && added !== null && reusable.sticky === sticky && reusable.toolNames === context.toolNames && !added.some((message) => message.role === 'system')) {
+  if (reusable != null && added !== null && reusable.sticky === sticky && reusable.toolNames === context.toolNames && reusable.failedSpills === context.failedSpills && !added.some((message) => message.role === 'system')) {
     for (const spill of reusable.spills) context.spills.set(spill.path, spill)
     const more = applySticky(added, sticky, context)
     applied =
@@ -200,6 +201,7 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
             ...concat(reusable, toStripped(more, memo, context.estimate)),
             sticky,
             toolNames: context.toolNames,
+            failedSpills: context.failedSpills,
             system: reusable.system,
             systemTokens: reusable.systemTokens,
             stickyApplied: [...reusable.stickyApplied, ...more],
@@ -217,6 +219,7 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
       ...toStripped(list, memo, context.estimate),
       sticky,
       toolNames: context.toolNames,
+      failedSpills: context.failedSpills,
       system,
       systemTokens: sum(system, context.estimate),
       stickyApplied,

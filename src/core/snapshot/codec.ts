@@ -22,7 +22,7 @@ import { findInconsistency } from './consistency.js'
  * @example
  * SNAPSHOT_VERSION // 6 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md; 5: notice and summary-cooldown guard state; 6: foreground usage and ingress-cap state)
  */
-export const SNAPSHOT_VERSION = 6
+export const SNAPSHOT_VERSION = 7
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -150,6 +150,7 @@ const STATE_FIELDS: { readonly [K in keyof State]: t.Type<State[K], unknown, unk
   meter: MeterCodec,
   toolNames: t.record(t.string, t.string),
   spillWritten: setOf(t.string, 'an array of spill paths'),
+  spillFailed: setOf(t.string, 'an array of spill paths'),
   replayMarker: nullable(t.string),
   skipStreak: Count,
   summary: SummaryCodec,
