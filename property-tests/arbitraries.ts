@@ -611,6 +611,25 @@ export const rawConfigArb = (options: ConfigOptions = {}): fc.Arbitrary<Record<s
     .map((config) => config as Record<string, unknown>)
 }
 
+/**
+ * The optional keys added after the arbitraries above were written (issue 12: guards, anchors,
+ * notice repetition, summary hysteresis), each present or absent, to merge into a raw config.
+ */
+export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    compaction_floor_guard: fc.boolean(),
+    compaction_breaker_passes: fc.constantFrom(null, 1, 2, 3),
+    strict_fit: fc.boolean(),
+    human_anchors: fc.boolean(),
+    compaction_notice_repeat: fc.constantFrom('full', 'standing', 'none'),
+    summary_hysteresis: fc.boolean(),
+    summary_cooldown_requests: fc.constantFrom(null, 1, 3),
+    summary_min_span_tokens: fc.constantFrom(null, 50),
+    summary_target_usage: fc.constantFrom(null, 0.3),
+  },
+  { requiredKeys: [] },
+)
+
 /** A scenario: a configuration and a valid session shaped by `session`. */
 export const scenarioArb = (configOptions: ConfigOptions = {}, session: SessionOptions = {}): fc.Arbitrary<Scenario> =>
   fc.tuple(rawConfigArb(configOptions), sessionSkeletonArb(session)).map(([raw, skeleton]) => materialize(skeleton, raw))

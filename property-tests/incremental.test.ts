@@ -11,9 +11,13 @@ import { makeStep } from '../src/core/reducer.js'
 import { replayRecording } from '../src/core/replay.js'
 import { makeInitialState, type State } from '../src/core/state.js'
 import { depsOf } from '../test/support/snapshot.js'
-import { describeConfig, runProperty, scenarioArb, summaryAnswerArb, toRecording, type Scenario } from './arbitraries.js'
+import { describeConfig, laterKeysArb, runProperty, scenarioArb, summaryAnswerArb, toRecording, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+
+/** Scenarios whose configuration also sets some of the later keys (guards, anchors, hysteresis). */
+const withLaterKeys = (scenarios: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(scenarios, laterKeysArb).map(([scenario, later]) => ({ ...scenario, rawConfig: { ...scenario.rawConfig, ...later } }))
 
 /** The events of the ops a plain fold can apply without answering effects (summaries are left unanswered). */
 const toEvents = (ops: ReadonlyArray<RecordingOp>, now: string): ReadonlyArray<Event> => {
@@ -37,7 +41,7 @@ describe('incremental requests', () => {
   it('one reducer folds a recording exactly like a fresh reducer per operation', () => {
     runProperty(
       'incremental: memo never changes a result',
-      fc.property(scenarioArb({}, { factory: 'changing', resets: true }), summaryAnswerArb, (scenario: Scenario, answer) => {
+      fc.property(withLaterKeys(scenarioArb({}, { factory: 'changing', resets: true })), summaryAnswerArb, (scenario: Scenario, answer) => {
         const recording = toRecording(scenario)
         const summarizer = (): typeof answer => answer
         const shared = replayRecording(recording, depsOf(recording), { summarizer })
@@ -53,7 +57,7 @@ describe('incremental requests', () => {
   it('two sessions interleaved through one reducer give what each gives alone', () => {
     runProperty(
       'incremental: interleaved sessions',
-      fc.property(scenarioArb({}, { factory: 'changing', resets: true }), fc.array(fc.boolean(), { minLength: 1, maxLength: 400 }), (scenario: Scenario, picks) => {
+      fc.property(withLaterKeys(scenarioArb({}, { factory: 'changing', resets: true })), fc.array(fc.boolean(), { minLength: 1, maxLength: 400 }), (scenario: Scenario, picks) => {
         const recording = toRecording(scenario)
         const events = toEvents(recording.ops, recording.now)
         const alone = (): ReadonlyArray<string> => {

@@ -6,10 +6,14 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { replayRecording } from '../src/core/replay.js'
 import { toSnapshot } from '../src/core/snapshot/codec.js'
-import { describeConfig, runProperty, scenarioArb, summaryAnswerArb, toRecording, type Scenario } from './arbitraries.js'
+import { describeConfig, laterKeysArb, runProperty, scenarioArb, summaryAnswerArb, toRecording, type Scenario } from './arbitraries.js'
 import { depsOf, throughJson } from '../test/support/snapshot.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+
+/** Scenarios whose configuration also sets some of the later keys (guards, anchors, hysteresis). */
+const withLaterKeys = (scenarios: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
+  fc.tuple(scenarios, laterKeysArb).map(([scenario, later]) => ({ ...scenario, rawConfig: { ...scenario.rawConfig, ...later } }))
 
 const checkHandOver = (scenario: Scenario, cut: number, answer: { readonly text: string } | { readonly error: string }): void => {
   const where = `${describeConfig(scenario)} cut after op ${cut}`
@@ -29,7 +33,7 @@ describe('snapshot hand-over', () => {
     runProperty(
       'snapshot: hand-over at an arbitrary op',
       fc.property(
-        scenarioArb({}, { factory: 'changing', resets: true }).chain((scenario) =>
+        withLaterKeys(scenarioArb({}, { factory: 'changing', resets: true })).chain((scenario) =>
           fc.tuple(fc.constant(scenario), fc.nat({ max: Math.max(0, scenario.ops.length - 1) }), summaryAnswerArb),
         ),
         ([scenario, cut, answer]) => checkHandOver(scenario, cut, answer),
