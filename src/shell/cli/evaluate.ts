@@ -201,7 +201,8 @@ export const prepareSessions = (
       recording: ready,
       original: recording,
       config: decoded.right.config,
-      warnings: decoded.right.warnings,
+      // a misspelled key in --set, --config or the header warns here as it does in the constructor
+      warnings: [...decoded.right.warnings, ...decoded.right.unknownKeys.map((unknown): Log => ({ type: 'log', level: 'warning', message: unknown.message }))],
       name: recording.session === undefined ? displayName(path) : `${displayName(path)}#${recording.session}`,
       model,
       provider: toCacheProvider(model, loaded.format === 'claude-code' ? 'anthropic' : 'openai'),

@@ -148,6 +148,18 @@ describe('context-simple replay warnings', () => {
     expect(code).toBe(0)
     expect(stderr).toMatch(/warning: context-simple: compaction_notice_token_reserve=800 leaves no room in a budget of 500 tokens; using the full budget \(\d+ times\)/)
   })
+
+  it('names the closest known key for a misspelled key in --set or --config, as the constructor does', async () => {
+    const fromSet = await run(['replay', '--set', 'compact_treshold=0.5', '--no-progress'])
+    expect(fromSet.code).toBe(0)
+    expect(fromSet.stderr).toContain('warning: context-simple: config.compact_treshold: unknown key, ignored; did you mean compact_threshold?')
+    const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
+    const config = join(dir, 'config.json')
+    writeFileSync(config, JSON.stringify({ tokenMeter: 'hybrid' }))
+    const fromFile = await run(['compare', fixturePath('sessions/claude-code/short.jsonl'), '--config', config, '--json'])
+    expect(fromFile.code).toBe(0)
+    expect(fromFile.stderr).toContain('config.tokenMeter: unknown key, ignored; did you mean token_meter?')
+  })
 })
 
 describe('context-simple replay: provider model and output options', () => {
