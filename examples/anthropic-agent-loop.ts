@@ -8,7 +8,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
-import { ContextManager, memoryLogger } from '../src/index.js'
+import { ContextManager, makeMittHooks, memoryLogger } from '../src/index.js'
 
 /** Where to send requests, and the conversation's size. */
 export interface AnthropicLoopOptions {
@@ -46,9 +46,14 @@ const readFile = (path: string): string =>
 export async function run(options: AnthropicLoopOptions): Promise<AnthropicLoopResult> {
   const client = new Anthropic({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'sk-ant-local-test', maxRetries: 0 })
   const logger = memoryLogger()
-  const context = new ContextManager({}, { format: 'anthropic', logger })
-  const tokenBudget = options.tokenBudget ?? 6_000
+  // each compaction pass emits context:compaction once; count those (the stats persist between passes)
+  const hooks = makeMittHooks()
   let compactions = 0
+  hooks.register('context:compaction', () => {
+    compactions += 1
+  })
+  const context = new ContextManager({}, { format: 'anthropic', logger, hooks })
+  const tokenBudget = options.tokenBudget ?? 6_000
   let finalText: string | null = null
   let lastBilledTokens: number | null = null
   let requests = 0
@@ -57,7 +62,6 @@ export async function run(options: AnthropicLoopOptions): Promise<AnthropicLoopR
   await context.addMessage({ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' })
   while (requests < (options.maxRequests ?? 20)) {
     const view = await context.getMessagesForRequest({ tokenBudget })
-    if (context.lastCompactionStats !== null) compactions += 1
     const message = await client.messages.create({ model: options.model ?? 'claude-sonnet-4-5', max_tokens: 1024, tools, ...view })
     requests += 1
     await context.onLlmResponse({ usage: message.usage })

@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai'
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
-import { ContextManager, memoryLogger } from '../src/index.js'
+import { ContextManager, makeMittHooks, memoryLogger } from '../src/index.js'
 
 /** Where to send requests, and the conversation's size. */
 export interface OpenAILoopOptions {
@@ -50,8 +50,13 @@ export async function run(options: OpenAILoopOptions): Promise<OpenAILoopResult>
   const logger = memoryLogger()
   // Messages in the SDK's own shape; the estimate meter drives compaction and the provider's usage
   // is recorded beside it (measured_tokens, cache aggregates).
-  const context = new ContextManager({}, { format: 'openai-chat', logger })
+  // each compaction pass emits context:compaction once; count those (the stats persist between passes)
+  const hooks = makeMittHooks()
   let compactions = 0
+  hooks.register('context:compaction', () => {
+    compactions += 1
+  })
+  const context = new ContextManager({}, { format: 'openai-chat', logger, hooks })
   let finalText: string | null = null
   let lastPromptTokens: number | null = null
   let requests = 0
@@ -60,7 +65,6 @@ export async function run(options: OpenAILoopOptions): Promise<OpenAILoopResult>
   await context.addMessage({ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' })
   while (requests < (options.maxRequests ?? 20)) {
     const messages = await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? 6_000 })
-    if (context.lastCompactionStats !== null) compactions += 1
     const completion = await client.chat.completions.create({ model: options.model ?? 'gpt-4o', messages, tools })
     requests += 1
     await context.onLlmResponse({ usage: completion.usage })

@@ -24,6 +24,7 @@ describe('OpenAI SDK loop (openai@6, Chat Completions)', () => {
     // 2 + 6 × (1 assistant + 2 tool results) + the final answer
     expect(result.historyMessages).toBe(2 + 6 * 3 + 1)
     expect(result.compactions).toBeGreaterThan(0)
+    expect(result.compactions).toBeLessThan(result.requests) // one per pass, not one per request after the first
     // the view sent was smaller than the history: old tool results were truncated or removed
     const last = server.requests.at(-1)?.body.messages as ReadonlyArray<unknown>
     expect(JSON.stringify(last).length).toBeLessThan(4 * 4_000 * 1.2)
@@ -48,6 +49,7 @@ describe('Anthropic SDK loop (@anthropic-ai/sdk, Messages)', () => {
     // system + user + 9 × (assistant turn + user turn of results) + the final answer
     expect(result.historyMessages).toBe(2 + 9 * 2 + 1)
     expect(result.compactions).toBeGreaterThan(0)
+    expect(result.compactions).toBeLessThan(result.requests) // one per pass, not one per request after the first
     // the reading is the whole prompt: fresh + cache read + cache write, not input_tokens alone
     const last = server.usages.at(-1)
     expect(result.lastMeasuredTokens).toBe(last?.promptTokens)
