@@ -62,7 +62,7 @@ export async function run(options: AnthropicLoopOptions): Promise<AnthropicLoopR
   await context.addMessage({ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' })
   while (requests < (options.maxRequests ?? 20)) {
     const view = await context.getMessagesForRequest({ tokenBudget })
-    const message = await client.messages.create({ model: options.model ?? 'claude-sonnet-4-5', max_tokens: 1024, tools, ...view })
+    const message = await client.messages.create({ model: options.model ?? 'claude-opus-4-6', max_tokens: 1024, tools, ...view })
     requests += 1
     await context.onLlmResponse({ usage: message.usage })
     const { input_tokens, cache_read_input_tokens, cache_creation_input_tokens } = message.usage

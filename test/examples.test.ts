@@ -1,5 +1,6 @@
 // The runnable examples of examples/*.ts: each exports `run()`, whose result is checked here so
 // that `npm test` keeps the examples (and the docs that link to them) honest.
+import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { run as runCustomRunner } from '../examples/custom-runner.js'
@@ -109,5 +110,12 @@ describe('examples', () => {
     expect(result.jsonLinesRoundTripSame).toBe(true)
     expect(result.liveCompactionLevel).toBe(3)
     expect(result.liveViewsReplayed).toBe(true)
+  })
+})
+
+describe('npm run example -- NAME (scripts/run-example.ts through tsx)', () => {
+  it('runs an example and prints its result as JSON', () => {
+    const stdout = execFileSync('npx', ['--no-install', 'tsx', 'scripts/run-example.ts', 'embedding'], { encoding: 'utf8' })
+    expect(JSON.parse(stdout)).toMatchObject({ historyMessages: expect.any(Number), viewMessages: expect.any(Number) })
   })
 })
