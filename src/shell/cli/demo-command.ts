@@ -70,6 +70,11 @@ const ROWS: ReadonlyArray<{ readonly name: string; readonly value: (section: Rep
     value: (section) => (section.costUsd === null ? 'no price' : `$${section.costUsd.toFixed(2)}`),
     legend: "what those input tokens cost at the session model's list prices (data/prices.json), in US dollars",
   },
+  {
+    name: 'over budget',
+    value: (section) => String(section.providerInput.filter((input, i) => input !== null && section.budget[i] !== null && input > (section.budget[i] as number)).length),
+    legend: "requests whose simulated provider input is over the budget: the view plus the agent's own system prompt and tool definitions, which the session file leaves out (see docs/evaluation.md)",
+  },
   { name: 'failed requests', value: (section) => String(section.failedRequests), legend: 'requests the library refused (none expected)' },
 ]
 

@@ -32,6 +32,16 @@ describe('context-simple demo', () => {
     expect(stdout.trimEnd().endsWith(out)).toBe(true)
   })
 
+  it('counts the requests over budget as compare counts overflows on the same session and presets', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'context-simple-demo-')), 'demo.html')
+    const demo = await runCli(['demo', '--html', out, '--no-progress'])
+    const compare = await runCli(['compare', DEMO_SESSION, '--budget', '60000', ...DEMO_PRESETS.flatMap((preset) => ['--preset', preset]), '--json'])
+    expect(compare.code).toBe(0)
+    const overflows = compare.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { overflows: number }).overflows)
+    expect(overflows).toHaveLength(DEMO_PRESETS.length)
+    expect(demo.stdout).toMatch(new RegExp(`│ over budget\\s+│\\s+${overflows[0]} │\\s+${overflows[1]} │`))
+  })
+
   it('takes another budget, and rejects one that is not a number', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'context-simple-demo-')), 'demo.html')
     const small = await runCli(['demo', '--html', out, '--budget', '30000', '--no-progress'])
