@@ -2,6 +2,7 @@
  * Records a live session as the inputs of a recording (`docs/recording-format.md`): the manager hands
  * every input, in the order applied, to a recorder, so the session can be saved and replayed.
  */
+import type { ContextConfig } from '../core/config.js'
 import type { Recording, RecordingOp } from '../core/recording.js'
 import type { ProviderFormat } from '../core/formats/carrier.js'
 import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
@@ -58,9 +59,9 @@ export interface RecorderOptions {
  * await manager.addMessage({ role: 'user', content: 'hi' })
  * recorder.toRecording().ops[0].op // 'add_message'
  */
-export const makeRecorder = (config: Readonly<Record<string, unknown>> = {}, options: RecorderOptions = {}): SessionRecorder => {
+export const makeRecorder = (config: ContextConfig | Readonly<Record<string, unknown>> = {}, options: RecorderOptions = {}): SessionRecorder => {
   const ops: Array<RecordingOp> = []
-  const header = copy(config)
+  const header: Readonly<Record<string, unknown>> = copy({ ...config })
   const now = options.now ?? DEFAULT_REPLAY_NOW
   const toRecording = (): Recording => ({
     config: copy(header),

@@ -12,6 +12,7 @@ import { presets } from '../../src/core/presets.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks, type HookBus } from '../../src/shell/hooks.js'
 import { mount } from '../../src/shell/mount.js'
+import { makeRecorder } from '../../src/shell/recorder.js'
 import { toFormatView } from '../../src/core/formats/dispatch.js'
 
 export const typedApi = async (
@@ -24,6 +25,8 @@ export const typedApi = async (
   // configuration: contract keys and strict compile; misspellings and wrong values do not
   const config: ContextConfig = { token_meter: 'hybrid', compact_threshold: 0.85, tool_result_budget_by_tool: { grep: 500 }, strict: true }
   const manager = new ContextManager(config)
+  // the same typed configuration records a session (docs/recording-and-replay.md)
+  makeRecorder(config)
   new ContextManager({ ...presets.recommended, max_tokens: 100_000 })
   // @ts-expect-error a misspelled key fails tsc
   new ContextManager({ compact_treshold: 0.85 })
