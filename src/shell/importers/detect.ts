@@ -85,11 +85,30 @@ export const detectFormat = (text: string, sourceName = 'input'): InputFormat =>
       `${NONE_MATCHES}; got a JSON array whose first item is ${describeValue(Array.isArray(document) ? document[0] : document)}`,
     )
   }
+  if (start.startsWith('{') && start.includes('\n') && isWholeJsonObject(start)) {
+    // one JSON object over several lines (a pretty-printed file) is not JSON Lines
+    throw new RecordingFormatError(sourceName, undefined, `${NONE_MATCHES}; got one JSON object spread over several lines`)
+  }
   for (const { value } of iterateJsonLines(body, sourceName)) {
     const format = classifyLine(value)
     if (format !== undefined) return format
   }
   throw new RecordingFormatError(sourceName, undefined, NONE_MATCHES)
+}
+
+/** Whether the whole text (which starts with `{`) is one JSON object while its first line alone is not JSON. */
+const isWholeJsonObject = (text: string): boolean => {
+  const firstLine = text.slice(0, text.indexOf('\n'))
+  try {
+    JSON.parse(firstLine)
+    return false
+  } catch {
+    try {
+      return t.UnknownRecord.is(JSON.parse(text))
+    } catch {
+      return false
+    }
+  }
 }
 
 /**

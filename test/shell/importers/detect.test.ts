@@ -48,6 +48,7 @@ describe('detectFormat', () => {
   test.each([
     ['{"hello":"world"}\n', /^in\.txt: not a recognised format: expected a recording .* a Claude Code session .* OpenAI chat trajectories/],
     ['[1, 2]', /^in\.txt: not a recognised format: .*; got a JSON array whose first item is 1$/],
+    ['{\n  "name": "pkg",\n  "version": "1.0.0"\n}\n', /^in\.txt: not a recognised format: .*; got one JSON object spread over several lines$/],
     ['[]', /^in\.txt: not a recognised format: .*; got a JSON array whose first item is nothing$/],
     ['[{"task_id": 1,', /^in\.txt: starts like a JSON array but is not valid JSON/],
   ])('no format matches %j', (text, message) => {
