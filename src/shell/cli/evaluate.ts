@@ -68,14 +68,25 @@ export const expandInputs = (paths: ReadonlyArray<string>): ReadonlyArray<string
  * @example
  * readInput('fixtures/sessions/claude-code/short.jsonl', 'auto').format // 'claude-code'
  */
-export const readInput = (path: string, format: InputFormatChoice): { readonly format: InputFormat; readonly recordings: ReadonlyArray<Recording> } => {
-  let text: string
+export const readInput = (path: string, format: InputFormatChoice): { readonly format: InputFormat; readonly recordings: ReadonlyArray<Recording> } =>
+  loadRecordings(readInputText(path), path, format)
+
+/**
+ * The text of one input file (gunzipped when compressed). Throws `UsageError` naming the path: for
+ * a directory (give one of its files; `replay` and `compare` also take directories), or for a file
+ * that cannot be read (with the system's reason).
+ *
+ * @example
+ * const text = readInputText('fixtures/sessions/claude-code/short.jsonl')
+ */
+export const readInputText = (path: string): string => {
   try {
-    text = readTextFile(path)
+    return readTextFile(path)
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EISDIR') throw new UsageError(`${path}: is a directory; give one of its session files (replay and compare also take a directory)`)
     throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
   }
-  return loadRecordings(text, path, format)
 }
 
 /**

@@ -20,7 +20,7 @@ import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { importClaudeCodeSession } from '../importers/claude-code.js'
 import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
-import { CLAUDE_CODE_WINDOW, prepareSessions, runSession } from './evaluate.js'
+import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from './evaluate.js'
 
 export { CLAUDE_CODE_WINDOW }
 import { parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
@@ -166,12 +166,7 @@ export const toBudgetOverride = (flags: Pick<ReplayInputFlags, 'budget' | 'windo
 export const replayInput = async (file: string | undefined, flags: ReplayInputFlags, io: CliIo, showProgress: boolean): Promise<ReplayedInput> => {
   const override = toBudgetOverride(flags)
   const path = file ?? BUNDLED_SESSION
-  let text: string
-  try {
-    text = readTextFile(path)
-  } catch (error) {
-    throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
-  }
+  const text = readInputText(path)
   let loaded = loadRecordings(text, path, flags.format)
   // A Claude Code session viewed as anthropic is imported natively (thinking, images, result blocks).
   const nativeFormat = flags.viewFormat === 'anthropic' && loaded.format === 'claude-code' ? 'anthropic' : undefined

@@ -42,5 +42,8 @@ describe('context-simple report', () => {
     const missing = await run(['report', input('cc-short')])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain("required option '--html <file>' not specified")
+    const directory = await run(['report', folder, '--html', join(folder, 'x.html')])
+    expect(directory.code).toBe(2)
+    expect(directory.stderr).toContain(`${folder}: is a directory; give one of its session files`)
   })
 })
