@@ -37,7 +37,7 @@ export { estimateTyped, splitMedia, countMedia, isBase64Payload, toImageDimensio
 export type { MediaSplit } from './meter/typed-estimate.js'
 export { isForegroundPayload } from './meter/foreground.js'
 export { toIngressCut, utf8Length } from './ingress-cap.js'
-export { findPairingViolations } from './tool-pairing.js'
+export { findPairingViolations, selectPairingProblems, type PairingProblem } from './tool-pairing.js'
 export { truncateToolResult, toSpillPath, toContentDigest } from './tool-result-budget.js'
 export { toNoticeText } from './compaction/notice.js'
 export { toStub } from './compaction/stub.js'

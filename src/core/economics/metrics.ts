@@ -5,7 +5,7 @@
 import type { Recording } from '../recording.js'
 import type { ReplayResult } from '../replay.js'
 import type { CompactionStats, TokenMeterStats } from '../stats.js'
-import { findPairingViolations } from '../tool-pairing.js'
+import { selectPairingProblems, type PairingProblem } from '../tool-pairing.js'
 import { isPlainObject } from '../values.js'
 import { toInputCostUsd, type ModelPrice } from './prices.js'
 
@@ -72,18 +72,18 @@ export const selectRepeatedCallIds = (recording: Recording): ReadonlySet<string>
 }
 
 /**
- * True when `problems` (from `findPairingViolations`, whose texts name call ids as words) holds
- * one that names no repeated id.
+ * True when `problems` (from `selectPairingProblems`) hold one that names no call id of
+ * `repeated` (ids the input itself uses twice); R3 names none, so it always counts.
  *
  * @example
- * hasOwnPairingProblem(['R1 result a at 3 has no call right before it'], new Set(['a'])) // false
+ * hasOwnPairingProblem([{ rule: 'R1', index: 3, callIds: ['a'], text: 'R1 result a at 3 has no call right before it' }], new Set(['a'])) // false
  */
-export const hasOwnPairingProblem = (problems: ReadonlyArray<string>, repeated: ReadonlySet<string>): boolean =>
-  problems.some((problem) => repeated.size === 0 || !problem.split(/[\s,]+/).some((word) => repeated.has(word)))
+export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, repeated: ReadonlySet<string>): boolean =>
+  problems.some((problem) => !problem.callIds.some((id) => repeated.has(String(id))))
 
 /**
  * The figures of one replay run with `options.usage` (its `economics` filled): boundaries are
- * requests that emitted `context:compaction`; invalid views break R1-R3 (`findPairingViolations`)
+ * requests that emitted `context:compaction`; invalid views break R1-R3 (`selectPairingProblems`)
  * other than by repeating the input's repeated call ids; an overflow is a request whose input
  * (under the provider model) exceeds the limit; costs use `price` (0 when null).
  *
@@ -108,7 +108,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
       failed += 1
       return
     }
-    if (hasOwnPairingProblem(findPairingViolations(line.view), repeated)) invalid += 1
+    if (hasOwnPairingProblem(selectPairingProblems(line.view), repeated)) invalid += 1
     const economics = result.economics[index]
     if (economics === null || economics === undefined) return
     const split = economics.split

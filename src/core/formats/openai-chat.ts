@@ -5,6 +5,7 @@
  */
 import type { Message, Messages } from '../message.js'
 import { isPlainObject, isTruthy } from '../values.js'
+import { selectPairingProblems } from '../tool-pairing.js'
 import { assemblePieces, type AssemblyCodec } from './assemble.js'
 import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, type NativeCarrier, type Piece } from './carrier.js'
 
@@ -152,47 +153,14 @@ export const toChatView = (view: Messages): Array<OpenAiChatMessage> => {
 }
 
 /**
- * The pairing rules of validate_views.py on a Chat view: R1 a result's call is in the assistant
- * right before its run; R2 every call answered in the run right after (a view may end on an
- * assistant with calls, or have only ephemeral tail items after it); R3 the first non-system
- * message is not a tool result; R4 no call id twice. Each problem starts with its rule code.
+ * The pairing rules of validate_views.py on a Chat view, R4 (no call id twice) included: the
+ * core's `selectPairingProblems` with duplicates. Each problem starts with its rule code.
  *
  * @example
  * findChatPairingViolations([{ role: 'tool', tool_call_id: 'a' }]) // ['R3 view starts with a tool result', 'R1 result a at 0 has no call right before it']
  */
-export const findChatPairingViolations = (view: Messages): ReadonlyArray<string> => {
-  const problems: string[] = []
-  const seen = new Set<unknown>()
-  const first = view.find((message) => message.role !== 'system')
-  if (first !== undefined && first.role === 'tool') problems.push('R3 view starts with a tool result')
-  let i = 0
-  while (i < view.length) {
-    const message = view[i]
-    if (message.role === 'assistant' && isTruthy(message.tool_calls) && Array.isArray(message.tool_calls)) {
-      const ids = message.tool_calls.map((call: unknown) => (isPlainObject(call) ? call.id : undefined))
-      for (const id of ids) {
-        if (seen.has(id)) problems.push(`R4 duplicate call id ${String(id)}`)
-        seen.add(id)
-      }
-      let j = i + 1
-      const answered = new Set<unknown>()
-      while (j < view.length && view[j].role === 'tool') {
-        const id = view[j].tool_call_id
-        if (!ids.includes(id)) problems.push(`R1 result ${String(id)} at ${j} is not a call of message ${i}`)
-        answered.add(id)
-        j += 1
-      }
-      const missing = ids.filter((id) => !answered.has(id))
-      const onlyTail = view.slice(j).every((rest) => isPlainObject(rest.metadata) && isTruthy(rest.metadata.ephemeral))
-      if (missing.length > 0 && !(j === view.length || (onlyTail && j === i + 1))) problems.push(`R2 calls ${missing.map(String).join(', ')} of message ${i} unanswered`)
-      i = j
-      continue
-    }
-    if (message.role === 'tool') problems.push(`R1 result ${String(message.tool_call_id)} at ${i} has no call right before it`)
-    i += 1
-  }
-  return problems
-}
+export const findChatPairingViolations = (view: Messages): ReadonlyArray<string> =>
+  selectPairingProblems(view, { duplicates: true }).map((problem) => problem.text)
 
 /**
  * The Chat rule violations (`validate_formats.py --format openai-chat`): C1 = R1-R4 and C5 no

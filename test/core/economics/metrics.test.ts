@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import { hasOwnPairingProblem, selectRepeatedCallIds, toSessionMetrics } from '../../../src/core/economics/metrics.js'
+import { selectPairingProblems } from '../../../src/core/tool-pairing.js'
 import { makeCachedEstimator } from '../../../src/core/estimate.js'
 import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../../src/core/recording.js'
 import { replayRecording } from '../../../src/core/replay.js'
@@ -67,7 +68,19 @@ describe('repeated call ids', () => {
     }
     const repeated = selectRepeatedCallIds(recording)
     expect([...repeated]).toEqual(['a'])
-    expect(hasOwnPairingProblem(['R1 result a at 3 has no call right before it'], repeated)).toBe(false)
-    expect(hasOwnPairingProblem(['R2 calls b of message 0 unanswered'], repeated)).toBe(true)
+    const orphan = { role: 'tool', tool_call_id: 'a', content: 'x' }
+    expect(hasOwnPairingProblem(selectPairingProblems([{ role: 'user', content: 'u' }, orphan]), repeated)).toBe(false)
+    const unanswered = [{ role: 'assistant', content: '', tool_calls: [call('b')] }, { role: 'user', content: 'u' }]
+    expect(hasOwnPairingProblem(selectPairingProblems(unanswered), repeated)).toBe(true)
+  })
+
+  it('matches call ids, not words of the problem text: an id named like a position word excuses nothing else', () => {
+    // ids "0" and "3" also appear as positions in the texts of other problems
+    const call = (id: string) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } })
+    const repeated = new Set(['0', '3'])
+    const unanswered = [{ role: 'assistant', content: '', tool_calls: [call('b')] }, { role: 'user', content: 'u' }]
+    expect(selectPairingProblems(unanswered).map((problem) => problem.text)).toEqual(['R2 calls b of message 0 unanswered'])
+    expect(hasOwnPairingProblem(selectPairingProblems(unanswered), repeated)).toBe(true)
+    expect(hasOwnPairingProblem(selectPairingProblems([{ role: 'tool', tool_call_id: 'c', content: 'x' }]), repeated)).toBe(true)
   })
 })
