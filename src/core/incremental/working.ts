@@ -139,7 +139,7 @@ export const selectWorking = (
   let working: Working
   if (previous !== null && appended !== null) {
     const added = systemPrompt === null ? appended : appended.filter((message) => !isReplacedSystem(message))
-    const list = systemPrompt === null ? history : added.length === 0 ? previous.working : [...previous.working, ...added]
+    const list = systemPrompt === null ? history : added.length === 0 ? previous.working : previous.working.concat(added)
     working = { entry: { history, systemPrompt, working: list, tokens: previous.tokens + sum(added, estimate), plain: null, applied: null }, previous, added }
   } else {
     const list = factoryMessage === null ? history : [factoryMessage, ...history.filter((message) => !isReplacedSystem(message))]
@@ -155,7 +155,7 @@ const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEst
 }
 
 const concat = (base: StrippedView, more: StrippedView): StrippedView =>
-  more.view.length === 0 ? base : { view: [...base.view, ...more.view], tokens: base.tokens + more.tokens }
+  more.view.length === 0 ? base : { view: base.view.concat(more.view), tokens: base.tokens + more.tokens }
 
 /**
  * The stripped view of W itself (no sticky decision exists, SPEC 2.3 step 7), extending the
@@ -204,9 +204,9 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
             failedSpills: context.failedSpills,
             system: reusable.system,
             systemTokens: reusable.systemTokens,
-            stickyApplied: [...reusable.stickyApplied, ...more],
+            stickyApplied: reusable.stickyApplied.concat(more),
             stickyTokens: reusable.stickyTokens + sum(more, context.estimate),
-            list: [...reusable.list, ...more],
+            list: reusable.list.concat(more),
             spills: [...context.spills.values()],
           }
   } else {
