@@ -70,6 +70,14 @@ export interface Config {
   readonly tool_result_spill_dir: string | null
   readonly replay_last_user_on_compaction: boolean
   /**
+   * Issue 8: at level 8, once the old stubs are gone and the view is still over the target,
+   * remove old short user messages too (string content of 80 characters or fewer, which are
+   * never stubbed), oldest first, before the level-8 protected zone, never the first or the last
+   * user message. Default false (the contract: short user messages are never removed, so a
+   * session of many short turns can stay over budget).
+   */
+  readonly remove_short_user_messages: boolean
+  /**
    * Guard (issue 12): when the irreducible floor (system messages, protected messages, the open
    * tool group) is above the target, compact only while the view is over E and stop as soon as it
    * fits; report `context:compaction-infeasible` once per change. Default false (the contract).
@@ -219,6 +227,7 @@ export interface ContextConfig {
   readonly tool_result_exempt_tools?: ReadonlyArray<string> | null
   readonly tool_result_spill_dir?: string | null
   readonly replay_last_user_on_compaction?: boolean | null
+  readonly remove_short_user_messages?: boolean | null
   readonly compaction_floor_guard?: boolean | null
   readonly compaction_breaker_passes?: number | null
   readonly strict_fit?: boolean | null
@@ -278,6 +287,7 @@ export const DEFAULT_CONFIG: Config = {
   tool_result_exempt_tools: [],
   tool_result_spill_dir: null,
   replay_last_user_on_compaction: false,
+  remove_short_user_messages: false,
   ...{
     compaction_floor_guard: false,
     compaction_breaker_passes: null,

@@ -56,6 +56,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_exempt_tools: [],
       tool_result_spill_dir: null,
       replay_last_user_on_compaction: false,
+      remove_short_user_messages: false,
       ...GUARD_DEFAULTS,
     })
     expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference' || value === 'all')).toBe(true)
@@ -97,6 +98,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_exempt_tools: ['load_skill'],
       tool_result_spill_dir: '/tmp/spill',
       replay_last_user_on_compaction: true,
+      remove_short_user_messages: true,
     }
     expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS }, warnings: [] })
   })

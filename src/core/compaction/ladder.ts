@@ -189,6 +189,18 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
     removed.add(i)
     cursor.current -= STUB_REMOVAL_TOKENS
   }
+  if (context.config.remove_short_user_messages) {
+    // Issue 8 (off by default): short user messages are never stubbed, so without this they
+    // are never removed; oldest first, same zone, never the first or the last user message.
+    for (let i = 0; i < boundary && i < working.length; i += 1) {
+      if (cursor.current <= target) break
+      const message = working[i]
+      if (removed.has(i) || i === last || i === first || message.role !== 'user' || typeof message.content !== 'string') continue
+      if (isTruthy(message._stubbed) || isStubbable(message)) continue
+      removed.add(i)
+      cursor.current -= context.estimate(message)
+    }
+  }
   if (removed.size === 0) return
   const next: Message[] = []
   for (let i = 0; i < working.length; i += 1) {

@@ -560,3 +560,34 @@ describe('E ≤ 0 (SPEC 6.1)', () => {
     expect(next.state.meterStats?.ratio).toBeNull()
   })
 })
+
+describe('remove_short_user_messages (issue 8; off by default = the contract)', () => {
+  const thanks = (): Message[] => {
+    const history: Message[] = [user('please fix the build '.repeat(6))]
+    for (let i = 0; i < 60; i += 1) history.push(user(`thanks ${i}`), { role: 'assistant', content: `ok ${i}` })
+    history.push(user('last question'))
+    return history
+  }
+  const compact = (raw: Readonly<Record<string, unknown>>) => {
+    const step = stepFor(configOf({ compaction_notice_enabled: false, compact_threshold: 0.1, target_usage: 0.5, protected_recent: 0.1, ...raw }))
+    return step(withMessages(step, thanks()), request({ tokenBudget: 400 }))
+  }
+
+  it('off: short user messages are never removed, so the view stays over the target', () => {
+    const next = compact({})
+    expect(next.state.compactionStats?.strategy_level).toBe(8)
+    expect(next.view?.filter((message) => message.role === 'user')).toHaveLength(62)
+    expect(next.state.compactionStats?.after_tokens).toBeGreaterThan(200)
+  })
+
+  it('on: old short user messages go at level 8, oldest first, never the first or the last', () => {
+    const next = compact({ remove_short_user_messages: true })
+    const users = (next.view ?? []).filter((message) => message.role === 'user').map((message) => String(message.content))
+    expect(users.length).toBeLessThan(62)
+    expect(users[0]).toMatch(/^\[User message compacted/)
+    expect(users.at(-1)).toBe('last question')
+    expect(users.slice(1, -1)).toEqual(users.slice(1, -1).sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1])))
+    expect(next.state.compactionStats?.after_tokens).toBeLessThanOrEqual(200)
+    expect(findPairingViolations(next.view ?? [])).toEqual([])
+  })
+})
