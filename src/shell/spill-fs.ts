@@ -3,7 +3,7 @@
  * spill directory, atomically and idempotently, refusing path traversal and symlinks.
  */
 import { randomBytes } from 'node:crypto'
-import { lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readFile, realpath, rename, unlink, writeFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 
 /**
@@ -26,7 +26,7 @@ export interface SpillWriter {
  * @example
  * const reason: SpillRefusal = 'outside_directory'
  */
-export type SpillRefusal = 'outside_directory' | 'directory_is_symlink' | 'target_is_symlink' | 'directory_not_a_directory'
+export type SpillRefusal = 'outside_directory' | 'directory_is_symlink' | 'target_is_symlink' | 'directory_not_a_directory' | 'pointer_unresolvable'
 
 /**
  * Thrown (as a rejection) when a spill is refused for safety: `reason` says why, `path` is the
@@ -89,6 +89,14 @@ const lstatOrNull = async (path: string) => {
   }
 }
 
+/** Refuses when `path`, resolved by the operating system, is not the file at `target`. */
+const requireResolvablePointer = async (path: string, target: string): Promise<void> => {
+  const [viaPointer, written] = await Promise.all([realpath(path).catch(() => null), realpath(target).catch(() => null)])
+  if (viaPointer === null || viaPointer !== written) {
+    throw new SpillRefusedError(`spill path ${JSON.stringify(path)} does not lead to the file written (${JSON.stringify(target)})`, path, 'pointer_unresolvable')
+  }
+}
+
 /**
  * The file-system spill writer. For each write:
  * 1. refuses (`SpillRefusedError`) a `path` that is not directly inside `directory` after
@@ -98,7 +106,11 @@ const lstatOrNull = async (path: string) => {
  * 3. refuses when the target is a symlink; when the target is a file whose bytes equal the content,
  *    resolves `'exists'` without writing (its mtime is unchanged);
  * 4. otherwise writes a temporary file (`.<name>.<random>.tmp`, created exclusively) in the same
- *    directory and renames it over the target, so readers never see a partial file.
+ *    directory and renames it over the target, so readers never see a partial file;
+ * 5. refuses (`pointer_unresolvable`) when `path` as the operating system resolves it (the
+ *    pointer the model reads) does not lead to the file written, e.g. a directory
+ *    `missing/../out` whose `missing` does not exist (SPEC 17.9: never point at a path that does
+ *    not hold the content).
  * It deletes nothing except its own temporary file when writing or renaming fails. Content is
  * encoded as UTF-8 with lone surrogates written as `?`.
  *
@@ -129,6 +141,7 @@ export const makeFileSpillWriter = (): SpillWriter => ({
         throw new SpillRefusedError(`spill target ${JSON.stringify(path)} is a symlink`, path, 'target_is_symlink')
       }
       if (targetStat.isFile() && targetStat.size === bytes.length && bytes.equals(await readFile(resolved.target))) {
+        await requireResolvablePointer(path, resolved.target)
         return 'exists'
       }
     }
@@ -140,6 +153,7 @@ export const makeFileSpillWriter = (): SpillWriter => ({
       await unlink(temporary).catch(() => undefined)
       throw error
     }
+    await requireResolvablePointer(path, resolved.target)
     return 'written'
   },
 })

@@ -89,4 +89,25 @@ describe('spill pointers (SPEC 17.9)', () => {
       expect(existsSync(path)).toBe(true)
     }
   })
+
+  it('a directory like missing/../out: the write lands in out/, but the pointer would not resolve, so the view has none', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cs-spill-'))
+    dirs.push(root)
+    const dir = `${root}/missing/../out`
+    const failures: unknown[] = []
+    const hooks = makeMittHooks({ logger: silentLogger })
+    hooks.register('context:spill_failed', (_event, data) => void failures.push(data))
+    const manager = new ContextManager({ tool_result_spill_dir: dir, tool_result_budget_tokens: 25, compaction_notice_enabled: false, protected_tool_results: 0, protected_recent: 1 }, { clock: fixedClock(NOW), hooks, logger: silentLogger })
+    await session(manager)
+    const view = await manager.getMessagesForRequest({ tokenBudget: 900 })
+    expect(JSON.stringify(view)).not.toContain('missing/../out')
+    expect(failures).toHaveLength(2)
+    expect(failures[0]).toMatchObject({ error: expect.stringContaining('does not lead to the file written') })
+    // Once missing/ exists the same kind of directory resolves, and pointers are given.
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(join(root, 'missing2'))
+    const other = new ContextManager({ tool_result_spill_dir: `${root}/missing2/../out2`, tool_result_budget_tokens: 25, compaction_notice_enabled: false, protected_tool_results: 0, protected_recent: 1 }, { clock: fixedClock(NOW), logger: silentLogger })
+    await session(other)
+    expect(JSON.stringify(await other.getMessagesForRequest({ tokenBudget: 900 }))).toContain('missing2/../out2/tool-result-000002-')
+  })
 })
