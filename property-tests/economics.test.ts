@@ -7,9 +7,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../src/core/codecs.js'
 import { toWireKey } from '../src/core/economics/items.js'
-import { makeCachedEstimator } from '../src/core/estimate.js'
-import type { Message } from '../src/core/message.js'
-import { replayRecording } from '../src/core/replay.js'
+import { makeCachedEstimator } from '../src/core/meter/estimate.js'
+import type { Message } from '../src/core/messages/message.js'
+import { replayRecording } from '../src/core/replay/replay.js'
 import { describeConfig, isEphemeral, runProperty, scenarioArb, toRecording, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

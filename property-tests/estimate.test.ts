@@ -2,9 +2,9 @@
 // code-point helpers agree with array-of-code-point models, on arbitrary JSON and full Unicode.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { estimateMessages, estimateOne, makeCachedEstimator, pyreprLength } from '../src/core/estimate.js'
-import type { Message } from '../src/core/message.js'
-import { codePointLength, codePointSlice, pyrepr, pyStrip } from '../src/core/text.js'
+import { estimateMessages, estimateOne, makeCachedEstimator, pyreprLength } from '../src/core/meter/estimate.js'
+import type { Message } from '../src/core/messages/message.js'
+import { codePointLength, codePointSlice, pyrepr, pyStrip } from '../src/core/messages/text.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 300)
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../src/core/codecs.js'
-import { makeCachedEstimator } from '../src/core/estimate.js'
+import { makeCachedEstimator } from '../src/core/meter/estimate.js'
 import type { MessageFormat, ProviderFormat } from '../src/core/formats/carrier.js'
 import { toNativeHistory, toRequestView } from '../src/core/formats/dispatch.js'
 import { makeStep } from '../src/core/reducer.js'

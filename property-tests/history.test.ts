@@ -4,9 +4,9 @@
 // successful swap. Inputs are deep-frozen, so any mutation of a caller's message throws.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Message } from '../src/core/message.js'
-import { DEFAULT_REPLAY_NOW } from '../src/core/recording.js'
-import { isPlainObject, isTruthy } from '../src/core/values.js'
+import type { Message } from '../src/core/messages/message.js'
+import { DEFAULT_REPLAY_NOW } from '../src/core/replay/recording.js'
+import { isPlainObject, isTruthy } from '../src/core/messages/values.js'
 import { describeConfig, foldScenario, runProperty, scenarioArb, seqOfStored, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

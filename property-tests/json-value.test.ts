@@ -4,7 +4,7 @@
 import fc from 'fast-check'
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, decodeJsonValue, decodeMessage } from '../src/core/json-value.js'
+import { MAX_JSON_DEPTH, decodeJsonValue, decodeMessage } from '../src/core/messages/json-value.js'
 import { runProperty } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

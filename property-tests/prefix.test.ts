@@ -7,7 +7,7 @@
 // event marks it (a swap followed by a refused escalation).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Messages } from '../src/core/message.js'
+import type { Messages } from '../src/core/messages/message.js'
 import { describeConfig, foldScenario, hookNames, runProperty, scenarioArb, withoutEphemeralTail, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

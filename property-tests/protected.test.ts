@@ -4,9 +4,9 @@
 // the summary strategy may absorb it, SPEC 17.2); the last user message, verbatim.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Message, Messages } from '../src/core/message.js'
+import type { Message, Messages } from '../src/core/messages/message.js'
 import { toStub } from '../src/core/compaction/stub.js'
-import { isPlainObject } from '../src/core/values.js'
+import { isPlainObject } from '../src/core/messages/values.js'
 import { describeConfig, foldScenario, isEphemeral, runProperty, scenarioArb, seqOfStored, stripSeq, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

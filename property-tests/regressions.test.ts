@@ -2,11 +2,11 @@
 // Each case names the property that found it, the seed, and what it pins.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../src/core/config.js'
-import { estimateOne } from '../src/core/estimate.js'
-import type { Message } from '../src/core/message.js'
-import { DEFAULT_REPLAY_NOW, type RecordingOp } from '../src/core/recording.js'
-import { selectAbsorbSpan } from '../src/core/summary.js'
-import { findPairingViolations } from '../src/core/tool-pairing.js'
+import { estimateOne } from '../src/core/meter/estimate.js'
+import type { Message } from '../src/core/messages/message.js'
+import { DEFAULT_REPLAY_NOW, type RecordingOp } from '../src/core/replay/recording.js'
+import { selectAbsorbSpan } from '../src/core/summary/summary.js'
+import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
 import { foldScenario, makeScenario } from './arbitraries.js'
 
 const bashCall = (id: string): Record<string, unknown> => ({ id, type: 'function', function: { name: 'bash', arguments: `{"cmd":"${id}"}` } })

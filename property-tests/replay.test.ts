@@ -7,9 +7,9 @@ import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../src/core/codecs.js'
 import type { CoreDeps } from '../src/core/deps.js'
-import { makeCachedEstimator } from '../src/core/estimate.js'
-import type { Recording, ReplayOutputLine } from '../src/core/recording.js'
-import { replayRecording } from '../src/core/replay.js'
+import { makeCachedEstimator } from '../src/core/meter/estimate.js'
+import type { Recording, ReplayOutputLine } from '../src/core/replay/recording.js'
+import { replayRecording } from '../src/core/replay/replay.js'
 import { describeConfig, foldScenario, runProperty, scenarioArb, toRecording, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

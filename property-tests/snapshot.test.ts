@@ -4,7 +4,7 @@
 // is accepted by the decoder (never reported inconsistent).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { replayRecording } from '../src/core/replay.js'
+import { replayRecording } from '../src/core/replay/replay.js'
 import { toSnapshot } from '../src/core/snapshot/codec.js'
 import { describeConfig, laterKeysArb, runProperty, scenarioArb, summaryAnswerArb, toRecording, type Scenario } from './arbitraries.js'
 import { depsOf, throughJson } from '../test/support/snapshot.js'

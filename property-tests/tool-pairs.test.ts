@@ -4,7 +4,7 @@
 // requests answered with random text).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findPairingViolations } from '../src/core/tool-pairing.js'
+import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
 import { describeConfig, foldScenario, runProperty, scenarioArb, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)

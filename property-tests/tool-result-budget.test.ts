@@ -16,8 +16,8 @@ import {
   scenarioArb,
   withoutEphemeralTail,
 } from './arbitraries.js'
-import { isPlainObject, isTruthy } from '../src/core/values.js'
-import { withoutSpillPointers } from '../src/core/tool-result-budget.js'
+import { isPlainObject, isTruthy } from '../src/core/messages/values.js'
+import { withoutSpillPointers } from '../src/core/tool-results/tool-result-budget.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 

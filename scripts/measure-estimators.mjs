@@ -5,7 +5,7 @@
 // the median and p90 absolute relative error per estimator. Run `npm run build` first.
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { estimateOne } from '../dist/core/estimate.js'
+import { estimateOne } from '../dist/core/meter/estimate.js'
 import { estimateTyped } from '../dist/core/meter/typed-estimate.js'
 import { importClaudeCodeSession } from '../dist/shell/importers/claude-code.js'
 import { readTextFile } from '../dist/shell/read-text.js'

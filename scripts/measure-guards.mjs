@@ -3,7 +3,7 @@
 // session and configuration: compaction boundaries, messages removed (final stats), views over the
 // request budget (E plus the 800-token notice reserve), and guard events. Usage: node scripts/measure-guards.mjs [--set k=v ...]
 import { execFileSync } from 'node:child_process'
-import { estimateOne } from '../dist/core/estimate.js'
+import { estimateOne } from '../dist/core/meter/estimate.js'
 
 const extra = process.argv.slice(2)
 const SESSIONS = [

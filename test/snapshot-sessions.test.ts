@@ -2,8 +2,8 @@
 // (Claude Code --budget 60000, tau-bench --budget 4500) and handed over through a JSON snapshot at
 // five cut points gives exactly the output of the uninterrupted replay.
 import { describe, expect, it } from 'vitest'
-import type { Recording } from '../src/core/recording.js'
-import { replayRecording } from '../src/core/replay.js'
+import type { Recording } from '../src/core/replay/recording.js'
+import { replayRecording } from '../src/core/replay/replay.js'
 import { applyBudgetOverride } from '../src/shell/cli/options.js'
 import { loadRecordings } from '../src/shell/importers/detect.js'
 import { readFixture } from './support/fixtures.js'

@@ -5,7 +5,7 @@
 import type { Config } from './config.js'
 import type { Effect } from './effects.js'
 import type { ProviderWindow } from './events.js'
-import { isTruthy } from './values.js'
+import { isTruthy } from './messages/values.js'
 
 /**
  * The safety margin subtracted from a provider-derived budget, in tokens (SPEC 4). Never applied

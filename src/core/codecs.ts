@@ -9,9 +9,9 @@ import { closest } from 'fastest-levenshtein'
 import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type ConfigKey, type TokenMeterMode, type ToolResultShape } from './config.js'
 import type { Log } from './effects.js'
 import { ConfigError } from './errors.js'
-import { pyrepr, pyStrip } from './text.js'
-import { isPlainObject, isTruthy, setOwn } from './values.js'
-import { decodeJsonValue, describeValue, toProblemText } from './json-value.js'
+import { pyrepr, pyStrip } from './messages/text.js'
+import { isPlainObject, isTruthy, setOwn } from './messages/values.js'
+import { decodeJsonValue, describeValue, toProblemText } from './messages/json-value.js'
 
 /**
  * A positive integer number of tokens (`max_tokens`, SPEC 17.6). A failed decode becomes a

@@ -2,7 +2,7 @@
  * What a reducer depends on besides state and event: plain configuration and pure functions only.
  */
 import type { Config } from './config.js'
-import type { TokenEstimator } from './estimate.js'
+import type { TokenEstimator } from './meter/estimate.js'
 import type { MessageFormat } from './formats/carrier.js'
 
 export type { TokenEstimator }

@@ -2,7 +2,7 @@
  * Events: the facts the shell feeds the core, in the order they happened. Time and ids arrive as
  * event fields; the core never reads a clock.
  */
-import type { Message } from './message.js'
+import type { Message } from './messages/message.js'
 
 /**
  * `add_message(message)` happened at `timestamp` (module format `YYYY-MM-DDTHH:MM:SS.mmm+00:00`,

@@ -3,7 +3,7 @@
  * sticky compaction decisions, meter, predicate, replay and summary state, and the last stats.
  */
 import type { BudgetPayload } from './budget.js'
-import type { Message } from './message.js'
+import type { Message } from './messages/message.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
 
 /**

@@ -3,7 +3,7 @@
  * effects for the shell to run, in order.
  */
 import type { Effect } from './effects.js'
-import type { Message } from './message.js'
+import type { Message } from './messages/message.js'
 import type { State } from './state.js'
 
 /**

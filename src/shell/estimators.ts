@@ -5,9 +5,9 @@
  */
 import { createRequire } from 'node:module'
 import type { Config } from '../core/config.js'
-import { makeCachedEstimator, type TokenEstimator } from '../core/estimate.js'
+import { makeCachedEstimator, type TokenEstimator } from '../core/meter/estimate.js'
 import { ConfigError } from '../core/errors.js'
-import type { Message } from '../core/message.js'
+import type { Message } from '../core/messages/message.js'
 import { estimateTyped, splitMedia } from '../core/meter/typed-estimate.js'
 
 /**

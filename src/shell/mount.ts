@@ -4,14 +4,14 @@
  */
 import type { ContextConfig } from '../core/config.js'
 import type { LlmResponsePayload } from '../core/meter/usage.js'
-import { isTruthy } from '../core/values.js'
+import { isTruthy } from '../core/messages/values.js'
 import type { ContextManagerOptions } from './context-manager.js'
 import { ContextManager } from './context-manager.js'
 import type { HookBus } from './hooks.js'
 import type { Logger } from './runner.js'
 import { consoleLogger } from './runner.js'
 import { InvalidRequestError } from '../core/errors.js'
-import { describeValue } from '../core/json-value.js'
+import { describeValue } from '../core/messages/json-value.js'
 
 /**
  * The host as SPEC 17.7 shapes it: an optional hook bus and `mount(kind, instance)`, which may

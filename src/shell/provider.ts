@@ -4,8 +4,8 @@
  */
 import type { ProviderWindow } from '../core/events.js'
 import { TimeoutError } from '../core/errors.js'
-import { describeValue } from '../core/json-value.js'
-import { isTruthy } from '../core/values.js'
+import { describeValue } from '../core/messages/json-value.js'
+import { isTruthy } from '../core/messages/values.js'
 import { withTimeLimit } from './time-limit.js'
 
 /**

@@ -3,9 +3,9 @@
  * every input, in the order applied, to a recorder, so the session can be saved and replayed.
  */
 import type { ContextConfig } from '../core/config.js'
-import type { Recording, RecordingOp } from '../core/recording.js'
+import type { Recording, RecordingOp } from '../core/replay/recording.js'
 import type { ProviderFormat } from '../core/formats/carrier.js'
-import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
+import { DEFAULT_REPLAY_NOW } from '../core/replay/recording.js'
 import { serializeRecording } from './recording-file.js'
 import { copyJson as copy } from './json-values.js'
 

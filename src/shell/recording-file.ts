@@ -5,9 +5,9 @@
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
 import { pipe } from 'fp-ts/lib/function.js'
-import { DEFAULT_REPLAY_NOW } from '../core/recording.js'
-import type { Recording, RecordingOp } from '../core/recording.js'
-import { decodeMessage, decodeMessages, describeValue, toProblemText } from '../core/json-value.js'
+import { DEFAULT_REPLAY_NOW } from '../core/replay/recording.js'
+import type { Recording, RecordingOp } from '../core/replay/recording.js'
+import { decodeMessage, decodeMessages, describeValue, toProblemText } from '../core/messages/json-value.js'
 
 /**
  * A file that is not a valid recording or recorded session. `message` is

@@ -8,7 +8,7 @@ import type { HookBus } from './hooks.js'
 import type { Provider } from './provider.js'
 import type { SpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
-import { describeValue } from '../core/json-value.js'
+import { describeValue } from '../core/messages/json-value.js'
 import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
 
 /**

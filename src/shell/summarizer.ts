@@ -2,9 +2,9 @@
  * The summarizer behind the summary strategy (SPEC 12.3): reads the prompt file, asks the provider
  * for a completion within the timeout, and returns the text of the response.
  */
-import { isTruthy } from '../core/values.js'
+import { isTruthy } from '../core/messages/values.js'
 import { readFile as readFileFromDisk } from 'node:fs/promises'
-import { pyStrip } from '../core/text.js'
+import { pyStrip } from '../core/messages/text.js'
 import type { CompletionRequest, Provider } from './provider.js'
 import type { Logger } from './runner.js'
 import { consoleLogger, describeError } from './runner.js'

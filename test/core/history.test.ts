@@ -1,7 +1,7 @@
 // Unit tests for src/core/history.ts: add_message, set_messages and clear (SPEC 1.3, 1.4, 2.4, 2.5;
 // B-DM-*), tool-name harvesting (SPEC 11.4, B-TB-8), driven through the reducer.
 import { describe, expect, it } from 'vitest'
-import type { Message } from '../../src/core/message.js'
+import type { Message } from '../../src/core/messages/message.js'
 import { harvestToolNames, toStoredMessage } from '../../src/core/history.js'
 import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, makeInitialState, type State } from '../../src/core/state.js'
 import { LATER, NOW, added, calls, fold, request, result, stepFor, stored, user, viewed, withMessages, workedExampleTurns } from '../support/core.js'

@@ -2,8 +2,8 @@
 // never re-estimates the history, and repeated requests neither re-estimate nor re-copy messages.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../../src/core/config.js'
-import { estimateOne, makeCachedEstimator } from '../../src/core/estimate.js'
-import type { Message } from '../../src/core/message.js'
+import { estimateOne, makeCachedEstimator } from '../../src/core/meter/estimate.js'
+import type { Message } from '../../src/core/messages/message.js'
 import { makeStep } from '../../src/core/reducer.js'
 import { makeInitialState, type State } from '../../src/core/state.js'
 import { NOW, added, calls, request, result, user } from '../support/core.js'

@@ -2,7 +2,7 @@
 // purity (inputs never mutated, same input → same output) and odd input leaving state alone.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../../src/core/config.js'
-import { estimateOne, makeCachedEstimator } from '../../src/core/estimate.js'
+import { estimateOne, makeCachedEstimator } from '../../src/core/meter/estimate.js'
 import type { Event } from '../../src/core/events.js'
 import { makeStep } from '../../src/core/reducer.js'
 import { EMPTY_SUMMARY, makeInitialState, type State } from '../../src/core/state.js'

@@ -2,7 +2,7 @@
 // B-EV-1, B-EV-2), factory mode (2.3 step 4, 2.6, A-1, A-2) and sticky-only requests.
 import { describe, expect, it } from 'vitest'
 import { toNoticeText } from '../../src/core/compaction/notice.js'
-import type { Message } from '../../src/core/message.js'
+import type { Message } from '../../src/core/messages/message.js'
 import { toWorkingList } from '../../src/core/request.js'
 import { makeInitialState } from '../../src/core/state.js'
 import type { CompactionStats } from '../../src/core/stats.js'

@@ -1,6 +1,6 @@
 /** Tests of the session recorder: op capture, copies, the Recording and its JSON Lines text. */
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_REPLAY_NOW } from '../../src/core/recording.js'
+import { DEFAULT_REPLAY_NOW } from '../../src/core/replay/recording.js'
 import { makeRecorder } from '../../src/shell/recorder.js'
 
 describe('makeRecorder', () => {

@@ -8,8 +8,8 @@ import { FIXTURES } from '../support/fixtures.js'
 import { describe, expect, test } from 'vitest'
 import { thrown } from '../support/recording-errors.js'
 import * as E from 'fp-ts/lib/Either.js'
-import { DEFAULT_REPLAY_NOW } from '../../src/core/recording.js'
-import type { Recording } from '../../src/core/recording.js'
+import { DEFAULT_REPLAY_NOW } from '../../src/core/replay/recording.js'
+import type { Recording } from '../../src/core/replay/recording.js'
 import {
   decodeRecordingOp,
   iterateJsonLines,

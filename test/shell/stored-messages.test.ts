@@ -1,8 +1,8 @@
 // Stored messages are JSON values owned by the library (SPEC 17.9), through the public manager:
 // the reproductions of issue 8 (aliasing, deep chains, __proto__ keys, non-JSON values, metadata).
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH } from '../../src/core/json-value.js'
-import type { Message } from '../../src/core/message.js'
+import { MAX_JSON_DEPTH } from '../../src/core/messages/json-value.js'
+import type { Message } from '../../src/core/messages/message.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager, InvalidMessageError } from '../../src/shell/context-manager.js'
 import { makeRecorder } from '../../src/shell/recorder.js'

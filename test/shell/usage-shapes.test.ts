@@ -4,9 +4,9 @@
 // the same.
 import { describe, expect, it } from 'vitest'
 import type { ProviderUsage } from '../../src/core/meter/usage.js'
-import { makeCachedEstimator } from '../../src/core/estimate.js'
+import { makeCachedEstimator } from '../../src/core/meter/estimate.js'
 import { decodeConfig } from '../../src/core/codecs.js'
-import { replayRecording } from '../../src/core/replay.js'
+import { replayRecording } from '../../src/core/replay/replay.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks } from '../../src/shell/hooks.js'

@@ -5,9 +5,9 @@ import { readdirSync, existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isRight } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../../src/core/codecs.js'
-import { makeCachedEstimator } from '../../src/core/estimate.js'
-import { replayRecording } from '../../src/core/replay.js'
-import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../src/core/recording.js'
+import { makeCachedEstimator } from '../../src/core/meter/estimate.js'
+import { replayRecording } from '../../src/core/replay/replay.js'
+import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../src/core/replay/recording.js'
 import { FIXTURES, fixturePath, readFixture } from './fixtures.js'
 
 /** The conformance cases copied into the repository (docs/conformance.md). */

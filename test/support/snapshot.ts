@@ -3,8 +3,8 @@
 import * as E from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../../src/core/codecs.js'
 import type { CoreDeps } from '../../src/core/deps.js'
-import { makeCachedEstimator } from '../../src/core/estimate.js'
-import type { Recording } from '../../src/core/recording.js'
+import { makeCachedEstimator } from '../../src/core/meter/estimate.js'
+import type { Recording } from '../../src/core/replay/recording.js'
 import { decodeSnapshot, toSnapshot } from '../../src/core/snapshot/codec.js'
 import type { State } from '../../src/core/state.js'
 

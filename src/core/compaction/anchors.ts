@@ -3,9 +3,9 @@
  * typed, so the first/last-user protections anchor on them and not on injected text.
  */
 import type { Config } from '../config.js'
-import type { Message, Messages } from '../message.js'
-import { isRealUserMessage } from '../replay-last-user.js'
-import { isPlainObject, isTruthy } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isRealUserMessage } from './replay-last-user.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 
 const MACHINE_SOURCES = new Set(['hook', 'context-compaction', 'context-replay', 'context-summary'])
 

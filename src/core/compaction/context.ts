@@ -4,9 +4,9 @@
  */
 import type { Config } from '../config.js'
 import type { TokenEstimator } from '../deps.js'
-import type { Message, Messages } from '../message.js'
-import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-result-budget.js'
-import { isPlainObject } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
+import { isPlainObject } from '../messages/values.js'
 import type { WorkingEntry } from '../incremental/working.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'

@@ -4,9 +4,9 @@
  * and the `context:compaction-infeasible` payload when that floor sits above the target.
  */
 import type { Config } from '../config.js'
-import type { Message, Messages } from '../message.js'
-import { isTruthy } from '../values.js'
-import { isExemptToolResult } from '../tool-result-budget.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isTruthy } from '../messages/values.js'
+import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import type { PassContext } from './context.js'
 import { isStubbable } from './stub.js'
 import { toAnchorPositions } from './anchors.js'

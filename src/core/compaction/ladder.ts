@@ -3,15 +3,15 @@
  * 6, removal at 3, 5 and 7, first-user stub and old-stub removal at 8. Works on a local copy of
  * the working list and records decisions into a sticky draft.
  */
-import type { Message, Messages } from '../message.js'
-import { codePointLength } from '../text.js'
-import { isTruthy } from '../values.js'
-import { estimateMessages } from '../estimate.js'
+import type { Message, Messages } from '../messages/message.js'
+import { codePointLength } from '../messages/text.js'
+import { isTruthy } from '../messages/values.js'
+import { estimateMessages } from '../meter/estimate.js'
 import type { PassContext } from './context.js'
 import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from './sticky.js'
 import { isStubbable } from './stub.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
-import { isExemptToolResult } from '../tool-result-budget.js'
+import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import { toAnchorPositions } from './anchors.js'
 
 /**

@@ -3,10 +3,10 @@
  * compaction, derived only from the stored stats so it stays byte-stable between escalations.
  */
 import type { Config } from '../config.js'
-import type { Message, Messages } from '../message.js'
+import type { Message, Messages } from '../messages/message.js'
 import type { CompactionStats } from '../stats.js'
-import { fmtInt, fmtPct } from '../text.js'
-import { isTruthy } from '../values.js'
+import { fmtInt, fmtPct } from '../messages/text.js'
+import { isTruthy } from '../messages/values.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
 
 const MINIMAL_TEXT =

@@ -3,13 +3,13 @@
  * inner gate, ladder, worth-the-rebuild verdict and finalize, over a working list W.
  */
 import type { Effect } from '../effects.js'
-import type { Message, Messages } from '../message.js'
+import type { Message, Messages } from '../messages/message.js'
 import type { GuardState, MeterState, StickyState, SummaryState } from '../state.js'
 import type { CompactionStats } from '../stats.js'
-import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from '../clear-at-least.js'
-import { needsEscalation, type HybridReading } from '../token-meter.js'
-import { trySwap } from '../summary.js'
-import { estimateMessages } from '../estimate.js'
+import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from './clear-at-least.js'
+import { needsEscalation, type HybridReading } from '../meter/token-meter.js'
+import { trySwap } from '../summary/summary.js'
+import { estimateMessages } from '../meter/estimate.js'
 import type { PassContext } from './context.js'
 import { measureFloor, toInfeasiblePayload } from './floor.js'
 import { runLadder } from './ladder.js'

@@ -2,8 +2,8 @@
  * Sticky decisions (SPEC 7): recording decisions by `_seq` and re-applying them to the
  * non-system messages of every compaction-path view.
  */
-import type { Message, Messages } from '../message.js'
-import { seqOf } from '../message.js'
+import type { Message, Messages } from '../messages/message.js'
+import { seqOf } from '../messages/message.js'
 import type { PassContext } from './context.js'
 
 /**

@@ -1,8 +1,8 @@
 /**
  * User-message stubs (SPEC 6.6): a long user message reduced to a short quoted preview.
  */
-import type { Message } from '../message.js'
-import { codePointLength, codePointSlice, pyStrip } from '../text.js'
+import type { Message } from '../messages/message.js'
+import { codePointLength, codePointSlice, pyStrip } from '../messages/text.js'
 
 /**
  * Content longer than this many characters (code points) can be stubbed (SPEC 6.4, 6.6).

@@ -2,8 +2,8 @@
  * Tool groups (SPEC 17.3): an assistant message with tool calls plus the adjacent run of tool
  * results answering those calls. Ids are compared only inside that run.
  */
-import type { Message, Messages } from '../message.js'
-import { isPlainObject, isTruthy } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 
 /**
  * The call ids of a message's `tool_calls` (each call's `id`, or `tool_call_id` when `id` is

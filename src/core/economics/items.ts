@@ -2,9 +2,9 @@
  * A view as the prompt cache sees it: its messages in provider order, each with a key for what
  * goes on the wire, its estimated tokens and whether it is an ephemeral tail item.
  */
-import type { TokenEstimator } from '../estimate.js'
-import type { Message } from '../message.js'
-import { isPlainObject, isTruthy } from '../values.js'
+import type { TokenEstimator } from '../meter/estimate.js'
+import type { Message } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 import type { CacheItem, CacheProvider } from './cache.js'
 
 const keys = new WeakMap<object, string>()

@@ -2,11 +2,11 @@
  * Per-session evaluation figures of a replay under the provider model: compaction boundaries,
  * invalid views, overflows, prefix breaks, the input split and its cost (what `compare` prints).
  */
-import type { Recording } from '../recording.js'
-import type { ReplayResult } from '../replay.js'
+import type { Recording } from '../replay/recording.js'
+import type { ReplayResult } from '../replay/replay.js'
 import type { CompactionStats, TokenMeterStats } from '../stats.js'
-import { selectPairingProblems, type PairingProblem } from '../tool-pairing.js'
-import { isPlainObject } from '../values.js'
+import { selectPairingProblems, type PairingProblem } from '../formats/tool-pairing.js'
+import { isPlainObject } from '../messages/values.js'
 import { toInputCostUsd, type ModelPrice } from './prices.js'
 
 /**

@@ -3,7 +3,7 @@
  * replay sends (`--usage simulated`), or the split of what it did report (`--usage recorded`).
  * A pure reducer over requests; the replay fold feeds it.
  */
-import { isPlainObject } from '../values.js'
+import { isPlainObject } from '../messages/values.js'
 import { applyCacheRequest, EMPTY_CACHE, isPrefixBreak, type CacheItem, type CacheLifetime, type CacheProvider, type CacheState } from './cache.js'
 import type { InputSplit } from './prices.js'
 

@@ -4,8 +4,8 @@
  * approval response chained to its call by `approvalId`), provider-ready `ModelMessage[]`
  * output, the rules S1-S5, and the per-format validation of added messages.
  */
-import type { Message, Messages } from '../message.js'
-import { isPlainObject } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isPlainObject } from '../messages/values.js'
 import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
 import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, toBlocks, toContractCalls, type NativeCarrier, type Piece } from './carrier.js'
 

@@ -4,8 +4,8 @@
  * pieces and its other blocks one human-turn piece), provider-ready output `{system, messages}`,
  * the provider rules A1-A7, and the per-format validation of added messages.
  */
-import type { Message, Messages } from '../message.js'
-import { isPlainObject, isTruthy } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
 import {
   contentText,

@@ -4,8 +4,8 @@
  * (less `metadata` and keys the format forbids); a message with a removed or modified piece is
  * rebuilt from its surviving blocks, in their original order.
  */
-import type { Message, Messages } from '../message.js'
-import { isTruthy } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isTruthy } from '../messages/values.js'
 import { carrierOf, pickKeys, type NativeCarrier, type ProviderFormat } from './carrier.js'
 
 /**

@@ -3,8 +3,8 @@
  * compacts: the carrier a piece keeps in `metadata.native`, and the block helpers every format
  * shares (text of blocks, modified-piece detection, key filtering).
  */
-import type { Message } from '../message.js'
-import { isPlainObject } from '../values.js'
+import type { Message } from '../messages/message.js'
+import { isPlainObject } from '../messages/values.js'
 
 /**
  * The message formats a manager accepts. `contract` is the contract's own shape (SPEC 1.1, the

@@ -3,9 +3,9 @@
  * provider-ready view, the native history), the provider rules, the format-aware estimator and
  * the opt-in pairing repair.
  */
-import type { Message, Messages } from '../message.js'
-import type { TokenEstimator } from '../estimate.js'
-import { isPlainObject } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import type { TokenEstimator } from '../meter/estimate.js'
+import { isPlainObject } from '../messages/values.js'
 import { endsInOpenToolGroup, selectResultRunEnd, toCallIds, isToolCallMessage } from '../compaction/tool-pairs.js'
 import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage, type AiSdkMessage } from './ai-sdk.js'
 import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicView } from './anthropic.js'

@@ -3,9 +3,9 @@
  * arrays. A message is one piece (array content read as its text parts); output keeps only the
  * API's message keys; the rules are validate_views.py R1-R4 (C1) plus C5.
  */
-import type { Message, Messages } from '../message.js'
-import { isPlainObject, isTruthy } from '../values.js'
-import { selectPairingProblems } from '../tool-pairing.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
+import { selectPairingProblems } from './tool-pairing.js'
 import { assemblePieces, type AssemblyCodec } from './assemble.js'
 import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, type NativeCarrier, type Piece } from './carrier.js'
 

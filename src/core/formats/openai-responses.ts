@@ -4,8 +4,8 @@
  * one assistant piece whose calls they are; each call output is a tool piece), provider-ready
  * `input` arrays, the rules O1-O4, and the per-format validation of added items.
  */
-import type { Message, Messages } from '../message.js'
-import { isPlainObject, isTruthy } from '../values.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, type Piece } from './carrier.js'
 
 /**

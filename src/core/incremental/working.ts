@@ -4,10 +4,10 @@
  * that does not compact costs what is new plus the length of its view, not the history length.
  */
 import type { TokenEstimator } from '../deps.js'
-import type { Message, Messages } from '../message.js'
+import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
-import type { SpillRequest } from '../tool-result-budget.js'
-import { isPlainObject } from '../values.js'
+import type { SpillRequest } from '../tool-results/tool-result-budget.js'
+import { isPlainObject } from '../messages/values.js'
 import { stripMessage, type DerivationMemo, type PassContext } from '../compaction/context.js'
 import { applySticky } from '../compaction/sticky.js'
 

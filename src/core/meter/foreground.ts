@@ -7,8 +7,8 @@ import type { Config } from '../config.js'
 import type { State } from '../state.js'
 import type { Step } from '../step.js'
 import type { TokenMeterStats } from '../stats.js'
-import { applyUsage } from '../token-meter.js'
-import { isPlainObject } from '../values.js'
+import { applyUsage } from './token-meter.js'
+import { isPlainObject } from '../messages/values.js'
 
 /**
  * True when an `llm:response` payload is marked as the agent loop's own call: `foreground: true`

@@ -3,9 +3,9 @@
  * estimator counts it (SPEC 5), but image and document blocks and base64 payloads are never
  * counted as text: each costs a documented per-provider amount instead.
  */
-import type { Message } from '../message.js'
-import { pyreprLength } from '../estimate.js'
-import { isPlainObject } from '../values.js'
+import type { Message } from '../messages/message.js'
+import { pyreprLength } from './estimate.js'
+import { isPlainObject } from '../messages/values.js'
 
 /**
  * Token costs of media, per provider, from their documentation (issue 12). Anthropic: an image

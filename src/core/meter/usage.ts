@@ -4,7 +4,7 @@
  * contract's usage (`input_tokens` gross of cache reads, `cache_write_tokens` billed on top).
  */
 import * as E from 'fp-ts/lib/Either.js'
-import { isPlainObject } from '../values.js'
+import { isPlainObject } from '../messages/values.js'
 
 /**
  * The contract's usage (SPEC 10.2, RECORDING.md): `input_tokens` is the gross input (fresh plus

@@ -2,7 +2,7 @@
  * Consistency of a decoded snapshot state: the checks that span fields (sticky decisions and
  * summary spans name stored messages, `_seq`s ascend below `nextSeq`, ...). Each check is pure.
  */
-import { seqOf } from '../message.js'
+import { seqOf } from '../messages/message.js'
 import type { State } from '../state.js'
 
 /**

@@ -5,7 +5,7 @@
 import type { Config } from '../config.js'
 import type { Effect } from '../effects.js'
 import type { State } from '../state.js'
-import { toSummaryRequest } from '../summary.js'
+import { toSummaryRequest } from '../summary/summary.js'
 
 /**
  * The effects that resume a restored state: a `request_summary` for the summary in flight (same

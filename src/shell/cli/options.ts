@@ -3,7 +3,7 @@
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
 import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
-import type { Recording, RecordingOp } from '../../core/recording.js'
+import type { Recording, RecordingOp } from '../../core/replay/recording.js'
 
 /**
  * A bad flag or value on the command line; `main` prints its message as one stderr line and

@@ -2,11 +2,11 @@
  * Human replay report: per-request rows (history size, the three meters, budget, level, boundary,
  * view size, pairing problems) and the summary figures, computed from replay output lines.
  */
-import type { Message } from '../../core/message.js'
-import type { ReplayOutputLine } from '../../core/recording.js'
+import type { Message } from '../../core/messages/message.js'
+import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import type { RequestEconomics } from '../../core/economics/simulation.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
-import { findPairingViolations } from '../../core/tool-pairing.js'
+import { findPairingViolations } from '../../core/formats/tool-pairing.js'
 
 /**
  * One row of the per-request table. Token figures are in tokens; null where not known. `request`

@@ -5,10 +5,10 @@
 import * as t from 'io-ts'
 import { formatTimestamp } from '../clock.js'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Message } from '../../core/message.js'
+import type { Message } from '../../core/messages/message.js'
 import { decodeUsage, type ContractUsage } from '../../core/meter/usage.js'
-import { DEFAULT_REPLAY_NOW } from '../../core/recording.js'
-import type { Recording, RecordingOp } from '../../core/recording.js'
+import { DEFAULT_REPLAY_NOW } from '../../core/replay/recording.js'
+import type { Recording, RecordingOp } from '../../core/replay/recording.js'
 import { RecordingFormatError, describeValue, iterateJsonLines } from '../recording-file.js'
 
 /**

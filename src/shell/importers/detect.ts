@@ -3,7 +3,7 @@
  * recordings.
  */
 import * as t from 'io-ts'
-import type { Recording } from '../../core/recording.js'
+import type { Recording } from '../../core/replay/recording.js'
 import { RecordingFormatError, describeValue, iterateJsonLines, parseRecordingJsonl } from '../recording-file.js'
 import { importClaudeCodeSession } from './claude-code.js'
 import { importOpenAiChatTrajectories } from './openai-chat.js'

@@ -4,9 +4,9 @@
  */
 import * as t from 'io-ts'
 import * as E from 'fp-ts/lib/Either.js'
-import type { Message } from '../../core/message.js'
-import { DEFAULT_REPLAY_NOW } from '../../core/recording.js'
-import type { Recording, RecordingOp } from '../../core/recording.js'
+import type { Message } from '../../core/messages/message.js'
+import { DEFAULT_REPLAY_NOW } from '../../core/replay/recording.js'
+import type { Recording, RecordingOp } from '../../core/replay/recording.js'
 import { RecordingFormatError, describeValue } from '../recording-file.js'
 
 /**

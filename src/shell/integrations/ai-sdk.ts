@@ -6,7 +6,7 @@
  */
 import type { AiSdkModelMessage } from '../../core/formats/ai-sdk-model-message.js'
 import type { LlmResponsePayload } from '../../core/meter/usage.js'
-import type { MessageInput } from '../../core/message.js'
+import type { MessageInput } from '../../core/messages/message.js'
 
 /**
  * What the helpers need of a manager: a `ContextManager` created with `{ format: 'ai-sdk' }`

@@ -2,10 +2,10 @@
  * The data of the HTML report, as plain columns (one entry per request): a pure projection of
  * replay output lines, the provider readings beside them, and the configuration's threshold.
  */
-import { estimateMessages, type TokenEstimator } from '../../core/estimate.js'
+import { estimateMessages, type TokenEstimator } from '../../core/meter/estimate.js'
 import { toInputCostUsd, type ModelPrice } from '../../core/economics/prices.js'
 import type { RequestEconomics } from '../../core/economics/simulation.js'
-import type { ReplayOutputLine } from '../../core/recording.js'
+import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
 
 /**

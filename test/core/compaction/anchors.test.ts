@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { isHumanPrompt, toAnchorPositions } from '../../../src/core/compaction/anchors.js'
 import { toStub } from '../../../src/core/compaction/stub.js'
-import type { Message } from '../../../src/core/message.js'
+import type { Message } from '../../../src/core/messages/message.js'
 import { added, assistant, fold, request, stepFor, user, viewed, stored } from '../../support/core.js'
 
 const text = (tag: string, length: number): string => `${tag} `.padEnd(length, '.')

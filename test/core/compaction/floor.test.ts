@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest'
 import { makeDerivationMemo, makePassContext } from '../../../src/core/compaction/context.js'
 import { measureFloor } from '../../../src/core/compaction/floor.js'
-import { estimateOne } from '../../../src/core/estimate.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
 import { decodeSnapshot, toSnapshot } from '../../../src/core/snapshot/codec.js'
 import type { Event } from '../../../src/core/events.js'
-import type { Message } from '../../../src/core/message.js'
+import type { Message } from '../../../src/core/messages/message.js'
 import { added, calls, configOf, effectsOf, fold, hookNames, request, result, stepFor, stored, system, tokens, user } from '../../support/core.js'
 
 const text = (tag: string, length: number): string => `${tag} `.padEnd(length, '.')

@@ -2,13 +2,13 @@
 // progressive levels of SPEC 6 (B-TR-*, B-L*-*, B-ST-1, B-FN-*), the exact worked example of 6.8 with
 // protected_tool_results 4 and 5, and 17.2 (the first user message is never removed).
 import { describe, expect, it } from 'vitest'
-import { findPairingViolations } from '../../../src/core/tool-pairing.js'
+import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import type { Config } from '../../../src/core/config.js'
 import { toStub } from '../../../src/core/compaction/stub.js'
-import type { Message, Messages } from '../../../src/core/message.js'
+import type { Message, Messages } from '../../../src/core/messages/message.js'
 import type { State } from '../../../src/core/state.js'
 import type { CompactionStats } from '../../../src/core/stats.js'
-import { truncateToolResult } from '../../../src/core/tool-result-budget.js'
+import { truncateToolResult } from '../../../src/core/tool-results/tool-result-budget.js'
 import {
   NOW,
   assistant,

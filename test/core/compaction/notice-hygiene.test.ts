@@ -3,7 +3,7 @@
 // hygienic text has no estimator token figures and no "affects only this request" claim.
 import { describe, expect, it } from 'vitest'
 import { STANDING_NOTICE_TEXT } from '../../../src/core/compaction/notice.js'
-import type { Message } from '../../../src/core/message.js'
+import type { Message } from '../../../src/core/messages/message.js'
 import { added, fold, request, stepFor, user, workedExampleTurns, WORKED_EXAMPLE } from '../../support/core.js'
 
 // SPEC 6.8's history with the notice on (budget 3,800 − reserve 800 = E 3,000) and a threshold

@@ -5,10 +5,10 @@ import { makeDerivationMemo, makePassContext } from '../../../src/core/compactio
 import { applySticky, hasNewDecision, recordRemoved, recordStubbed, recordTruncated, toStickyDraft } from '../../../src/core/compaction/sticky.js'
 import { toStub } from '../../../src/core/compaction/stub.js'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
-import { estimateOne } from '../../../src/core/estimate.js'
-import type { Message, Messages } from '../../../src/core/message.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
+import type { Message, Messages } from '../../../src/core/messages/message.js'
 import { EMPTY_STICKY } from '../../../src/core/state.js'
-import { truncateToolResult } from '../../../src/core/tool-result-budget.js'
+import { truncateToolResult } from '../../../src/core/tool-results/tool-result-budget.js'
 import { added, configOf, fold, hookNames, request, result, stepFor, stored, user, viewed, withMessages, workedExampleTurns, WORKED_EXAMPLE } from '../../support/core.js'
 
 

@@ -2,8 +2,8 @@
 // formed by adjacency, duplicate call ids), 6.4 with 17.3, B-TP-1, B-TP-2, B-L3-5, B-L3-6, A-13.
 import { describe, expect, it } from 'vitest'
 import { endsInOpenToolGroup, isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd, toCallIds } from '../../../src/core/compaction/tool-pairs.js'
-import type { Message, Messages } from '../../../src/core/message.js'
-import { findPairingViolations } from '../../../src/core/tool-pairing.js'
+import type { Message, Messages } from '../../../src/core/messages/message.js'
+import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import { assistant, calls, configOf, request, result, stepFor, stored, tokens, user, viewed, withMessages } from '../../support/core.js'
 
 const storedAll = (messages: Messages): Message[] => messages.map((message, index) => stored(message, index))

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import { hasOwnPairingProblem, selectRepeatedCallIds, toSessionMetrics } from '../../../src/core/economics/metrics.js'
-import { selectPairingProblems } from '../../../src/core/tool-pairing.js'
-import { makeCachedEstimator } from '../../../src/core/estimate.js'
-import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../../src/core/recording.js'
-import { replayRecording } from '../../../src/core/replay.js'
+import { selectPairingProblems } from '../../../src/core/formats/tool-pairing.js'
+import { makeCachedEstimator } from '../../../src/core/meter/estimate.js'
+import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../../src/core/replay/recording.js'
+import { replayRecording } from '../../../src/core/replay/replay.js'
 
 const price = { input: 2, cached_input: 1, cache_write: 0, output: 8, source: 'test' }
 

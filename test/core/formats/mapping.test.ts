@@ -1,7 +1,7 @@
 // The lossless mapping per format: intake into contract pieces and the way back, on whole values.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
-import { makeCachedEstimator, estimateOne } from '../../../src/core/estimate.js'
+import { makeCachedEstimator, estimateOne } from '../../../src/core/meter/estimate.js'
 import { expandAiSdkMessage, toAiSdkView } from '../../../src/core/formats/ai-sdk.js'
 import { expandAnthropicMessage, toAnthropicView } from '../../../src/core/formats/anthropic.js'
 import { withOrigin } from '../../../src/core/formats/carrier.js'
@@ -9,7 +9,7 @@ import { makeFormatEstimator, repairToolPairing, toNativeHistory, toRequestView 
 import { expandChatMessage, toChatView } from '../../../src/core/formats/openai-chat.js'
 import { mergeResponsesPieces, toResponsesView, expandResponsesItem } from '../../../src/core/formats/openai-responses.js'
 import { toProviderPieces } from '../../../src/core/history.js'
-import type { Message } from '../../../src/core/message.js'
+import type { Message } from '../../../src/core/messages/message.js'
 import { makeStep } from '../../../src/core/reducer.js'
 import { makeInitialState } from '../../../src/core/state.js'
 

@@ -5,9 +5,9 @@
 import { readFixture } from '../../support/fixtures.js'
 import { toRecordedUsage } from '../../../src/core/meter/usage.js'
 import { describe, expect, test } from 'vitest'
-import type { Message } from '../../../src/core/message.js'
-import { DEFAULT_REPLAY_NOW } from '../../../src/core/recording.js'
-import type { Recording, RecordingOp } from '../../../src/core/recording.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { DEFAULT_REPLAY_NOW } from '../../../src/core/replay/recording.js'
+import type { Recording, RecordingOp } from '../../../src/core/replay/recording.js'
 import {
   NO_RESULT_RECORDED,
   importClaudeCodeSession,

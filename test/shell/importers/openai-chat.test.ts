@@ -4,9 +4,9 @@
  */
 import { readFixture } from '../../support/fixtures.js'
 import { describe, expect, test } from 'vitest'
-import type { Message } from '../../../src/core/message.js'
-import { DEFAULT_REPLAY_NOW } from '../../../src/core/recording.js'
-import type { Recording } from '../../../src/core/recording.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { DEFAULT_REPLAY_NOW } from '../../../src/core/replay/recording.js'
+import type { Recording } from '../../../src/core/replay/recording.js'
 import { importOpenAiChatTrajectories, toSessionName } from '../../../src/shell/importers/openai-chat.js'
 import { RecordingFormatError, parseRecordingJsonl } from '../../../src/shell/recording-file.js'
 import { historiesAtRequests, recordingPairingProblems } from './pairing.js'

@@ -2,9 +2,9 @@
  * Test helper: the tool-pairing rules R1-R3 of `tools/validate_views.py`, checked on a
  * message list, and the history a recording builds at each request.
  */
-import type { Message } from '../../../src/core/message.js'
-import type { Recording } from '../../../src/core/recording.js'
-import { findPairingViolations } from '../../../src/core/tool-pairing.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import type { Recording } from '../../../src/core/replay/recording.js'
+import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 
 /**
  * The R1-R3 violations of a message list (the core's `findPairingViolations`, the rules of

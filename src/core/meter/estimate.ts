@@ -3,8 +3,8 @@
  * measured without building the string, plus a per-message memoizing wrapper.
  */
 
-import type { Message } from './message.js'
-import { isAbsentValue, isPrintableCodePoint, pyNumberRepr } from './text.js'
+import type { Message } from '../messages/message.js'
+import { isAbsentValue, isPrintableCodePoint, pyNumberRepr } from '../messages/text.js'
 
 /** Length of a Python `\x`, `\u` or `\U` escape for a non-printable non-ASCII code point. */
 const escapeLength = (cp: number): number => (cp <= 0xff ? 4 : cp <= 0xffff ? 6 : 10)

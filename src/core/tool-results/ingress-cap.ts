@@ -3,11 +3,11 @@
  * whose text is larger than the cap is cut with a visible marker when it is added, after its whole
  * original has been spilled when a spill directory is set, so nothing is lost.
  */
-import type { Config } from './config.js'
-import type { Effect } from './effects.js'
-import type { Message } from './message.js'
-import { seqOf } from './message.js'
-import type { State } from './state.js'
+import type { Config } from '../config.js'
+import type { Effect } from '../effects.js'
+import type { Message } from '../messages/message.js'
+import { seqOf } from '../messages/message.js'
+import type { State } from '../state.js'
 import { toSpillPath } from './tool-result-budget.js'
 
 /**

@@ -1,4 +1,4 @@
-// Unit tests for src/core/text.ts: code points, Python strip, number formats and Python repr.
+// Unit tests for src/core/messages/text.ts: code points, Python strip, number formats and Python repr.
 import { describe, expect, it } from 'vitest'
 import {
   codePointLength,
@@ -10,7 +10,7 @@ import {
   pyNumberRepr,
   pyStrip,
   pyrepr,
-} from '../../src/core/text.js'
+} from '../../../src/core/messages/text.js'
 
 const EMOJI = '😀' // U+1F600, two UTF-16 units
 const HIGH = '\ud83d' // lone high surrogate

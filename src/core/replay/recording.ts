@@ -2,8 +2,8 @@
  * Recordings (the input of replay) and replay output lines, as plain data. The format is fixed
  * by `docs/recording-format.md`; decoding from JSON Lines lives in `src/shell/recording-file.ts`.
  */
-import type { Message } from './message.js'
-import type { ProviderFormat } from './formats/carrier.js'
+import type { Message } from '../messages/message.js'
+import type { ProviderFormat } from '../formats/carrier.js'
 
 /**
  * The provider-reported usage of one `llm:response`, as RECORDING.md shapes it (tokens;

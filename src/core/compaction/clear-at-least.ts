@@ -2,11 +2,11 @@
  * The worth-the-rebuild predicate (SPEC 14, 17.5, 17.6): the floor a new escalation must free,
  * the skipped-event payload and the fail-loud error text.
  */
-import type { Config } from './config.js'
-import type { Effect } from './effects.js'
-import type { CompactionSkippedPayload } from './hook-events.js'
-import type { Messages } from './message.js'
-import { fmtInt, fmtPct, pyNumberRepr, pyrepr, pyStrip } from './text.js'
+import type { Config } from '../config.js'
+import type { Effect } from '../effects.js'
+import type { CompactionSkippedPayload } from '../hook-events.js'
+import type { Messages } from '../messages/message.js'
+import { fmtInt, fmtPct, pyNumberRepr, pyrepr, pyStrip } from '../messages/text.js'
 
 /**
  * The resolved floor in tokens (0 = predicate disabled) and any warning the resolution gave

@@ -2,8 +2,8 @@
  * A deterministic local stand-in for the summarizer: keeps the first and last lines of each
  * absorbed message. For measuring compaction boundaries offline, not for quality.
  */
-import type { Messages } from './message.js'
-import { isPlainObject, isTruthy } from './values.js'
+import type { Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 
 const textOf = (content: unknown): string => {
   if (typeof content === 'string') return content

@@ -2,12 +2,12 @@
  * Last-user replay (SPEC 13): after a compaction boundary, an ephemeral verbatim copy of the most
  * recent real user message at the tail, once per boundary.
  */
-import type { TokenEstimator } from './deps.js'
-import type { Message, Messages } from './message.js'
-import { estimateMessages } from './estimate.js'
-import { endsOutsideToolCall } from './compaction/notice.js'
-import { pyStrip } from './text.js'
-import { isPlainObject, isPresent, isTruthy } from './values.js'
+import type { TokenEstimator } from '../deps.js'
+import type { Message, Messages } from '../messages/message.js'
+import { estimateMessages } from '../meter/estimate.js'
+import { endsOutsideToolCall } from './notice.js'
+import { pyStrip } from '../messages/text.js'
+import { isPlainObject, isPresent, isTruthy } from '../messages/values.js'
 
 const REMINDER_OPENER = '<system-reminder'
 

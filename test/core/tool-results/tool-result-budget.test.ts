@@ -1,11 +1,11 @@
-// Unit tests for src/core/tool-result-budget.ts: budget resolution, head / head_tail shapes and the
+// Unit tests for src/core/tool-results/tool-result-budget.ts: budget resolution, head / head_tail shapes and the
 // spill pointer of SPEC 11 (B-TB-1..8, B-SP-1..4), the exact examples of 11.2 and 11.5, pathlib
 // normalization, and the write_spill / spill_written / spill_failed round trip through the reducer.
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_CONFIG, type Config } from '../../src/core/config.js'
-import { estimateOne } from '../../src/core/estimate.js'
-import type { Message } from '../../src/core/message.js'
+import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
+import type { Message } from '../../../src/core/messages/message.js'
 import {
   isExemptToolResult,
   normalizeSpillDirectory,
@@ -15,8 +15,8 @@ import {
   toToolName,
   truncateToolResult,
   withoutSpillPointers,
-} from '../../src/core/tool-result-budget.js'
-import { NOW, effectsOf, fold, hookNames, request, result, stepFor, withMessages, workedExampleTurns } from '../support/core.js'
+} from '../../../src/core/tool-results/tool-result-budget.js'
+import { NOW, effectsOf, fold, hookNames, request, result, stepFor, withMessages, workedExampleTurns } from '../../support/core.js'
 
 const sha16 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16)
 

@@ -1,13 +1,13 @@
-// Unit tests for src/core/summary.ts: the summary strategy of SPEC 12 with 17.3, 17.4, 17.6
+// Unit tests for src/core/summary/summary.ts: the summary strategy of SPEC 12 with 17.3, 17.4, 17.6
 // (B-SU-1..16): trigger and span selection, snapping, the transcript, answers keyed by request id,
 // cancellation on clear / set_messages, and the swap with its shrink guard.
-import { findPairingViolations } from '../../src/core/tool-pairing.js'
+import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_CONFIG, type Config } from '../../src/core/config.js'
-import { estimateOne } from '../../src/core/estimate.js'
-import type { Event } from '../../src/core/events.js'
-import type { Message } from '../../src/core/message.js'
-import { EMPTY_SUMMARY, type State } from '../../src/core/state.js'
+import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
+import type { Event } from '../../../src/core/events.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { EMPTY_SUMMARY, type State } from '../../../src/core/state.js'
 import {
   DEFAULT_SUMMARY_PROMPT,
   applySummaryAnswer,
@@ -16,7 +16,7 @@ import {
   toSummaryMessage,
   toTranscript,
   trySwap,
-} from '../../src/core/summary.js'
+} from '../../../src/core/summary/summary.js'
 import {
   LATER,
   NOW,
@@ -35,7 +35,7 @@ import {
   user,
   viewed,
   withMessages,
-} from '../support/core.js'
+} from '../../support/core.js'
 
 const SUMMARY = { compaction_strategy: 'summary', compaction_notice_enabled: false, summary_trigger: 0.1 }
 

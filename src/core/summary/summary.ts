@@ -3,17 +3,17 @@
  * snapping, the transcript and prompt sent to the summarizer, answers keyed by request id, and
  * the swap with its shrink guard.
  */
-import { selectAnchorPredicate, toAnchorPositions } from './compaction/anchors.js'
-import type { Config } from './config.js'
-import type { TokenEstimator } from './deps.js'
-import type { Effect, RequestSummary } from './effects.js'
-import type { Message, Messages } from './message.js'
-import type { PendingSummary, State, SummaryState } from './state.js'
-import { estimateMessages } from './estimate.js'
-import { seqOf } from './message.js'
-import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './compaction/tool-pairs.js'
-import { codePointLength, codePointSlice, pyrepr, pyStrip } from './text.js'
-import { isPlainObject, isPresent, isTruthy } from './values.js'
+import { selectAnchorPredicate, toAnchorPositions } from '../compaction/anchors.js'
+import type { Config } from '../config.js'
+import type { TokenEstimator } from '../deps.js'
+import type { Effect, RequestSummary } from '../effects.js'
+import type { Message, Messages } from '../messages/message.js'
+import type { PendingSummary, State, SummaryState } from '../state.js'
+import { estimateMessages } from '../meter/estimate.js'
+import { seqOf } from '../messages/message.js'
+import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from '../compaction/tool-pairs.js'
+import { codePointLength, codePointSlice, pyrepr, pyStrip } from '../messages/text.js'
+import { isPlainObject, isPresent, isTruthy } from '../messages/values.js'
 
 /**
  * Our default summarization prompt: five Markdown sections and guidelines (SPEC 12.3). The

@@ -1,13 +1,13 @@
-// Unit tests for the summary hysteresis keys of issue 12 (guard 9) in src/core/summary.ts,
+// Unit tests for the summary hysteresis keys of issue 12 (guard 9) in src/core/summary/summary.ts,
 // request.ts and compaction/pass.ts: the trigger measures the view, a finished summary is swapped
 // in only by a pass that escalates anyway (and the ladder then runs to the target), a minimum
 // span, a separate post-absorb target and a cooldown in requests. All off by default.
 import { describe, expect, it } from 'vitest'
-import type { Event } from '../../src/core/events.js'
-import type { Message } from '../../src/core/message.js'
-import type { State } from '../../src/core/state.js'
-import type { Step } from '../../src/core/step.js'
-import { added, assistant, effectsOf, fold, hookNames, request, stepFor, user } from '../support/core.js'
+import type { Event } from '../../../src/core/events.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import type { State } from '../../../src/core/state.js'
+import type { Step } from '../../../src/core/step.js'
+import { added, assistant, effectsOf, fold, hookNames, request, stepFor, user } from '../../support/core.js'
 
 const SUMMARY = { compaction_strategy: 'summary', compaction_notice_enabled: false, max_tokens: 3000, target_usage: 0.4 }
 const turn = (i: number): Message[] => [user(`question ${i}`), assistant(`answer ${i} `.padEnd(400, 'x'))]

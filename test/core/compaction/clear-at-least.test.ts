@@ -1,12 +1,12 @@
-// Unit tests for src/core/clear-at-least.ts and the worth-the-rebuild verdict in the pass: floor
+// Unit tests for src/core/compaction/clear-at-least.ts and the worth-the-rebuild verdict in the pass: floor
 // resolution (SPEC 14.1 with 17.6), the skipped event and the fail-loud error (14.3, 14.4), streak
 // rules (14.5), and SPEC 17.5: a pass that decided nothing new is never judged, in every meter mode
 // (B-CA-1..11).
 import { describe, expect, it } from 'vitest'
-import { resolveClearFloor, toPythonFloat, toSkipLimitMessage, toSkippedPayload } from '../../src/core/clear-at-least.js'
-import { DEFAULT_CONFIG } from '../../src/core/config.js'
-import type { Message } from '../../src/core/message.js'
-import type { State } from '../../src/core/state.js'
+import { resolveClearFloor, toPythonFloat, toSkipLimitMessage, toSkippedPayload } from '../../../src/core/compaction/clear-at-least.js'
+import { DEFAULT_CONFIG } from '../../../src/core/config.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import type { State } from '../../../src/core/state.js'
 import {
   added,
   assistant,
@@ -26,7 +26,7 @@ import {
   withMessages,
   workedExampleTurns,
   WORKED_EXAMPLE,
-} from '../support/core.js'
+} from '../../support/core.js'
 
 
 const notNumber = { type: 'log', level: 'warning', message: expect.stringContaining('is not a number') }

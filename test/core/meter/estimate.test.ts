@@ -1,4 +1,4 @@
-// Unit tests for src/core/estimate.ts: the worked examples of SPEC 5.3, repr lengths and caching.
+// Unit tests for src/core/meter/estimate.ts: the worked examples of SPEC 5.3, repr lengths and caching.
 import { describe, expect, it } from 'vitest'
 import {
   estimateMessages,
@@ -6,9 +6,9 @@ import {
   makeCachedEstimator,
   pyreprLength,
   type TokenEstimator,
-} from '../../src/core/estimate.js'
-import type { Message } from '../../src/core/message.js'
-import { codePointLength, pyrepr } from '../../src/core/text.js'
+} from '../../../src/core/meter/estimate.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { codePointLength, pyrepr } from '../../../src/core/messages/text.js'
 
 interface WorkedExample {
   readonly name: string

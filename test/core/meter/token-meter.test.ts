@@ -1,11 +1,11 @@
-// Unit tests for src/core/token-meter.ts: usage intake (SPEC 10.2 with 17.6), the three meters and
+// Unit tests for src/core/meter/token-meter.ts: usage intake (SPEC 10.2 with 17.6), the three meters and
 // their stats (10.1, 10.3, 10.6), the worked example of 10.3, the provenance gate (10.5) and the
 // inner gate (6.2 step 7), driven through the reducer (B-TM-1..16).
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_CONFIG } from '../../src/core/config.js'
-import { EMPTY_METER, makeInitialState, type MeterState } from '../../src/core/state.js'
-import type { TokenMeterStats } from '../../src/core/stats.js'
-import { applyUsage, needsEscalation, toCacheAggregates } from '../../src/core/token-meter.js'
+import { DEFAULT_CONFIG } from '../../../src/core/config.js'
+import { EMPTY_METER, makeInitialState, type MeterState } from '../../../src/core/state.js'
+import type { TokenMeterStats } from '../../../src/core/stats.js'
+import { applyUsage, needsEscalation, toCacheAggregates } from '../../../src/core/meter/token-meter.js'
 import {
   added,
   assistant,
@@ -23,7 +23,7 @@ import {
   viewed,
   withMessages,
   workedExampleTurns,
-} from '../support/core.js'
+} from '../../support/core.js'
 
 const STATS_KEYS = [
   'mode',

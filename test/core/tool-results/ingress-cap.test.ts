@@ -1,11 +1,11 @@
-// Unit tests for src/core/ingress-cap.ts (issue 12, guard 3: tool_result_ingress_cap_bytes): a
+// Unit tests for src/core/tool-results/ingress-cap.ts (issue 12, guard 3: tool_result_ingress_cap_bytes): a
 // tool result over the cap is cut with a visible marker when added; with a spill directory the
 // whole original is spilled first and the marker names the file; a failed spill keeps it whole
 // and emits context:spill_failed; one context:tool_result_ingress_truncated per cut; off by default.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { toIngressCut, utf8Length } from '../../src/core/ingress-cap.js'
-import { added, calls, effectsOf, fold, result, stepFor, user } from '../support/core.js'
+import { toIngressCut, utf8Length } from '../../../src/core/tool-results/ingress-cap.js'
+import { added, calls, effectsOf, fold, result, stepFor, user } from '../../support/core.js'
 
 const big = 'é'.repeat(3000) // 6,000 bytes
 const events = [added(user('read it')), added(calls(['a'])), added(result('a', big))]

@@ -1,7 +1,7 @@
-// Unit tests for src/core/json-value.ts: the JSON-value rules of stored messages (SPEC 17.9).
+// Unit tests for src/core/messages/json-value.ts: the JSON-value rules of stored messages (SPEC 17.9).
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, decodeJsonValue, decodeMessage, decodeMessages, describeValue, toMemberPath, toProblemText, type JsonValueProblem } from '../../src/core/json-value.js'
+import { MAX_JSON_DEPTH, decodeJsonValue, decodeMessage, decodeMessages, describeValue, toMemberPath, toProblemText, type JsonValueProblem } from '../../../src/core/messages/json-value.js'
 
 const problemsOf = <T>(decoded: E.Either<ReadonlyArray<JsonValueProblem>, T>): ReadonlyArray<JsonValueProblem> => (E.isLeft(decoded) ? decoded.left : [])
 const valueOf = <T>(decoded: E.Either<ReadonlyArray<JsonValueProblem>, T>): T => {

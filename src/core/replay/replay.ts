@@ -2,19 +2,19 @@
  * Deterministic replay (RECORDING.md): a fold of a recording's operations through the pure
  * reducer on a fixed clock, producing one output line per request.
  */
-import { makeStep, toStepDeps } from './reducer.js'
-import type { CoreDeps } from './deps.js'
-import type { Effect, RequestSummary, WriteSpill } from './effects.js'
-import type { Event } from './events.js'
-import type { Message } from './message.js'
+import { makeStep, toStepDeps } from '../reducer.js'
+import type { CoreDeps } from '../deps.js'
+import type { Effect, RequestSummary, WriteSpill } from '../effects.js'
+import type { Event } from '../events.js'
+import type { Message } from '../messages/message.js'
 import type { Recording, RecordingOp, ReplayEvent, ReplayOutputLine } from './recording.js'
-import { makeInitialState, type State } from './state.js'
-import type { CacheProvider } from './economics/cache.js'
-import { toCacheItems } from './economics/items.js'
-import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from './economics/simulation.js'
-import { isPlainObject } from './values.js'
-import { withoutSpillPointers } from './tool-result-budget.js'
-import { makeDerivationMemo, stripMessage } from './compaction/context.js'
+import { makeInitialState, type State } from '../state.js'
+import type { CacheProvider } from '../economics/cache.js'
+import { toCacheItems } from '../economics/items.js'
+import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from '../economics/simulation.js'
+import { isPlainObject } from '../messages/values.js'
+import { withoutSpillPointers } from '../tool-results/tool-result-budget.js'
+import { makeDerivationMemo, stripMessage } from '../compaction/context.js'
 
 /**
  * A local summarizer for replay: answers a summary request immediately with text or an error, or

@@ -3,8 +3,8 @@
  * what OpenAI Chat and Anthropic Messages reject. One walk gives structured problems; the
  * string forms the tools print are derived from them.
  */
-import type { Messages } from './message.js'
-import { isPlainObject, isTruthy } from './values.js'
+import type { Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
 
 /**
  * One pairing problem of a view: its rule (`R1` a result whose call is not in the assistant right

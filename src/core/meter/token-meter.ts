@@ -2,17 +2,17 @@
  * The token meter (SPEC 10, 17.6): usage intake from `llm:response`, the three meters (estimate,
  * provider measurement, hybrid anchor + unbilled tail), the stats object, and the provenance gate.
  */
-import type { Config } from './config.js'
-import type { TokenEstimator } from './deps.js'
-import type { Effect } from './effects.js'
-import type { Messages } from './message.js'
-import type { MeterState } from './state.js'
-import type { CacheAggregates, CountKind, TokenMeterStats } from './stats.js'
-import { seqOf } from './message.js'
-import { update } from './immer.js'
-import { isPlainObject } from './values.js'
+import type { Config } from '../config.js'
+import type { TokenEstimator } from '../deps.js'
+import type { Effect } from '../effects.js'
+import type { Messages } from '../messages/message.js'
+import type { MeterState } from '../state.js'
+import type { CacheAggregates, CountKind, TokenMeterStats } from '../stats.js'
+import { seqOf } from '../messages/message.js'
+import { update } from '../immer.js'
+import { isPlainObject } from '../messages/values.js'
 import { isLeft } from 'fp-ts/lib/Either.js'
-import { decodeUsage } from './meter/usage.js'
+import { decodeUsage } from './usage.js'
 
 /**
  * The result of reading one `llm:response` payload: the new meter state and log effects (a

@@ -1,10 +1,10 @@
-// Unit tests for src/core/replay-last-user.ts: the last-user replay of SPEC 13 (B-RP-1..10), its
+// Unit tests for src/core/compaction/replay-last-user.ts: the last-user replay of SPEC 13 (B-RP-1..10), its
 // real-user predicate, its text and envelope, and its once-per-boundary marker in request flows.
 import { describe, expect, it } from 'vitest'
-import { estimateOne } from '../../src/core/estimate.js'
-import type { Message } from '../../src/core/message.js'
-import { isRealUserMessage, selectReplay, toBoundaryIdentity, toReplayEnvelope, toReplayText } from '../../src/core/replay-last-user.js'
-import { added, assistant, calls, fold, hookNames, request, result, stepFor, tokens, user, withMessages, workedExampleTurns } from '../support/core.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { isRealUserMessage, selectReplay, toBoundaryIdentity, toReplayEnvelope, toReplayText } from '../../../src/core/compaction/replay-last-user.js'
+import { added, assistant, calls, fold, hookNames, request, result, stepFor, tokens, user, withMessages, workedExampleTurns } from '../../support/core.js'
 
 const ENVELOPE_HEAD =
   '<system-reminder source="context-replay">\nThis is a verbatim copy of your most recent instruction, repeated here because context compaction has moved it far from the end of the conversation. It is NOT a new request -- do not answer it again if it is already handled.\n\n'

@@ -5,11 +5,11 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
-import type { Config, ToolResultShape } from './config.js'
-import type { Message } from './message.js'
-import { codePointLength, codePointSlice, fmtInt } from './text.js'
-import { isPlainObject } from './values.js'
-import { seqOf } from './message.js'
+import type { Config, ToolResultShape } from '../config.js'
+import type { Message } from '../messages/message.js'
+import { codePointLength, codePointSlice, fmtInt } from '../messages/text.js'
+import { isPlainObject } from '../messages/values.js'
+import { seqOf } from '../messages/message.js'
 
 /**
  * Characters (code points) per token when a token budget is converted to characters (SPEC 11.1).
