@@ -2,7 +2,7 @@
  * The project's typed errors. Messages name the field and the fix, formatted like
  * `config.compact_threshold: expected a number, got "high"`.
  */
-import type { JsonValueProblem } from './json-value.js'
+import type { JsonValueProblem } from './messages/json-value.js'
 
 /**
  * Invalid configuration, raised at construction (SPEC 3, 17.6). `key` is the config key.
@@ -58,7 +58,7 @@ export interface ContextLengthDetails {
  * `protected_tool_results`).
  *
  * @example
- * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof ContextLengthError) console.error(e.details.floor_tokens) }
+ * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof ContextLengthError) report(e.details.floor_tokens) }
  */
 export class ContextLengthError extends Error {
   override readonly name = 'ContextLengthError'

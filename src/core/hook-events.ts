@@ -45,7 +45,7 @@ export interface CompactionSkippedPayload {
  * A host with events of its own extends it: `makeMittHooks<HookEventMap & { 'tool:pre': ToolCall }>()`.
  *
  * @example
- * const onMeter = (_event: 'context:token_meter', stats: HookEventMap['context:token_meter']) => console.log(stats.used_tokens)
+ * const onMeter = (_event: 'context:token_meter', stats: HookEventMap['context:token_meter']) => stats.used_tokens // tokens
  */
 export interface HookEventMap {
   readonly 'context:token_meter': TokenMeterStats

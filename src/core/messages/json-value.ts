@@ -287,7 +287,7 @@ export const decodeJsonValue = (value: unknown, path = 'value', options: JsonVal
  *
  * @example
  * decodeMessage({ role: 'user', content: 'hi' }) // Right({ role: 'user', content: 'hi' })
- * decodeMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }, new Date()] }) // Left([{ kind: 'non_plain_object', path: 'message.content[1]', … }])
+ * decodeMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }, new Map()] }) // Left([{ kind: 'non_plain_object', path: 'message.content[1]', … }])
  * decodeMessage({ role: 'user', metadata: 'note' }) // Left([{ kind: 'not_object', path: 'message.metadata', … }])
  */
 export const decodeMessage = (value: unknown, path = 'message', options: JsonValueOptions = {}): E.Either<ReadonlyArray<JsonValueProblem>, Message> =>
