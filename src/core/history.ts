@@ -5,7 +5,7 @@
 import type { Config } from './config.js'
 import { isPerToolConfigActive } from './config.js'
 import type { Effect } from './effects.js'
-import type { Message } from './messages/message.js'
+import { seqOf, type Message } from './messages/message.js'
 import { castDraft } from 'immer'
 import { update } from './immer.js'
 import { EMPTY_GUARDS, EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
@@ -83,24 +83,21 @@ export const applyMessageAdded = (config: Config, state: State, message: Message
  * applyProviderMessageAdded(config, state, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }, { type: 'text', text: 'next' }] }, now, 'anthropic').history.length // 2
  */
 export const applyProviderMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: Exclude<MessageFormat, 'contract'>): State => {
-  const pieces = expandMessage(format, message, state.history)
   const last = state.history[state.history.length - 1]
-  if (format === 'openai-responses' && pieces.length === 1 && last !== undefined) {
-    const seq = typeof (last.metadata as { _seq?: unknown } | undefined)?._seq === 'number' ? ((last.metadata as { _seq: number })._seq) : -1
-    const decided = state.sticky.removed.has(seq) || state.sticky.truncated.has(seq) || state.sticky.stubbed.has(seq)
-    const merged = decided ? null : mergeResponsesPieces(last, pieces[0].message)
-    if (merged !== null) {
-      return {
-        ...state,
-        history: [...state.history.slice(0, -1), merged],
-        toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, merged) : state.toolNames,
-      }
+  const lastSeq = last === undefined ? undefined : seqOf(last)
+  const decided = lastSeq !== undefined && (state.sticky.removed.has(lastSeq) || state.sticky.truncated.has(lastSeq) || state.sticky.stubbed.has(lastSeq))
+  const expanded = expandAfter(format, message, state.history, !decided)
+  if ('merged' in expanded) {
+    return {
+      ...state,
+      history: [...state.history.slice(0, -1), expanded.merged],
+      toolNames: isPerToolConfigActive(config) ? harvestToolNames(state.toolNames, expanded.merged) : state.toolNames,
     }
   }
   let seq = state.nextSeq
   let toolNames = state.toolNames
   const stored: Message[] = []
-  for (const piece of pieces) {
+  for (const piece of expanded.pieces) {
     const message = toStoredMessage(withOrigin(piece.message, state.nextSeq), timestamp, seq)
     stored.push(message)
     if (isPerToolConfigActive(config)) toolNames = harvestToolNames(toolNames, message)
@@ -120,19 +117,34 @@ export const applyProviderMessageAdded = (config: Config, state: State, message:
 export const toProviderPieces = (format: Exclude<MessageFormat, 'contract'>, messages: ReadonlyArray<Message>): Array<Message> => {
   const out: Message[] = []
   for (const message of messages) {
-    const pieces = expandMessage(format, message, out)
-    const last = out[out.length - 1]
-    if (format === 'openai-responses' && pieces.length === 1 && last !== undefined) {
-      const merged = mergeResponsesPieces(last, pieces[0].message)
-      if (merged !== null) {
-        out[out.length - 1] = merged
-        continue
-      }
+    const expanded = expandAfter(format, message, out, true)
+    if ('merged' in expanded) {
+      out[out.length - 1] = expanded.merged
+      continue
     }
     const origin = out.length
-    for (const piece of pieces) out.push(withOrigin(piece.message, origin))
+    for (const piece of expanded.pieces) out.push(withOrigin(piece.message, origin))
   }
   return out
+}
+
+/**
+ * The pieces of `message` added after the list `before`, or, when `mayMerge` and the message is
+ * a lone Responses piece that continues the last piece of `before`, that last piece merged with it.
+ */
+const expandAfter = (
+  format: Exclude<MessageFormat, 'contract'>,
+  message: Message,
+  before: ReadonlyArray<Message>,
+  mayMerge: boolean,
+): { readonly merged: Message } | { readonly pieces: ReturnType<typeof expandMessage> } => {
+  const pieces = expandMessage(format, message, before)
+  const last = before[before.length - 1]
+  if (mayMerge && format === 'openai-responses' && pieces.length === 1 && last !== undefined) {
+    const merged = mergeResponsesPieces(last, pieces[0].message)
+    if (merged !== null) return { merged }
+  }
+  return { pieces }
 }
 
 const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
