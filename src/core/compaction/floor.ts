@@ -10,7 +10,8 @@ import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import type { PassContext } from './context.js'
 import { isStubbable } from './stub.js'
 import { toAnchorPositions } from './anchors.js'
-import { endsInOpenToolGroup, isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
+import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
+import { protectedToolPositions } from './ladder.js'
 
 /**
  * The floor of one working list, in estimator tokens. `protected_tokens` are the non-system
@@ -61,28 +62,22 @@ const smallestToolResult = (message: Message, protectedResult: boolean, context:
  */
 export const measureFloor = (nonSystem: Messages, systemTokens: number, config: Config, context: PassContext): FloorBreakdown => {
   const n = nonSystem.length
-  let openStart = n
-  if (endsInOpenToolGroup(nonSystem)) {
-    openStart = n - 1
-    while (openStart >= 0 && nonSystem[openStart].role === 'tool') openStart -= 1
-  }
+  const open = selectOpenToolGroupStart(nonSystem)
+  const openStart = open < 0 ? n : open
   const recentStart = Math.trunc(n * (1 - config.protected_recent * 0.3))
   const { first, last } = toAnchorPositions(nonSystem, context.isAnchor)
   const toolPositions: number[] = []
   for (let i = 0; i < n; i += 1) if (nonSystem[i].role === 'tool') toolPositions.push(i)
-  const keptTools = new Set(config.protected_tool_results > 0 ? toolPositions.slice(Math.max(0, toolPositions.length - config.protected_tool_results)) : [])
-  // Tool groups that reach into the recent zone (or start in it) are never removed.
+  const keptTools = protectedToolPositions(toolPositions, config.protected_tool_results)
+  // Tool groups that reach into the recent zone (or start in it) are never removed; results
+  // outside any group (orphans) are never removed either.
   const pinned = new Set<number>()
-  for (let i = 0; i < n; i += 1) {
-    if (!isToolCallMessage(nonSystem[i])) continue
-    const end = selectResultRunEnd(nonSystem, i)
-    if (end > recentStart) for (let k = i; k < end; k += 1) pinned.add(k)
-  }
   const grouped = new Set<number>()
   for (let i = 0; i < n; i += 1) {
     if (!isToolCallMessage(nonSystem[i])) continue
     const end = selectResultRunEnd(nonSystem, i)
     for (let k = i + 1; k < end; k += 1) grouped.add(k)
+    if (end > recentStart) for (let k = i; k < end; k += 1) pinned.add(k)
   }
   let protectedTokens = 0
   let openTokens = 0

@@ -46,7 +46,14 @@ const toolPositions = (working: Messages): number[] => {
   return positions
 }
 
-const protectedToolPositions = (positions: ReadonlyArray<number>, count: number): ReadonlySet<number> => {
+/**
+ * The positions of the last `count` tool results among `positions` (those levels 1-7 never
+ * truncate or remove: `protected_tool_results`); none when `count` <= 0.
+ *
+ * @example
+ * protectedToolPositions([2, 5, 9], 2) // Set {5, 9}
+ */
+export const protectedToolPositions = (positions: ReadonlyArray<number>, count: number): ReadonlySet<number> => {
   if (count <= 0) return new Set()
   return new Set(positions.slice(Math.max(0, positions.length - count)))
 }
