@@ -606,6 +606,7 @@ export const rawConfigArb = (options: ConfigOptions = {}): fc.Arbitrary<Record<s
       tool_result_spill_dir: options.spill === true ? fc.constantFrom('/tmp/spill', 'spill//dir/', '.') : fc.constantFrom(null, null, '/tmp/spill', 'spill//dir/', ''),
       replay_last_user_on_compaction: options.replay === true ? fc.constant(true) : fc.oneof(fc.boolean(), fc.constant(null)),
       remove_short_user_messages: fc.oneof(fc.constant(false), fc.boolean(), fc.constant(null)),
+      hybrid_rejected_anchor_override: fc.oneof(fc.constant(false), fc.boolean(), fc.constant(null)),
       compact_clear_at_least: clearAtLeastArb(options.predicate ?? true),
       compact_max_consecutive_skips: withEdges(fc.integer({ min: 1, max: 6 }), [0, -3, 2.7, ' 4 ', '1_0', true, false] as unknown as number[]),
     })

@@ -121,6 +121,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   tool_result_spill_dir: { codec: OptionalStringCodec, accepts: 'a directory path string or null' },
   replay_last_user_on_compaction: { codec: FlagCodec, accepts: 'true or false' },
   remove_short_user_messages: { codec: FlagCodec, accepts: 'true or false' },
+  hybrid_rejected_anchor_override: { codec: FlagCodec, accepts: 'true or false' },
   compaction_floor_guard: { codec: FlagCodec, accepts: 'true or false' },
   compaction_breaker_passes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (consecutive passes)' },
   strict_fit: { codec: FlagCodec, accepts: 'true or false' },
@@ -355,6 +356,9 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     tool_result_spill_dir: has('tool_result_spill_dir') && isTruthy(given.tool_result_spill_dir) ? (given.tool_result_spill_dir as string) : null,
     replay_last_user_on_compaction: has('replay_last_user_on_compaction') ? given.replay_last_user_on_compaction === true : DEFAULT_CONFIG.replay_last_user_on_compaction,
     remove_short_user_messages: has('remove_short_user_messages') ? given.remove_short_user_messages === true : DEFAULT_CONFIG.remove_short_user_messages,
+    hybrid_rejected_anchor_override: has('hybrid_rejected_anchor_override')
+      ? given.hybrid_rejected_anchor_override === true
+      : DEFAULT_CONFIG.hybrid_rejected_anchor_override,
     compaction_floor_guard: has('compaction_floor_guard') ? given.compaction_floor_guard === true : DEFAULT_CONFIG.compaction_floor_guard,
     compaction_breaker_passes: pick('compaction_breaker_passes'),
     strict_fit: has('strict_fit') ? given.strict_fit === true : DEFAULT_CONFIG.strict_fit,

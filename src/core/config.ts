@@ -78,6 +78,14 @@ export interface Config {
    */
   readonly remove_short_user_messages: boolean
   /**
+   * Guard: in `hybrid` mode, a request whose estimated count is at or over the effective budget
+   * E (usage ≥ 1.0) compacts even after an anchor was rejected, as the contract's
+   * G-METER-PROVENANCE override does before any reading (SPEC 10.5). Default false (the
+   * contract: a rejected anchor never overrides, so when the provider counts fewer tokens than
+   * the estimator, hybrid mode can stop compacting for good and the view grows past the budget).
+   */
+  readonly hybrid_rejected_anchor_override: boolean
+  /**
    * Guard (issue 12): when the irreducible floor (system messages, protected messages, the open
    * tool group) is above the target, compact only while the view is over E and stop as soon as it
    * fits; report `context:compaction-infeasible` once per change. Default false (the contract).
@@ -228,6 +236,7 @@ export interface ContextConfig {
   readonly tool_result_spill_dir?: string | null
   readonly replay_last_user_on_compaction?: boolean | null
   readonly remove_short_user_messages?: boolean | null
+  readonly hybrid_rejected_anchor_override?: boolean | null
   readonly compaction_floor_guard?: boolean | null
   readonly compaction_breaker_passes?: number | null
   readonly strict_fit?: boolean | null
@@ -288,6 +297,7 @@ export const DEFAULT_CONFIG: Config = {
   tool_result_spill_dir: null,
   replay_last_user_on_compaction: false,
   remove_short_user_messages: false,
+  hybrid_rejected_anchor_override: false,
   ...{
     compaction_floor_guard: false,
     compaction_breaker_passes: null,

@@ -57,6 +57,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_spill_dir: null,
       replay_last_user_on_compaction: false,
       remove_short_user_messages: false,
+      hybrid_rejected_anchor_override: false,
       ...GUARD_DEFAULTS,
     })
     expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference' || value === 'all')).toBe(true)
@@ -99,6 +100,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_spill_dir: '/tmp/spill',
       replay_last_user_on_compaction: true,
       remove_short_user_messages: true,
+      hybrid_rejected_anchor_override: true,
     }
     expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS }, warnings: [] })
   })

@@ -219,7 +219,8 @@ export interface TriggerDecision {
 /**
  * The outer trigger (SPEC 6.1) with G-METER-PROVENANCE (10.5): fires when `used / E ≥
  * compact_threshold`; in hybrid mode a count whose kind is not `usage` refuses, except the
- * recorded override at ≥ 100 % of E before any reading.
+ * recorded override at ≥ 100 % of E before any reading (and, with
+ * `hybrid_rejected_anchor_override`, after a rejected anchor too).
  *
  * @example
  * decideTrigger(DEFAULT_CONFIG, stats, meter).fires
@@ -229,7 +230,9 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
   const usage = effective > 0 ? stats.used_tokens / effective : 0
   if (!(usage >= config.compact_threshold)) return { fires: false, meter, effects: [] }
   if (config.token_meter !== 'hybrid' || stats.kind === 'usage') return { fires: true, meter, effects: [] }
-  if (meter.measured === null && usage >= 1.0) {
+  const rejectedOverride = config.hybrid_rejected_anchor_override && stats.anchor_rejected
+  if ((meter.measured === null || rejectedOverride) && usage >= 1.0) {
+    const why = meter.measured === null ? 'before any provider usage arrived' : 'after the provider reading was rejected as below the estimate (hybrid_rejected_anchor_override)'
     return {
       fires: true,
       meter: { ...meter, provenanceOverrides: meter.provenanceOverrides + 1 },
@@ -237,7 +240,7 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
         {
           type: 'log',
           level: 'warning',
-          message: `context-simple: G-METER-PROVENANCE override: compacting on an estimated count (${stats.used_tokens} tokens, ${Math.round(usage * 100)}% of ${effective}) before any provider usage arrived`,
+          message: `context-simple: G-METER-PROVENANCE override: compacting on an estimated count (${stats.used_tokens} tokens, ${Math.round(usage * 100)}% of ${effective}) ${why}`,
         },
       ],
     }

@@ -377,6 +377,19 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     expect(hookNames(next.effects)).toEqual(['context:token_meter'])
   })
 
+  it('hybrid_rejected_anchor_override: a rejected anchor at ≥ 100% of E fires and counts an override; below 100% it still refuses', () => {
+    const step = stepFor({ ...hybrid, hybrid_rejected_anchor_override: true })
+    const state = step(withMessages(step, history), usage({ input_tokens: 0 })).state
+    const over = step(state, request({ tokenBudget: 100 }))
+    expect(over.state.meterStats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
+    expect(over.state.meter).toMatchObject({ provenanceRefusals: 0, provenanceOverrides: 1 })
+    expect(hookNames(over.effects)).toEqual(['context:token_meter', 'context:compaction'])
+    expect(effectsOf(over.effects, 'log')[0]).toEqual({ type: 'log', level: 'warning', message: expect.stringContaining('reading was rejected') })
+    const under = step(state, request({ tokenBudget: Math.ceil(tokens(state.history) / 0.95) }))
+    expect(under.state.meter).toMatchObject({ provenanceRefusals: 1, provenanceOverrides: 0 })
+    expect(hookNames(under.effects)).toEqual(['context:token_meter'])
+  })
+
   it('B-TM-11: no reading ever and usage ≥ 100% fires anyway and counts an override (with a warning)', () => {
     const step = stepFor(hybrid)
     const state = withMessages(step, history)
