@@ -58,11 +58,16 @@ export interface ResolvedBudget {
   readonly cap: number | null
 }
 
+/** SPEC 4's window formula: `window − trunc(maxOutput × output_reserve_fraction) − 4096`, tokens. */
+const windowBudget = (config: Config, window: number, maxOutput: number, source: BudgetSource): ResolvedBudget => {
+  const reserve = Math.trunc(maxOutput * config.output_reserve_fraction)
+  return { budget: window - reserve - BUDGET_SAFETY_MARGIN, source, context_window: window, output_reserve: reserve, cap: config.budget_cap_tokens }
+}
+
 const fromWindow = (config: Config, window: unknown, maxOutput: unknown, source: BudgetSource): ResolvedBudget | null => {
   // SPEC 17.9: a limit that is not a finite positive number is ignored (the shell warns).
   if (!isTruthy(window) || !isTruthy(maxOutput) || !isTokenLimit(window) || !isTokenLimit(maxOutput)) return null
-  const reserve = Math.trunc(maxOutput * config.output_reserve_fraction)
-  return { budget: window - reserve - BUDGET_SAFETY_MARGIN, source, context_window: window, output_reserve: reserve, cap: config.budget_cap_tokens }
+  return windowBudget(config, window, maxOutput, source)
 }
 
 /**
@@ -84,14 +89,7 @@ export const resolveBudget = (config: Config, tokenBudget: number | null, provid
   }
   if (resolved === null && provider !== null && provider !== undefined) resolved = fromWindow(config, provider.context_window, provider.max_output_tokens, 'provider')
   if (resolved === null && config.fallback_context_window !== null) {
-    const reserve = Math.trunc((config.fallback_max_output_tokens ?? 0) * config.output_reserve_fraction)
-    resolved = {
-      budget: config.fallback_context_window - reserve - BUDGET_SAFETY_MARGIN,
-      source: 'fallback_window',
-      context_window: config.fallback_context_window,
-      output_reserve: reserve,
-      cap: config.budget_cap_tokens,
-    }
+    resolved = windowBudget(config, config.fallback_context_window, config.fallback_max_output_tokens ?? 0, 'fallback_window')
   }
   if (resolved === null) resolved = { budget: config.max_tokens, source: 'max_tokens', context_window: null, output_reserve: null, cap: config.budget_cap_tokens }
   if (config.budget_cap_tokens !== null && resolved.budget > config.budget_cap_tokens) return { ...resolved, budget: config.budget_cap_tokens, source: 'cap' }
