@@ -7,7 +7,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject } from '../messages/values.js'
 import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
-import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, toBlocks, toContractCalls, type NativeCarrier, type Piece } from './carrier.js'
+import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, placeText, toBlocks, toContractCalls, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
  * An AI SDK `ModelMessage` as this library reads it: role `system` (string content), `user`,
@@ -119,19 +119,7 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
     const next = media.length > 0 ? { type: 'content', value: [{ type: 'text', text }, ...media] } : { type: isError ? 'error-text' : 'text', value: text }
     return [[indices[0], { ...part, output: next }]]
   }
-  const out: Array<readonly [number, unknown]> = []
-  let placed = false
-  for (const index of indices) {
-    const part = content[index]
-    if (isPlainObject(part) && part.type === 'text') {
-      if (!placed) out.push([index, { ...part, text }])
-      placed = true
-    } else {
-      out.push([index, part])
-    }
-  }
-  if (!placed) out.push([indices[0] ?? 0, { type: 'text', text }])
-  return out
+  return placeText(content, indices, text)
 }
 
 /** Tool names of the calls in `view`, for tool-result parts built from contract messages. */

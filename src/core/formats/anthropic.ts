@@ -14,6 +14,7 @@ import {
   pieceMetadata,
   toBlocks,
   toContractCalls,
+  placeText,
   type NativeCarrier,
   type Piece,
 } from './carrier.js'
@@ -187,19 +188,7 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
     const others = Array.isArray(block.content) ? block.content.filter((inner) => !(isPlainObject(inner) && inner.type === 'text')) : []
     return [[indices[0], { ...block, content: others.length > 0 ? [{ type: 'text', text }, ...others] : text }]]
   }
-  const out: Array<readonly [number, unknown]> = []
-  let placed = false
-  for (const index of indices) {
-    const block = content[index]
-    if (isPlainObject(block) && block.type === 'text') {
-      if (!placed) out.push([index, { ...block, text }])
-      placed = true
-    } else {
-      out.push([index, block])
-    }
-  }
-  if (!placed) out.push([indices[0] ?? 0, { type: 'text', text }])
-  return out
+  return placeText(content, indices, text)
 }
 
 /** A contract message (or a piece of another format) as Anthropic messages. */

@@ -143,6 +143,32 @@ export const joinTexts = (blocks: ReadonlyArray<unknown>, types: ReadonlyArray<s
 }
 
 /**
+ * The blocks at `indices` of `content` with a piece's new `text` (truncated or stubbed) in the
+ * first text block and the other text blocks dropped; a text block is added at the first index
+ * when there is none. Other blocks (images, tool calls, thinking) are kept, in order. Returns
+ * `[index in content, block]` pairs.
+ *
+ * @example
+ * placeText([{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }], [0, 1, 2], 'new')
+ * // [[0, { type: 'text', text: 'new' }], [1, { type: 'image' }]]
+ */
+export const placeText = (content: ReadonlyArray<unknown>, indices: ReadonlyArray<number>, text: string): ReadonlyArray<readonly [number, unknown]> => {
+  const out: Array<readonly [number, unknown]> = []
+  let placed = false
+  for (const index of indices) {
+    const block = content[index]
+    if (isPlainObject(block) && block.type === 'text') {
+      if (!placed) out.push([index, { ...block, text }])
+      placed = true
+    } else {
+      out.push([index, block])
+    }
+  }
+  if (!placed) out.push([indices[0] ?? 0, { type: 'text', text }])
+  return out
+}
+
+/**
  * The metadata of a piece: the provider message's own `metadata` (when an object) plus the
  * carrier, without `origin` (the reducer adds it when it numbers the piece).
  *

@@ -7,7 +7,7 @@ import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import { selectPairingProblems } from './tool-pairing.js'
 import { assemblePieces, type AssemblyCodec } from './assemble.js'
-import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, type NativeCarrier, type Piece } from './carrier.js'
+import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, placeText, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
  * A text part of a Chat message (`ChatCompletionContentPartText`).
@@ -94,18 +94,7 @@ export const expandChatMessage = (message: Readonly<Record<string, unknown>>): R
 const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<readonly [number, unknown]> => {
   const content = carrier.message.content as ReadonlyArray<unknown>
   const text = typeof piece.content === 'string' ? piece.content : ''
-  const out: Array<readonly [number, unknown]> = []
-  let placed = false
-  content.forEach((part, index) => {
-    if (isPlainObject(part) && part.type === 'text') {
-      if (!placed) out.push([index, { ...part, text }])
-      placed = true
-    } else {
-      out.push([index, part])
-    }
-  })
-  if (!placed) out.push([0, { type: 'text', text }])
-  return out
+  return placeText(content, content.map((_, index) => index), text)
 }
 
 /** A contract message as a Chat message: bookkeeping and foreign keys dropped, content text. */
