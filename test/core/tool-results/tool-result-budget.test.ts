@@ -16,7 +16,7 @@ import {
   truncateToolResult,
   withoutSpillPointers,
 } from '../../../src/core/tool-results/tool-result-budget.js'
-import { NOW, effectsOf, fold, hookNames, request, result, stepFor, withMessages, workedExampleTurns } from '../../support/core.js'
+import { NOW, WORKED_EXAMPLE, effectsOf, fold, hookNames, request, result, stepFor, withMessages, workedExampleTurns } from '../../support/core.js'
 
 const sha16 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16)
 
@@ -130,16 +130,7 @@ describe('tool names and per-tool budgets (SPEC 11.1, 11.4)', () => {
   })
 
   it('B-TB-6/8: through the reducer the harvested call id selects the per-tool budget', () => {
-    const step = stepFor({
-      max_tokens: 3000,
-      compaction_notice_enabled: false,
-      compact_threshold: 0.5,
-      target_usage: 0.6,
-      truncate_chars: 50,
-      protected_recent: 0.5,
-      protected_tool_results: 4,
-      tool_result_budget_by_tool: { read_file: 2 },
-    })
+    const step = stepFor({ ...WORKED_EXAMPLE, tool_result_budget_by_tool: { read_file: 2 } })
     const state = withMessages(step, workedExampleTurns())
     expect(state.toolNames).toEqual({ t0: 'read_file', t1: 'read_file', t2: 'read_file', t3: 'read_file', t4: 'read_file', t5: 'read_file', t6: 'read_file', t7: 'read_file' })
     const next = step(state, request())
