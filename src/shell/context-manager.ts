@@ -44,6 +44,7 @@ import type { Summarizer } from './summarizer.js'
 import { makeProviderSummarizer } from './summarizer.js'
 import { makeEstimatorFor } from './estimators.js'
 import { withoutSpillPointers } from '../core/tool-results/tool-result-budget.js'
+import { isAppendable, toPlainArray } from '../core/messages/appendable.js'
 
 /**
  * The worth-the-rebuild fail-loud error (SPEC 14.4), thrown by `getMessagesForRequest` when the
@@ -214,6 +215,10 @@ const freezeStoredTail = (history: ReadonlyArray<Message>): void => {
  */
 export class ContextManager<F extends MessageFormat = 'contract'> {
   #state: State = makeInitialState()
+  /** The last `state` getter answer (the core state with a plain history) and the state it was made of. */
+  #publicState: { readonly core: State; readonly state: State } | null = null
+  /** The last contract view `#freezeView` froze (its messages are frozen). */
+  #lastFrozenView: ReadonlyArray<Message> | null = null
   readonly #format: F
   readonly #repair: boolean
   readonly #config: Config
@@ -292,10 +297,15 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   /**
    * The current core state (read-only: the core's immutable value, shared, not copied; mutate
    * nothing reachable from it). Replaced after every applied event. Not JSON (sets); use
-   * `snapshot()` to save a session.
+   * `snapshot()` to save a session. `history` is a plain array here (the core keeps an appendable
+   * view, which `structuredClone` cannot copy): O(n) references copied on the first read after
+   * the history changed, O(1) after that.
    */
   get state(): State {
-    return this.#state
+    const state = this.#state
+    if (!isAppendable(state.history)) return state
+    if (this.#publicState?.core !== state) this.#publicState = { core: state, state: { ...state, history: toPlainArray(state.history) } }
+    return this.#publicState.state
   }
 
   /**
@@ -318,7 +328,8 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       const snapshot = toSnapshot(this.#config, this.#state, this.#format)
       // Stored messages are frozen: shared. Everything else is copied (small).
       const state: Record<string, unknown> = {}
-      for (const [name, value] of Object.entries(snapshot.state)) state[name] = name === 'history' ? [...(value as ReadonlyArray<Message>)] : copy(value)
+      // toSnapshot made the history a new plain array already.
+      for (const [name, value] of Object.entries(snapshot.state)) state[name] = name === 'history' ? value : copy(value)
       return { version: snapshot.version, format: snapshot.format, config: copy(snapshot.config), state: state as Snapshot['state'] }
     })
   }
@@ -464,7 +475,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
       if (viewFormat === 'contract') {
         const view = (step.view ?? []) as Array<Message>
-        for (const message of view) freezeJson(message)
+        this.#freezeView(view)
         return step.view === undefined ? [] : [...view]
       }
       const { view, problems } = toRequestView(viewFormat, step.view ?? [], { repair: this.#repair, history: this.#state.history })
@@ -484,9 +495,22 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   getMessages(): Promise<Array<Message>> {
     return this.#enqueue(async () => {
       const format = this.#format as MessageFormat
-      if (format === 'contract') return [...this.#state.history]
+      if (format === 'contract') return [...toPlainArray(this.#state.history)]
       return freezeJson(toNativeHistory(format, this.#state.history)) as Array<Message>
     })
+  }
+
+  /**
+   * Freezes the messages of a contract view. The core extends the previous view between
+   * compactions, so the messages it shares with the last view frozen here (same objects, same
+   * places) are skipped by identity: O(view) pointer compares plus the new messages' freezing.
+   */
+  #freezeView(view: ReadonlyArray<Message>): void {
+    const last = this.#lastFrozenView
+    let start = 0
+    if (last !== null) for (const end = Math.min(last.length, view.length); start < end && view[start] === last[start]; ) start += 1
+    for (let index = start; index < view.length; index += 1) freezeJson(view[index])
+    this.#lastFrozenView = view
   }
 
   /** Rejects a message that is invalid in the manager's format (a no-op for the contract shape). */

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../../src/core/messages/message.js'
 import { harvestToolNames, toStoredMessage } from '../../src/core/history.js'
+import { isAppendable } from '../../src/core/messages/appendable.js'
 import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, makeInitialState, type State } from '../../src/core/state.js'
 import { LATER, NOW, added, calls, fold, request, result, stepFor, stored, user, viewed, withMessages, workedExampleTurns } from '../support/core.js'
 
@@ -152,6 +153,20 @@ describe('add_message (SPEC 1.4)', () => {
   })
 })
 
+describe('add_message appends without copying the history (issue 14)', () => {
+  it('each add extends an appendable list; every earlier state keeps its own history', () => {
+    const step = stepFor()
+    const states: State[] = [makeInitialState()]
+    for (const text of ['a', 'b', 'c']) states.push(step(states[states.length - 1], added(user(text))).state)
+    expect(states.slice(1).every((state) => isAppendable(state.history))).toBe(true)
+    expect(states.map((state) => state.history.map((message) => message.content))).toEqual([[], ['a'], ['a', 'b'], ['a', 'b', 'c']])
+    // A branch: another add to an earlier state leaves the later states alone.
+    const branch = step(states[1], added(user('x'))).state
+    expect(branch.history.map((message) => message.content)).toEqual(['a', 'x'])
+    expect(states[3].history.map((message) => message.content)).toEqual(['a', 'b', 'c'])
+  })
+})
+
 describe('views and stored history (SPEC 1.5, 1.6)', () => {
   it('B-DM-4/5/6: a view strips _seq (metadata {} when it was the only key) and leaves history untouched', () => {
     const step = stepFor()
@@ -170,7 +185,8 @@ describe('views and stored history (SPEC 1.5, 1.6)', () => {
   it('B-DM-6/11: a compacting request leaves every stored message and its metadata as it was', () => {
     const step = stepFor({ max_tokens: 3000, compaction_notice_enabled: false, compact_threshold: 0.5, target_usage: 0.6, truncate_chars: 50, protected_recent: 0.5, protected_tool_results: 4 })
     const state = withMessages(step, workedExampleTurns())
-    const snapshot = structuredClone(state.history)
+    // A deep copy through JSON: an appended history is an appendable view, which structuredClone cannot copy (issue 14).
+    const snapshot = JSON.parse(JSON.stringify(state.history)) as unknown
     const next = step(state, request())
     expect(next.state.compactionStats?.messages_truncated).toBe(4)
     expect(next.state.history).toBe(state.history)

@@ -47,4 +47,17 @@ describe('shared messages', () => {
     const restored = await ContextManager.restore(JSON.parse(JSON.stringify(await manager.snapshot())), options)
     expect((await restored.getMessages()).every(isDeepFrozen)).toBe(true)
   })
+
+  it('state: a plain, cloneable history that later adds never change; the core appends without copying', async () => {
+    const manager = new ContextManager({}, options)
+    await manager.addMessage({ role: 'user', content: 'one' })
+    const before = manager.state
+    await manager.addMessage({ role: 'assistant', content: 'two' })
+    const after = manager.state
+    expect(before.history).toHaveLength(1)
+    expect(after.history.map((message) => message.content)).toEqual(['one', 'two'])
+    expect(after.history[0]).toBe(before.history[0])
+    expect(structuredClone(after).history).toEqual(after.history)
+    expect(manager.state).toBe(after)
+  })
 })

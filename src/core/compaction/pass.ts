@@ -4,6 +4,7 @@
  */
 import type { Effect } from '../effects.js'
 import type { Message, Messages } from '../messages/message.js'
+import { appendTo, toPlainArray } from '../messages/appendable.js'
 import type { GuardState, MeterState, StickyState, SummaryState } from '../state.js'
 import type { CompactionStats } from '../stats.js'
 import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from './clear-at-least.js'
@@ -111,7 +112,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   let nonSystem: Message[] = []
   if (prepared === null) {
     const own: Message[] = []
-    for (const message of input.working) (message.role === 'system' ? own : nonSystem).push(message)
+    for (const message of toPlainArray(input.working)) (message.role === 'system' ? own : nonSystem).push(message)
     system = own
   }
 
@@ -155,7 +156,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       const draft = toStickyDraft(input.sticky)
       for (const message of swap.absorbed) recordRemoved(draft, message)
       recorded = draft
-      history = [...history, swap.summaryMessage]
+      history = appendTo(history, [swap.summaryMessage])
       nonSystem = [...swap.nonSystem]
       summary = { ...summary, absorbedCount: summary.absorbedCount + swap.absorbed.length }
       swapped = true

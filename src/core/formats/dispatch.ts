@@ -16,6 +16,7 @@ import type { MessageFormat, Piece, ProviderFormat } from './carrier.js'
 import { carrierOf } from './carrier.js'
 import { chatCodec, expandChatMessage, findChatViolations, toChatView, validateChatMessage, type OpenAiChatMessage } from './openai-chat.js'
 import { expandResponsesItem, findResponsesViolations, toResponsesView, validateResponsesItem } from './openai-responses.js'
+import { toPlainArray } from '../messages/appendable.js'
 
 /**
  * The view shape of each format: what `getMessagesForRequest({ format })` resolves to.
@@ -115,7 +116,8 @@ export const toFormatView = <F extends MessageFormat>(format: F, view: Messages)
  * @example
  * toNativeHistory('anthropic', state.history)
  */
-export const toNativeHistory = (format: ProviderFormat, history: Messages): Array<Readonly<Record<string, unknown>>> => {
+export const toNativeHistory = (format: ProviderFormat, stored: Messages): Array<Readonly<Record<string, unknown>>> => {
+  const history = toPlainArray(stored)
   switch (format) {
     case 'anthropic':
       return assemblePieces(history, { ...anthropicCodec, allowedKeys: ALL_KEYS })
@@ -265,7 +267,7 @@ const REPEATED_ID_RULES: ReadonlySet<string> = new Set(['A4', 'R4', 'O3', 'S4'])
 export const selectRepeatedCallIds = (history: Messages): ReadonlySet<string> => {
   const seen = new Set<string>()
   const repeated = new Set<string>()
-  for (const message of history) {
+  for (const message of toPlainArray(history)) {
     for (const id of toCallIds(message)) {
       const key = String(id)
       if (seen.has(key)) repeated.add(key)
@@ -292,8 +294,12 @@ export const toRequestView = <V extends MessageFormat>(
   if (viewFormat === 'contract') return { view: view as FormatView<V>, problems: [] }
   const ready = options.repair === true ? repairToolPairing(view) : view
   const converted = toFormatView(viewFormat, ready)
-  const repeated = options.history === undefined ? new Set<string>() : selectRepeatedCallIds(options.history)
-  const problems = findFormatViolations(viewFormat, converted).filter((problem) => {
+  const found = findFormatViolations(viewFormat, converted)
+  // The history is walked only when a duplicate-id problem needs it: a request stays O(view).
+  const history = options.history
+  if (history === undefined || !found.some((problem) => REPEATED_ID_RULES.has(problem.split(' ')[0]))) return { view: converted, problems: found }
+  const repeated = selectRepeatedCallIds(history)
+  const problems = found.filter((problem) => {
     const parts = problem.split(' ')
     return !(REPEATED_ID_RULES.has(parts[0]) && repeated.has(parts[parts.length - 1]))
   })

@@ -10,6 +10,7 @@ import type { SpillRequest } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
 import { stripMessage, type DerivationMemo, type PassContext } from '../compaction/context.js'
 import { applySticky } from '../compaction/sticky.js'
+import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
 
 /**
  * A stripped view and its estimate (tokens), as sent.
@@ -88,7 +89,7 @@ const isReplacedSystem = (message: Message): boolean =>
  * recordAppend(memo, [...history, stored], history)
  */
 export const recordAppend = (memo: DerivationMemo, next: Messages, base: Messages): void => {
-  if (next === base || next.length <= base.length || (base.length > 0 && next[base.length - 1] !== base[base.length - 1])) return
+  if (next === base || next.length <= base.length || (base.length > 0 && next[base.length - 1] !== lastOf(base))) return
   let token = memo.lineage.get(base)
   if (token === undefined) {
     token = {}
@@ -108,8 +109,8 @@ const appendedSince = (memo: DerivationMemo, history: Messages, base: Messages):
   if (history === base) return []
   const token = memo.lineage.get(history)
   if (token === undefined || token !== memo.lineage.get(base) || history.length < base.length) return null
-  if (base.length > 0 && history[base.length - 1] !== base[base.length - 1]) return null
-  return history.slice(base.length)
+  if (base.length > 0 && history[base.length - 1] !== lastOf(base)) return null
+  return sliceFrom(history, base.length)
 }
 
 const sum = (messages: Messages, estimate: TokenEstimator): number => {
@@ -121,7 +122,7 @@ const sum = (messages: Messages, estimate: TokenEstimator): number => {
 /**
  * The working list W of `history` (SPEC 2.3 step 4; with `systemPrompt`, factory mode) and its
  * estimate, extending the previous request's when `history` only grew since: O(messages added)
- * in static mode; in factory mode W is a new array (a copy of references, no per-message work).
+ * in both modes (in factory mode W is an appendable list extended by the added messages).
  * Stores the new entry in `memo`. `factoryMessage` is the factory's system message.
  *
  * @example
@@ -139,10 +140,10 @@ export const selectWorking = (
   let working: Working
   if (previous !== null && appended !== null) {
     const added = systemPrompt === null ? appended : appended.filter((message) => !isReplacedSystem(message))
-    const list = systemPrompt === null ? history : added.length === 0 ? previous.working : previous.working.concat(added)
+    const list = systemPrompt === null ? history : appendTo(previous.working, added)
     working = { entry: { history, systemPrompt, working: list, tokens: previous.tokens + sum(added, estimate), plain: null, applied: null }, previous, added }
   } else {
-    const list = factoryMessage === null ? history : [factoryMessage, ...history.filter((message) => !isReplacedSystem(message))]
+    const list = factoryMessage === null ? history : appendTo([factoryMessage], toPlainArray(history).filter((message) => !isReplacedSystem(message)))
     working = { entry: { history, systemPrompt, working: list, tokens: sum(list, estimate), plain: null, applied: null }, previous: null, added: null }
   }
   memo.working = working.entry
@@ -168,7 +169,7 @@ export const selectPlainView = (memo: DerivationMemo, working: Working, estimate
   const { entry, previous, added } = working
   if (entry.plain === null) {
     entry.plain =
-      previous?.plain != null && added !== null ? concat(previous.plain, toStripped(added, memo, estimate)) : toStripped(entry.working, memo, estimate)
+      previous?.plain != null && added !== null ? concat(previous.plain, toStripped(added, memo, estimate)) : toStripped(toPlainArray(entry.working), memo, estimate)
   }
   return entry.plain
 }
@@ -212,7 +213,7 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
   } else {
     const system: Message[] = []
     const nonSystem: Message[] = []
-    for (const message of entry.working) (message.role === 'system' ? system : nonSystem).push(message)
+    for (const message of toPlainArray(entry.working)) (message.role === 'system' ? system : nonSystem).push(message)
     const stickyApplied = applySticky(nonSystem, sticky, context)
     const list = [...system, ...stickyApplied]
     applied = {

@@ -15,6 +15,7 @@ import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomi
 import { isPlainObject } from '../messages/values.js'
 import { withoutSpillPointers } from '../tool-results/tool-result-budget.js'
 import { makeDerivationMemo, stripMessage } from '../compaction/context.js'
+import { toPlainArray } from '../messages/appendable.js'
 
 /**
  * A local summarizer for replay: answers a summary request immediately with text or an error, or
@@ -191,7 +192,7 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
           break
         case 'request_summary':
           if (options.summarizer !== undefined) {
-            const answer = options.summarizer(effect, state.history)
+            const answer = options.summarizer(effect, toPlainArray(state.history))
             if (answer !== null) {
               answers.push({ type: 'summary_call_started', id: effect.id })
               answers.push('text' in answer ? { type: 'summary_completed', id: effect.id, text: answer.text } : { type: 'summary_failed', id: effect.id, error: answer.error })

@@ -13,6 +13,7 @@ import type { State } from '../state.js'
 import { isPlainObject } from '../messages/values.js'
 import { isProviderFormat, type MessageFormat } from '../formats/carrier.js'
 import { findInconsistency } from './consistency.js'
+import { sliceFrom } from '../messages/appendable.js'
 
 /**
  * The snapshot format version. Bump it whenever the JSON form of `State` changes (a field added,
@@ -161,14 +162,17 @@ const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
 
 /**
  * The snapshot of `state` under `config` (pure; linear in the number of stored messages and
- * sticky decisions). Messages are shared, not copied.
+ * sticky decisions). Messages are shared, not copied; `state.history` is a new plain array.
  *
  * @example
  * toSnapshot(DEFAULT_CONFIG, makeInitialState()).state.history // []
  */
 export const toSnapshot = (config: Config, state: State, format: MessageFormat = 'contract'): Snapshot => {
   const json: Record<string, unknown> = {}
-  for (const name of FIELD_NAMES) json[name] = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).encode(state[name])
+  // The history as a new plain array (the stored one may be an appendable view, which no
+  // structured clone or worker message can carry); the messages themselves are shared.
+  const source: State = { ...state, history: sliceFrom(state.history, 0) }
+  for (const name of FIELD_NAMES) json[name] = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).encode(source[name])
   return { version: SNAPSHOT_VERSION, format, config, state: json as SnapshotState }
 }
 

@@ -4,6 +4,7 @@
  */
 import { seqOf } from '../messages/message.js'
 import type { State } from '../state.js'
+import { toPlainArray } from '../messages/appendable.js'
 
 /**
  * What is wrong with a state: `field` is the path under `snapshot.state`, `detail` the problem
@@ -21,8 +22,9 @@ export interface Inconsistency {
 const storedSeqs = (state: State): ReadonlySet<number> | Inconsistency => {
   const seqs = new Set<number>()
   let previous = -1
-  for (let index = 0; index < state.history.length; index += 1) {
-    const seq = seqOf(state.history[index]) ?? -1
+  const history = toPlainArray(state.history)
+  for (let index = 0; index < history.length; index += 1) {
+    const seq = seqOf(history[index]) ?? -1
     if (seq <= previous) return { field: `history.${index}.metadata._seq`, detail: `expected a _seq above ${previous} (stored _seqs ascend), got ${seq}` }
     if (seq >= state.nextSeq) return { field: `history.${index}.metadata._seq`, detail: `expected a _seq below nextSeq ${state.nextSeq}, got ${seq}` }
     seqs.add(seq)

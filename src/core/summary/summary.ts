@@ -14,6 +14,7 @@ import { seqOf } from '../messages/message.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from '../compaction/tool-pairs.js'
 import { codePointLength, codePointSlice, pyrepr, pyStrip } from '../messages/text.js'
 import { isPlainObject, isPresent, isTruthy } from '../messages/values.js'
+import { toPlainArray } from '../messages/appendable.js'
 
 /**
  * Our default summarization prompt: five Markdown sections and guidelines (SPEC 12.3). The
@@ -162,7 +163,7 @@ export const selectAbsorbSpan = (
   estimate: TokenEstimator,
 ): ReadonlyArray<number> => {
   const live: Message[] = []
-  for (const message of history) {
+  for (const message of toPlainArray(history)) {
     if (message.role === 'system') continue
     const seq = seqOf(message)
     if (seq !== undefined && removed.has(seq)) continue
@@ -202,7 +203,7 @@ export const selectAbsorbSpan = (
 const toSpanTokens = (history: Messages, seqs: ReadonlyArray<number>, estimate: TokenEstimator): number => {
   const wanted = new Set(seqs)
   let total = 0
-  for (const message of history) {
+  for (const message of toPlainArray(history)) {
     const seq = seqOf(message)
     if (seq !== undefined && wanted.has(seq)) total += estimate(message)
   }
@@ -252,7 +253,7 @@ export const triggerSummary = (
  */
 export const toSummaryRequest = (config: Config, history: Messages, id: string, seqs: ReadonlyArray<number>): RequestSummary => {
   const wanted = new Set(seqs)
-  const messages = history.filter((message) => {
+  const messages = toPlainArray(history).filter((message) => {
     const seq = seqOf(message)
     return seq !== undefined && wanted.has(seq)
   })

@@ -3,6 +3,7 @@
  * whose text is larger than the cap is cut with a visible marker when it is added, after its whole
  * original has been spilled when a spill directory is set, so nothing is lost.
  */
+import { lastOf, replaceLast, toPlainArray } from '../messages/appendable.js'
 import type { Config } from '../config.js'
 import type { Effect } from '../effects.js'
 import type { Message } from '../messages/message.js'
@@ -66,10 +67,12 @@ export const toIngressCut = (content: string, cap: number, spillPath: string | n
 const isOverCap = (message: Message, cap: number): message is Message & { content: string } =>
   message.role === 'tool' && typeof message.content === 'string' && message.content.length > cap / 4 && utf8Length(message.content) > cap
 
-const replaceStored = (state: State, seq: number, content: string): State => ({
-  ...state,
-  history: state.history.map((message) => (seqOf(message) === seq ? { ...message, content } : message)),
-})
+/** The state with the stored message `seq` given `content`: O(n) references copied once. */
+const replaceStored = (state: State, seq: number, content: string): State => {
+  const last = lastOf(state.history)
+  if (last !== undefined && seqOf(last) === seq) return { ...state, history: replaceLast(state.history, { ...last, content }) }
+  return { ...state, history: toPlainArray(state.history).map((message) => (seqOf(message) === seq ? { ...message, content } : message)) }
+}
 
 const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalBytes: number }, cap: number, spilled: boolean): Effect => ({
   type: 'emit_hook',
@@ -88,7 +91,7 @@ const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalByte
  */
 export const applyIngressCap = (config: Config, state: State): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
   const cap = config.tool_result_ingress_cap_bytes
-  const message = state.history[state.history.length - 1]
+  const message = lastOf(state.history)
   if (cap === null || message === undefined || !isOverCap(message, cap)) return { state, effects: [] }
   const seq = seqOf(message)
   if (seq === undefined) return { state, effects: [] }
@@ -123,7 +126,7 @@ export const applyIngressSpillAnswer = (
   const { [path]: _done, ...pending } = state.guards.ingressPending
   const settled: State = { ...state, guards: { ...state.guards, ingressPending: pending } }
   if (error !== null) return { state: settled, effects: [{ type: 'emit_hook', name: 'context:spill_failed', data: { path, error } }] }
-  const message = state.history.find((candidate) => seqOf(candidate) === seq)
+  const message = toPlainArray(state.history).find((candidate) => seqOf(candidate) === seq)
   if (message === undefined || typeof message.content !== 'string') return { state: settled, effects: [] }
   const cut = toIngressCut(message.content, cap, path)
   return { state: replaceStored(settled, seq, cut.content), effects: [truncatedEvent(cut, cap, true)] }
