@@ -15,9 +15,14 @@ import { describeConfig, laterKeysArb, runProperty, scenarioArb, summaryAnswerAr
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 
-/** Scenarios whose configuration also sets some of the later keys (guards, anchors, hysteresis). */
+/**
+ * Scenarios whose configuration also sets some of the later keys (guards, anchors, hysteresis),
+ * and the typed estimator half the time (its media counts are extended incrementally too).
+ */
 const withLaterKeys = (scenarios: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> =>
-  fc.tuple(scenarios, laterKeysArb).map(([scenario, later]) => ({ ...scenario, rawConfig: { ...scenario.rawConfig, ...later } }))
+  fc
+    .tuple(scenarios, laterKeysArb, fc.constantFrom('reference', 'typed'))
+    .map(([scenario, later, estimator]) => ({ ...scenario, rawConfig: { ...scenario.rawConfig, ...later, token_estimator: estimator } }))
 
 /** The events of the ops a plain fold can apply without answering effects (summaries are left unanswered). */
 const toEvents = (ops: ReadonlyArray<RecordingOp>, now: string): ReadonlyArray<Event> => {

@@ -17,12 +17,11 @@ import type { ContextLengthDetails } from './errors.js'
 import type { TokenMeterStats } from './stats.js'
 import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
-import { selectAppliedView, selectPlainView, selectWorking, type StrippedView, type Working } from './incremental/working.js'
+import { selectAppliedView, selectMedia, selectPlainView, selectWorking, type StrippedView, type Working } from './incremental/working.js'
 import { isRealUserMessage, selectReplay, toBoundaryIdentity } from './compaction/replay-last-user.js'
 import { isHumanPrompt } from './compaction/anchors.js'
 import { triggerSummary } from './summary/summary.js'
 import { withForegroundStats } from './meter/foreground.js'
-import { countMedia } from './meter/typed-estimate.js'
 import { copyMeterStats, decideTrigger, measureRequest } from './meter/token-meter.js'
 import { isPlainObject } from './messages/values.js'
 
@@ -126,7 +125,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   let meterStats = withForegroundStats(config, measured.stats, state.guards)
   if (config.token_estimator !== 'reference') {
     // Issue 12: say when media were present and how many could not be measured.
-    const media = countMedia(working, memo.media)
+    const media = selectMedia(memo, selected)
     meterStats = { ...meterStats, media_items: media.media, media_unmeasured: media.unmeasured }
   }
   const hybrid = measured.hybrid

@@ -11,6 +11,7 @@ import { isPlainObject } from '../messages/values.js'
 import { stripMessage, type DerivationMemo, type PassContext } from '../compaction/context.js'
 import { applySticky } from '../compaction/sticky.js'
 import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
+import { countMedia } from '../meter/typed-estimate.js'
 
 /**
  * A stripped view and its estimate (tokens), as sent.
@@ -61,6 +62,13 @@ export interface WorkingEntry {
   readonly tokens: number
   plain: StrippedView | null
   applied: AppliedView | null
+  media?: MediaCounts
+}
+
+/** Media items in W and how many of them no estimator could measure (issue 12). */
+export interface MediaCounts {
+  readonly media: number
+  readonly unmeasured: number
 }
 
 /**
@@ -148,6 +156,24 @@ export const selectWorking = (
   }
   memo.working = working.entry
   return working
+}
+
+/**
+ * The media counts of W (issue 12's `media_items` / `media_unmeasured`), extending the previous
+ * request's by the added messages: O(added) between compactions, O(W) when derived afresh.
+ *
+ * @example
+ * selectMedia(memo, working).unmeasured // 0 without images
+ */
+export const selectMedia = (memo: DerivationMemo, working: Working): MediaCounts => {
+  const { entry, previous, added } = working
+  if (entry.media === undefined) {
+    if (previous?.media !== undefined && added !== null) {
+      const more = countMedia(added, memo.media)
+      entry.media = { media: previous.media.media + more.media, unmeasured: previous.media.unmeasured + more.unmeasured }
+    } else entry.media = countMedia(toPlainArray(entry.working), memo.media)
+  }
+  return entry.media
 }
 
 const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEstimator): StrippedView => {
