@@ -120,6 +120,10 @@ export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0
  * const state: State = makeInitialState()
  */
 export interface State {
+  /**
+   * The stored messages in order. After an add it is an appendable list (`appendTo`): a
+   * read-only array view that `structuredClone` cannot copy; `toPlainArray` gives a plain array.
+   */
   readonly history: ReadonlyArray<Message>
   readonly nextSeq: number
   readonly sticky: StickyState
