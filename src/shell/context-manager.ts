@@ -44,7 +44,7 @@ import type { Summarizer } from './summarizer.js'
 import { makeProviderSummarizer } from './summarizer.js'
 import { makeEstimatorFor } from './estimators.js'
 import { withoutSpillPointers } from '../core/tool-results/tool-result-budget.js'
-import { isAppendable, toPlainArray } from '../core/messages/appendable.js'
+import { isAppendable, sliceFrom, toPlainArray } from '../core/messages/appendable.js'
 
 /**
  * The worth-the-rebuild fail-loud error (SPEC 14.4), thrown by `getMessagesForRequest` when the
@@ -303,7 +303,10 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    */
   get state(): State {
     const state = this.#state
-    if (!isAppendable(state.history)) return state
+    if (!isAppendable(state.history)) {
+      this.#publicState = null
+      return state
+    }
     if (this.#publicState?.core !== state) this.#publicState = { core: state, state: { ...state, history: toPlainArray(state.history) } }
     return this.#publicState.state
   }
@@ -495,7 +498,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   getMessages(): Promise<Array<Message>> {
     return this.#enqueue(async () => {
       const format = this.#format as MessageFormat
-      if (format === 'contract') return [...toPlainArray(this.#state.history)]
+      if (format === 'contract') return sliceFrom(this.#state.history, 0)
       return freezeJson(toNativeHistory(format, this.#state.history)) as Array<Message>
     })
   }

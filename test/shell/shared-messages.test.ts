@@ -1,5 +1,6 @@
 /** Issue 14: the manager hands out frozen, structurally shared messages instead of deep copies. */
 import { describe, expect, it } from 'vitest'
+import type { Message } from '../../src/core/messages/message.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { silentLogger } from '../../src/shell/runner.js'
@@ -59,5 +60,8 @@ describe('shared messages', () => {
     expect(after.history[0]).toBe(before.history[0])
     expect(structuredClone(after).history).toEqual(after.history)
     expect(manager.state).toBe(after)
+    // The plain history is shared and frozen: changing it throws instead of desynchronizing the session.
+    expect(() => (after.history as Message[]).splice(0)).toThrow(TypeError)
+    expect(await manager.getMessages()).toHaveLength(2)
   })
 })

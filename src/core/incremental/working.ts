@@ -152,7 +152,7 @@ export const selectWorking = (
     working = { entry: { history, systemPrompt, working: list, tokens: previous.tokens + sum(added, estimate), plain: null, applied: null }, previous, added }
   } else {
     const list = factoryMessage === null ? history : appendTo([factoryMessage], toPlainArray(history).filter((message) => !isReplacedSystem(message)))
-    working = { entry: { history, systemPrompt, working: list, tokens: sum(list, estimate), plain: null, applied: null }, previous: null, added: null }
+    working = { entry: { history, systemPrompt, working: list, tokens: sum(toPlainArray(list), estimate), plain: null, applied: null }, previous: null, added: null }
   }
   memo.working = working.entry
   return working

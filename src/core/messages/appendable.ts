@@ -35,10 +35,27 @@ const toIndex = (key: string | symbol): number => {
   return Number.isInteger(index) && String(index) === key ? index : -1
 }
 
+/** Node's `util.inspect` hook (a registered symbol: no import of Node's `util`). */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom')
+
+/**
+ * The prototype of a view's target: the array prototype plus an inspect hook. `util.inspect` and
+ * `console.log` format a proxy's target instead of going through its traps (calling the hook with
+ * the view itself), so without it a view would print as `[]`.
+ */
+const VIEW_PROTOTYPE: object = Object.create(Array.prototype, {
+  [INSPECT]: {
+    value: function (this: unknown, _depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+      const version = typeof this === 'object' && this !== null ? versions.get(this) : undefined
+      return inspect(version === undefined ? [] : version.buffer.slice(0, version.length), options)
+    },
+  },
+})
+
 const makeView = <T>(buffer: T[], length: number): ReadonlyArray<T> => {
-  // The target is an ordinary, never-touched array: it gives the view Array.isArray and the
-  // array prototype; the traps answer every own property from the buffer's first `length` items.
-  const target: T[] = []
+  // The target is a never-touched array: it gives the view Array.isArray and the array
+  // prototype; the traps answer every own property from the buffer's first `length` items.
+  const target = Object.setPrototypeOf([], VIEW_PROTOTYPE) as T[]
   const view = new Proxy(target, {
     get: (object, key, receiver) => {
       if (key === 'length') return length
@@ -106,8 +123,8 @@ export const isAppendable = (list: ReadonlyArray<unknown>): boolean => versions.
 const plain = new WeakMap<object, ReadonlyArray<unknown>>()
 
 /**
- * A plain array with the items of `list`: `list` itself when it is plain, otherwise one copy of
- * its references, made once per version and shared (treat it as read-only). O(n) the first time.
+ * A plain array with the items of `list`: `list` itself when it is plain, otherwise one frozen
+ * copy of its references, made once per version and shared. O(n) the first time, O(1) after.
  *
  * @example
  * structuredClone(toPlainArray(appendTo([], [1, 2]))) // [1, 2]
@@ -117,22 +134,25 @@ export const toPlainArray = <T>(list: ReadonlyArray<T>): ReadonlyArray<T> => {
   if (version === undefined) return list
   let copy = plain.get(list) as ReadonlyArray<T> | undefined
   if (copy === undefined) {
-    copy = version.buffer.slice(0, version.length)
+    copy = Object.freeze(version.buffer.slice(0, version.length))
     plain.set(list, copy)
   }
   return copy
 }
 
 /**
- * The items of `list` from index `start` on, as a new plain array: O(items returned), without
- * going through the view's traps.
+ * The items of `list` from index `start` on (negative: from the end, as `slice`), as a new plain
+ * array: O(items returned), without going through the view's traps.
  *
  * @example
  * sliceFrom(appendTo([1, 2], [3]), 1) // [2, 3]
  */
 export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
   const version = versionOf(list)
-  return version === undefined ? list.slice(start) : version.buffer.slice(start, version.length)
+  if (version === undefined) return list.slice(start)
+  // As Array.prototype.slice: a negative start counts from the version's end, not the buffer's.
+  const from = start < 0 ? Math.max(0, version.length + start) : Math.min(start, version.length)
+  return version.buffer.slice(from, version.length)
 }
 
 /**

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { appendTo, isAppendable, lastOf, replaceLast, sliceFrom, toPlainArray } from '../../../src/core/messages/appendable.js'
 
@@ -32,6 +33,12 @@ describe('appendTo', () => {
     expect('2' in list).toBe(false)
   })
 
+  it('prints its items with util.inspect / console.log (which format a proxy\'s target)', () => {
+    const list = appendTo([{ id: 1 }], [{ id: 2 }])
+    expect(inspect(list)).toBe(inspect([{ id: 1 }, { id: 2 }]))
+    expect(inspect({ history: list })).toBe(inspect({ history: [{ id: 1 }, { id: 2 }] }))
+  })
+
   it('throws a TypeError on writes, naming what to do instead', () => {
     const list = appendTo([], [1]) as number[]
     expect(() => list.push(2)).toThrow(/immutable; copy it/)
@@ -47,6 +54,7 @@ describe('toPlainArray, sliceFrom, lastOf, replaceLast', () => {
     expect(isAppendable(plain)).toBe(false)
     expect(structuredClone(plain)).toEqual([1, 2])
     expect(toPlainArray(list)).toBe(plain)
+    expect(Object.isFrozen(plain)).toBe(true)
     const array = [1]
     expect(toPlainArray(array)).toBe(array)
   })
@@ -55,6 +63,10 @@ describe('toPlainArray, sliceFrom, lastOf, replaceLast', () => {
     const list = appendTo([1, 2], [3, 4])
     expect(sliceFrom(list, 2)).toEqual([3, 4])
     expect(sliceFrom([1, 2, 3], 1)).toEqual([2, 3])
+    const older = appendTo(appendTo([1], [2]), [])
+    appendTo(older, [3])
+    expect(sliceFrom(older, -1)).toEqual([2])
+    expect(sliceFrom(older, 5)).toEqual([])
     expect(lastOf(list)).toBe(4)
     expect(lastOf(appendTo([], []))).toBeUndefined()
     const replaced = replaceLast(list, 9)
