@@ -1,23 +1,40 @@
 /**
- * Appendable lists (issue 14): immutable arrays that grow in O(items appended) instead of a copy
- * of every reference. The stored history is one, so `add_message` costs O(message size) at any
- * history length while every state keeps an array whose contents never change.
+ * Appendable lists (issue 14): immutable arrays that grow in O(items appended) and change their
+ * last item in O(1), instead of a copy of every reference. The stored history is one, so
+ * `add_message` costs O(message size) at any history length while every state keeps an array
+ * whose contents never change.
  *
- * How: versions of one lineage share an append-only buffer. A version is the first `length`
- * items of its buffer, seen through a read-only array view (`Array.isArray` is true; indexing,
- * `length`, iteration, the array methods and `JSON.stringify` work as on an array; writes throw a
- * `TypeError`). Appending to the version that ends at the buffer's end pushes onto the buffer;
- * appending to an older version (a branch: another state folded from the same past) copies its
- * items first. Items past a version's length are invisible to it, so no version ever changes:
+ * How: versions of one lineage share an append-only buffer. A version of length n is the first
+ * n − 1 items of its buffer followed by its own last item, seen through a read-only array view
+ * (`Array.isArray` is true; indexing, `length`, iteration, the array methods and `JSON.stringify`
+ * work as on an array; writes throw a `TypeError`). Appending to a version whose first n − 1
+ * items end the buffer pushes its last item and the new items but the last onto the buffer;
+ * appending to any other version (a branch: another state folded from the same past) copies its
+ * items first. Replacing the last item makes a version on the same buffer. Buffer items are never
+ * overwritten and a version reads only the ones before its own last, so no version ever changes:
  * the buffer is an implementation detail no reader, replay or snapshot can observe.
  *
- * Not supported on a view: `structuredClone` and `postMessage` (no proxy can be cloned; use
- * `toPlainArray` first, as `snapshot()` and the manager's `state` getter do).
+ * Not supported on a view: `structuredClone`, `postMessage` and `Object.freeze` (no proxy can be
+ * cloned, and this one cannot be frozen; use `toPlainArray` first, as `snapshot()` and the
+ * manager's `state` getter do).
  */
 
+/** A version: `buffer[0 .. length − 2]` then `last` (nothing when `length` is 0). */
 interface Version<T> {
   readonly buffer: T[]
   readonly length: number
+  readonly last: T | undefined
+}
+
+/** Item `index` (0 ≤ index < length) of a version. */
+const itemOf = <T>(version: Version<T>, index: number): T => (index === version.length - 1 ? (version.last as T) : version.buffer[index])
+
+/** The version's items as a new plain array. */
+const copyOf = <T>(version: Version<T>, start = 0): T[] => {
+  if (start >= version.length) return []
+  const copy = version.buffer.slice(start, version.length - 1)
+  copy.push(version.last as T)
+  return copy
 }
 
 const versions = new WeakMap<object, Version<unknown>>()
@@ -47,20 +64,21 @@ const VIEW_PROTOTYPE: object = Object.create(Array.prototype, {
   [INSPECT]: {
     value: function (this: unknown, _depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
       const version = typeof this === 'object' && this !== null ? versions.get(this) : undefined
-      return inspect(version === undefined ? [] : version.buffer.slice(0, version.length), options)
+      return inspect(version === undefined ? [] : copyOf(version), options)
     },
   },
 })
 
-const makeView = <T>(buffer: T[], length: number): ReadonlyArray<T> => {
+const makeView = <T>(version: Version<T>): ReadonlyArray<T> => {
+  const { length } = version
   // The target is a never-touched array: it gives the view Array.isArray and the array
-  // prototype; the traps answer every own property from the buffer's first `length` items.
+  // prototype; the traps answer every own property from the version.
   const target = Object.setPrototypeOf([], VIEW_PROTOTYPE) as T[]
   const view = new Proxy(target, {
     get: (object, key, receiver) => {
       if (key === 'length') return length
       const index = toIndex(key)
-      if (index >= 0) return index < length ? buffer[index] : undefined
+      if (index >= 0) return index < length ? itemOf(version, index) : undefined
       return Reflect.get(object, key, receiver)
     },
     has: (object, key) => {
@@ -76,7 +94,7 @@ const makeView = <T>(buffer: T[], length: number): ReadonlyArray<T> => {
     getOwnPropertyDescriptor: (object, key) => {
       if (key === 'length') return { value: length, writable: true, enumerable: false, configurable: false }
       const index = toIndex(key)
-      if (index >= 0) return index < length ? { value: buffer[index], writable: false, enumerable: true, configurable: true } : undefined
+      if (index >= 0) return index < length ? { value: itemOf(version, index), writable: false, enumerable: true, configurable: true } : undefined
       return Reflect.getOwnPropertyDescriptor(object, key)
     },
     set: readOnly,
@@ -85,7 +103,7 @@ const makeView = <T>(buffer: T[], length: number): ReadonlyArray<T> => {
     setPrototypeOf: readOnly,
     preventExtensions: readOnly,
   })
-  versions.set(view, { buffer, length } as Version<unknown>)
+  versions.set(view, version as Version<unknown>)
   return view
 }
 
@@ -93,8 +111,9 @@ const versionOf = <T>(list: ReadonlyArray<T>): Version<T> | undefined => version
 
 /**
  * `list` followed by `items`, as an appendable list: O(items) when `list` is the newest version of
- * its lineage, otherwise (a plain array, or an older version) one copy of `list` first, after
- * which appends are O(items) again. `list` itself never changes. Returns `list` for no items.
+ * its lineage (or that version with its last item replaced), otherwise (a plain array, or an
+ * older version) one copy of `list` first, after which appends are O(items) again. `list` itself
+ * never changes. Returns `list` for no items.
  *
  * @example
  * const one = appendTo([], [{ role: 'user', content: 'hi' }])
@@ -105,10 +124,12 @@ export const appendTo = <T>(list: ReadonlyArray<T>, items: ReadonlyArray<T>): Re
   if (items.length === 0) return list
   const version = versionOf(list)
   let buffer: T[]
-  if (version !== undefined && version.buffer.length === version.length) buffer = version.buffer
-  else buffer = version !== undefined ? version.buffer.slice(0, version.length) : list.slice()
-  for (const item of items) buffer.push(item)
-  return makeView(buffer, buffer.length)
+  if (version !== undefined && version.buffer.length === Math.max(0, version.length - 1)) {
+    buffer = version.buffer
+    if (version.length > 0) buffer.push(version.last as T)
+  } else buffer = version !== undefined ? copyOf(version) : list.slice()
+  for (let index = 0; index < items.length - 1; index += 1) buffer.push(items[index])
+  return makeView({ buffer, length: buffer.length + 1, last: items[items.length - 1] })
 }
 
 /**
@@ -134,7 +155,7 @@ export const toPlainArray = <T>(list: ReadonlyArray<T>): ReadonlyArray<T> => {
   if (version === undefined) return list
   let copy = plain.get(list) as ReadonlyArray<T> | undefined
   if (copy === undefined) {
-    copy = Object.freeze(version.buffer.slice(0, version.length))
+    copy = Object.freeze(copyOf(version))
     plain.set(list, copy)
   }
   return copy
@@ -151,8 +172,7 @@ export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
   const version = versionOf(list)
   if (version === undefined) return list.slice(start)
   // As Array.prototype.slice: a negative start counts from the version's end, not the buffer's.
-  const from = start < 0 ? Math.max(0, version.length + start) : Math.min(start, version.length)
-  return version.buffer.slice(from, version.length)
+  return copyOf(version, start < 0 ? Math.max(0, version.length + start) : start)
 }
 
 /**
@@ -163,19 +183,20 @@ export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
  */
 export const lastOf = <T>(list: ReadonlyArray<T>): T | undefined => {
   const version = versionOf(list)
-  return version === undefined ? list[list.length - 1] : version.length === 0 ? undefined : version.buffer[version.length - 1]
+  return version === undefined ? list[list.length - 1] : version.last
 }
 
 /**
- * `list` with its last item replaced by `item`, as an appendable list: one copy of the references
- * (O(n)), since the versions sharing the buffer still hold the old item. `list` never changes.
+ * `list` with its last item replaced by `item` (`item` alone when `list` is empty), as an
+ * appendable list: O(1) for a version (it shares the buffer; only the last item is its own), one
+ * copy of the references for a plain array. `list` never changes.
  *
  * @example
  * replaceLast(appendTo([1], [2]), 3) // [1, 3]
  */
 export const replaceLast = <T>(list: ReadonlyArray<T>, item: T): ReadonlyArray<T> => {
   const version = versionOf(list)
-  const buffer = version !== undefined ? version.buffer.slice(0, Math.max(0, version.length - 1)) : list.slice(0, -1)
-  buffer.push(item)
-  return makeView(buffer, buffer.length)
+  if (version !== undefined && version.length > 0) return makeView({ buffer: version.buffer, length: version.length, last: item })
+  const buffer = list.slice(0, -1)
+  return makeView({ buffer, length: buffer.length + 1, last: item })
 }

@@ -69,6 +69,15 @@ describe('toPlainArray, sliceFrom, lastOf, replaceLast', () => {
     expect(sliceFrom(older, 5)).toEqual([])
     expect(lastOf(list)).toBe(4)
     expect(lastOf(appendTo([], []))).toBeUndefined()
+    const sibling = replaceLast(list, 8)
+    const fromList = appendTo(list, [5])
+    const fromSibling = appendTo(sibling, [6])
+    expect([list, sibling, fromList, fromSibling].map((version) => [...version])).toEqual([
+      [1, 2, 3, 4],
+      [1, 2, 3, 8],
+      [1, 2, 3, 4, 5],
+      [1, 2, 3, 8, 6],
+    ])
     const replaced = replaceLast(list, 9)
     expect(replaced).toEqual([1, 2, 3, 9])
     expect(list).toEqual([1, 2, 3, 4])
