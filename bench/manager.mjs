@@ -18,7 +18,7 @@ import { loadRecordings } from '../dist/shell/importers/detect.js'
 import { readTextFile } from '../dist/shell/read-text.js'
 
 const root = resolve(import.meta.dirname, '..')
-const SECTIONS = ['requests', 'core', 'session', 'snapshot', 'sessions']
+const SECTIONS = ['requests', 'core', 'responses', 'session', 'snapshot', 'sessions']
 const only = process.argv.slice(2)
 const wanted = (name) => only.includes(name)
 
@@ -182,6 +182,44 @@ if (wanted('core')) {
     console.log(`${count.toLocaleString('en').padStart(7)} stored messages | request (no compaction) median ${time(quantile(quiet, 0.5))} n=${quiet.length} | add median ${time(quantile(adds, 0.5))}`)
   }
   console.log(`ratio: core median request (no compaction) at 100,000 / at 2,000 = ${(medians[100000] / medians[2000]).toFixed(2)}`)
+}
+
+/** One Responses agent turn: reasoning, a function call (merged into the reasoning's piece) and its output. */
+const responsesTurn = (i) => [
+  { type: 'reasoning', id: `rs_${i}`, summary: [{ type: 'summary_text', text: `thinking about step ${i}` }] },
+  { type: 'function_call', id: `fc_${i}`, call_id: `call_${i}`, name: 'read_file', arguments: `{"path": "src/m${i}.ts"}` },
+  { type: 'function_call_output', call_id: `call_${i}`, output: 'line of output\n'.repeat(2 + ((i * 7) % 200)) },
+]
+
+if (wanted('responses')) {
+  console.log('\n# openai-responses format through ContextManager, 100,000-token budget: 150 rounds of one turn (reasoning, function call merged into it, output) and a request')
+  for (const count of [2000, 20000]) {
+    const history = [{ role: 'user', content: 'start the task' }]
+    for (let i = 0; history.length < count; i += 1) history.push(...responsesTurn(i))
+    const manager = new ContextManager({}, { ...options(), format: 'openai-responses' })
+    await manager.setMessages(history)
+    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+    const quiet = []
+    const adds = []
+    const views = []
+    for (let round = 0; round < 150; round += 1) {
+      for (const item of responsesTurn(count + round)) {
+        const start = performance.now()
+        await manager.addMessage(item)
+        adds.push(performance.now() - start)
+      }
+      const before = manager.lastCompactionStats
+      const start = performance.now()
+      const view = await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+      const elapsed = performance.now() - start
+      views.push(view.length)
+      if (JSON.stringify(before) === JSON.stringify(manager.lastCompactionStats)) quiet.push(elapsed)
+    }
+    console.log(
+      `${count.toLocaleString('en').padStart(6)} stored items | request (no compaction) median ${time(quantile(quiet, 0.5)).padStart(9)} p95 ${time(quantile(quiet, 0.95)).padStart(9)} n=${quiet.length}` +
+        ` | add median ${time(quantile(adds, 0.5))} | view median ${quantile(views, 0.5)} items`,
+    )
+  }
 }
 
 if (wanted('session')) {

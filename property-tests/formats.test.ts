@@ -136,11 +136,19 @@ const compacted: Record<string, number> = {}
 const check = (format: ProviderFormat, session: Session, repair = false): void => {
   const decoded = decodeConfig(session.config)
   if (decoded._tag === 'Left') throw decoded.left
-  const step = makeStep({ config: decoded.right.config, estimate: makeCachedEstimator(), format })
+  const deps = { config: decoded.right.config, estimate: makeCachedEstimator(), format }
+  const step = makeStep(deps)
   let state: State = makeInitialState()
   const added: Array<Record<string, unknown>> = []
   const request = (label: string): void => {
-    const result = step(state, { type: 'request_received', tokenBudget: null, provider: null, providerGiven: false, systemPrompt: 'You are a careful agent.', now: NOW })
+    const event = { type: 'request_received', tokenBudget: null, provider: null, providerGiven: false, systemPrompt: 'You are a careful agent.', now: NOW } as const
+    const result = step(state, event)
+    // Issue 14: the memo of earlier requests (extended across appends and merged Responses items)
+    // never changes a result: a fresh reducer gives the same view, effects and state.
+    const fresh = makeStep(deps)(state, event)
+    expect(result.view, `${label}: view with the memo`).toEqual(fresh.view)
+    expect(result.effects).toEqual(fresh.effects)
+    expect(result.state).toEqual(fresh.state)
     state = result.state
     if (result.view === undefined) return
     if (state.sticky.removed.size + state.sticky.truncated.size + state.sticky.stubbed.size > 0) compacted[format] = (compacted[format] ?? 0) + 1

@@ -56,6 +56,7 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         recordAppend(memo, added.history, state.history)
         if (cut !== null) return { state: added, view: undefined, effects: cut.effects }
         const capped = applyIngressCap(deps.config, added)
+        recordAppend(memo, capped.state.history, state.history)
         return { state: capped.state, view: undefined, effects: capped.effects }
       }
       case 'messages_replaced': {

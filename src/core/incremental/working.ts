@@ -90,14 +90,17 @@ const isReplacedSystem = (message: Message): boolean =>
   message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')
 
 /**
- * Note that `next` is `base` with messages appended (nothing before them changed): both get the
- * same lineage token. The reducer calls it for every `message_added`. Holds no history alive.
+ * Note that `next` is `base` with messages appended, its last message possibly replaced first (a
+ * Responses item merged into the piece before it, a result cut at ingress); nothing before that
+ * changed: both get the same lineage token. The reducer calls it for every `message_added`.
+ * Holds no history alive. A request whose base ended with the replaced message derives afresh:
+ * `appendedSince` checks that base's last message is still in place.
  *
  * @example
  * recordAppend(memo, [...history, stored], history)
  */
 export const recordAppend = (memo: DerivationMemo, next: Messages, base: Messages): void => {
-  if (next === base || next.length <= base.length || (base.length > 0 && next[base.length - 1] !== lastOf(base))) return
+  if (next === base || next.length < base.length || (base.length > 1 && next[base.length - 2] !== base[base.length - 2])) return
   let token = memo.lineage.get(base)
   if (token === undefined) {
     token = {}
