@@ -1,7 +1,9 @@
 #!/bin/bash
 # Packs the library, installs the tarball into an empty project and checks what a user gets:
-# no SDK is installed (they are optional peer dependencies), `npx context-simple replay` runs,
-# and a TypeScript file using the public types compiles against the published .d.ts with
+# no SDK is installed (they are optional peer dependencies), none of the CLI's libraries is
+# installed (commander, cli-table3, cli-progress and what they pull in are bundled into
+# dist/vendor/cli-libraries.js at build time), `npx context-simple replay`, `compare` (two
+# worker threads, with the progress bar on a pseudo-terminal) and `report` run, and a TypeScript file using the public types compiles against the published .d.ts with
 # skipLibCheck false and no SDK present (@types/node only). Prints the tarball and install sizes.
 # Needs the npm registry for the library's own dependencies. Usage: bash scripts/check-pack.sh
 set -euo pipefail
@@ -18,8 +20,27 @@ for sdk in openai ai @anthropic-ai/sdk @ai-sdk/provider; do
   if [ -e "node_modules/$sdk" ]; then echo "FAIL: $sdk was installed"; exit 1; fi
 done
 echo "no SDK installed: openai, ai, @anthropic-ai/sdk, @ai-sdk/provider absent"
+cli_libraries="commander cli-table3 cli-progress string-width strip-ansi ansi-regex emoji-regex is-fullwidth-code-point @colors/colors"
+for library in $cli_libraries; do
+  if [ -e "node_modules/$library" ]; then echo "FAIL: $library was installed (the CLI's libraries must be bundled, not dependencies)"; exit 1; fi
+done
+echo "no CLI library installed: $cli_libraries absent"
 npx --no-install context-simple replay >/dev/null
 echo "npx context-simple replay: ok"
+session=node_modules/context-simple/sessions/claude-code-tool-heavy.jsonl
+# `script` gives the command a pseudo-terminal, so compare draws its progress bar (on stderr).
+script -qec "npx --no-install context-simple compare $session --window 40000 --max-output 8000 --preset reference --preset recommended --jobs 2" /dev/null > compare.txt
+grep -q 'comparing \[' compare.txt || { echo "FAIL: compare drew no progress bar"; cat compare.txt; exit 1; }
+grep -q 'recommended' compare.txt && grep -q '┌' compare.txt || { echo "FAIL: compare printed no tables"; cat compare.txt; exit 1; }
+npx --no-install context-simple compare $session --window 40000 --max-output 8000 --preset reference --preset recommended --jobs 2 --json > compare.jsonl
+[ "$(wc -l < compare.jsonl)" -eq 2 ] || { echo "FAIL: compare --json printed $(wc -l < compare.jsonl) lines, expected 2"; cat compare.jsonl; exit 1; }
+echo "npx context-simple compare (2 worker threads, progress bar, tables, --json): ok"
+npx --no-install context-simple report --help | grep -q -- '--html' || { echo "FAIL: report --help"; exit 1; }
+npx --no-install context-simple report $session --html report.html >/dev/null
+grep -q 'uPlot' report.html || { echo "FAIL: the report carries no chart library"; exit 1; }
+echo "npx context-simple report --help and report --html: ok ($(du -k report.html | cut -f1) KiB page)"
+if npx --no-install context-simple replay --no-such-flag 2>/dev/null; then echo "FAIL: an unknown flag was accepted"; exit 1; fi
+echo "npx context-simple rejects an unknown flag: ok"
 cat > check.ts <<'TS'
 import { ContextManager, makeMittHooks, type ContextConfig, type ProviderUsage, type OpenAiChatMessage } from 'context-simple'
 const config: ContextConfig = { token_meter: 'hybrid', strict: true }
@@ -34,4 +55,4 @@ cat > tsconfig.json <<'JSON'
 JSON
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 echo "published .d.ts compile with skipLibCheck false and no SDK: ok"
-echo "tarball: $(du -k "$tarball" | cut -f1) KiB; node_modules after install: $(du -sk node_modules | cut -f1) KiB, of which context-simple $(du -sk node_modules/context-simple | cut -f1) KiB and the test's own @types/node $(du -sk node_modules/@types/node | cut -f1) KiB; $(ls node_modules | grep -v '^@' | wc -l) unscoped packages: $(ls node_modules | tr '\n' ' ')"
+echo "tarball: $(du -k "$tarball" | cut -f1) KiB; node_modules after install: $(du -sk node_modules | cut -f1) KiB ($(du -sk --exclude=@types --exclude=undici-types node_modules | cut -f1) KiB without the test's @types/node and undici-types), of which context-simple $(du -sk node_modules/context-simple | cut -f1) KiB and the test's own @types/node $(du -sk node_modules/@types/node | cut -f1) KiB; $(ls node_modules | grep -v '^@' | wc -l) unscoped packages: $(ls node_modules | tr '\n' ' ')"

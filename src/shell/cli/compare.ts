@@ -6,10 +6,9 @@
 import { availableParallelism } from 'node:os'
 import { statSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
-import { SingleBar, Presets } from 'cli-progress'
-import Table from 'cli-table3'
 import { expandInputs, type ConfigLayers } from './evaluate.js'
 import { runCompareUnit, type CompareRow, type CompareSettings, type CompareUnit, type CompareUnitResult } from './compare-unit.js'
+import { SingleBar, Presets, Table } from './libraries.js'
 import { UsageError } from './options.js'
 
 /**

@@ -5,11 +5,11 @@
  */
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import Table from 'cli-table3'
 import { presets, type PresetName } from '../../core/presets.js'
 import { loadChartLibrary } from '../report/chart-library.js'
 import { renderHtmlReport } from '../report/html.js'
 import type { ReportSection } from '../report/model.js'
+import { Table } from './libraries.js'
 import { replayInput, type CliIo, type ReplayInputFlags } from './replay-input.js'
 import { describeBudget, generatorName, toReportSections, writeReportFile } from './report-command.js'
 

@@ -6,8 +6,6 @@
 import { makeEstimatorFor } from '../estimators.js'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SingleBar, Presets } from 'cli-progress'
-import { Option, type Command } from 'commander'
 import type { Config } from '../../core/config.js'
 import type { CacheProvider } from '../../core/economics/cache.js'
 import type { ModelPrice } from '../../core/economics/prices.js'
@@ -21,6 +19,7 @@ import { importClaudeCodeSession } from '../importers/claude-code.js'
 import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
 import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from './evaluate.js'
+import { Option, Presets, SingleBar, type Command } from './libraries.js'
 
 export { CLAUDE_CODE_WINDOW }
 import { parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
