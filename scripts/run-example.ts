@@ -2,7 +2,7 @@
 //   npm run example -- embedding
 // The agent-loop examples talk to the local fake provider of the tests (127.0.0.1, a free port),
 // started here; nothing leaves the machine.
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startFakeProvider } from '../test/support/fake-provider-server.js'
@@ -10,7 +10,10 @@ import { startFakeProvider } from '../test/support/fake-provider-server.js'
 const name = (process.argv[2] ?? '').replace(/^examples\//, '').replace(/\.ts$/, '')
 const path = resolve(import.meta.dirname, '..', 'examples', `${name}.ts`)
 if (name === '' || !existsSync(path)) {
-  console.error(`usage: npm run example -- NAME, where NAME is a file of examples/ without .ts (got "${name}")`)
+  const names = readdirSync(resolve(import.meta.dirname, '..', 'examples'))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.slice(0, -3))
+  console.error(`usage: npm run example -- NAME, where NAME is one of: ${names.join(', ')} (got "${name}")`)
   process.exit(2)
 }
 const example = (await import(pathToFileURL(path).href)) as { run: (options?: unknown) => Promise<unknown> }

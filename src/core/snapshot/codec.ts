@@ -220,10 +220,13 @@ export interface RestoredSnapshot {
  *
  * @example
  * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))) // Right({ config, warnings: [], state })
- * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 6, got 0 …'))
+ * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 7, got 0 …'))
  */
 export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, RestoredSnapshot> => {
-  if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, config, state} from manager.snapshot(), got ${show(value)}`))
+  if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, format, config, state} from manager.snapshot(), got ${show(value)}`))
+  if (!('version' in value) && !('state' in value)) {
+    return E.left(new SnapshotError('snapshot', `expected an object {version, format, config, state} from manager.snapshot(), got one with neither version nor state: ${show(value)}`))
+  }
   if (value.version !== SNAPSHOT_VERSION) {
     return E.left(
       new SnapshotError(

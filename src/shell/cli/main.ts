@@ -139,7 +139,7 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>, 
     lines.push(
       summary.drift === null
         ? 'estimator drift: no provider usage in this input'
-        : `estimator drift (reading / estimate of the request it describes, ${summary.drift.requests} requests): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
+        : `estimator drift (reading / estimate of the request it describes, ${summary.drift.requests} ${summary.drift.requests === 1 ? 'request' : 'requests'}): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
     )
   }
   for (const row of rows.filter((r) => r.error !== null).slice(0, 3)) lines.push(`request ${row.request}${row.session ? ` (${row.session})` : ''} failed: ${row.error}`)

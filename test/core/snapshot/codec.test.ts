@@ -47,6 +47,7 @@ describe('toSnapshot / decodeSnapshot', () => {
   it('names the field of a malformed snapshot', () => {
     const good = JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))
     expect(failure(null).field).toBe('snapshot')
+    expect(failure({ nope: 1 }).message).toBe('snapshot: expected an object {version, format, config, state} from manager.snapshot(), got one with neither version nor state: {"nope":1}')
     expect(failure({ ...good, version: '1' }).message).toContain(`snapshot.version: expected ${SNAPSHOT_VERSION}, got "1"`)
     expect(failure({ ...good, config: 3 }).field).toBe('snapshot.config')
     expect(failure({ ...good, state: { ...good.state, meter: { ...good.state.meter, usageEvents: 1.5 } } }).message).toBe(
