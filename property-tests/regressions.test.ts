@@ -8,6 +8,12 @@ import { DEFAULT_REPLAY_NOW, type RecordingOp } from '../src/core/replay/recordi
 import { selectAbsorbSpan } from '../src/core/summary/summary.js'
 import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
 import { foldScenario, makeScenario } from './arbitraries.js'
+import { decodeConfig } from '../src/core/codecs.js'
+import type { Event } from '../src/core/events.js'
+import { makeCachedEstimator } from '../src/core/meter/estimate.js'
+import { makeStep } from '../src/core/reducer.js'
+import { makeInitialState } from '../src/core/state.js'
+import type { Step } from '../src/core/step.js'
 
 const bashCall = (id: string): Record<string, unknown> => ({ id, type: 'function', function: { name: 'bash', arguments: `{"cmd":"${id}"}` } })
 
@@ -270,5 +276,53 @@ describe('regressions', () => {
     expect(first.effects.some((effect) => effect.type === 'request_summary')).toBe(false)
     for (const request of [first, second]) expect(findPairingViolations(request.view ?? [])).toEqual([])
     expect(second.view?.map((message) => message.uid).slice(0, 5)).toEqual(['s', 'calls', 'ra', 'rb', 'done'])
+  })
+})
+
+describe('regressions: the derivation memo', () => {
+  // Found by a reviewer's probe of "the memo never changes a result" with rewinds (stepping a state
+  // saved earlier). A tool result's truncation was memoized without the failed spill paths it was
+  // derived under: derived while its spill path had failed (no pointer, no write), it was reused
+  // for an earlier state in which that path had not failed, so the request lost its write_spill
+  // and its "read <path>" pointer. Fixed by keeping the failed paths in the memo entry
+  // (src/core/compaction/context.ts, TruncationEntry).
+  it('a truncation derived after its spill failed is not reused for a state from before the failure', () => {
+    const decoded = decodeConfig({
+      max_tokens: 300,
+      truncate_chars: 40,
+      protected_recent: 0.1,
+      protected_tool_results: 0,
+      compaction_notice_enabled: false,
+      tool_result_ingress_cap_bytes: 12,
+      tool_result_spill_dir: '/tmp/context-simple-spill',
+    })
+    if (decoded._tag === 'Left') throw decoded.left
+    const deps = { config: decoded.right.config, estimate: makeCachedEstimator() }
+    const step = makeStep(deps)
+    const request = (systemPrompt: string | null): Event => ({ type: 'request_received', tokenBudget: null, provider: null, providerGiven: true, systemPrompt, now: DEFAULT_REPLAY_NOW })
+    const added = (message: Message): Event => ({ type: 'message_added', message, timestamp: DEFAULT_REPLAY_NOW })
+    let state = makeInitialState()
+    const apply = (event: Event): Step => {
+      const result = step(state, event)
+      state = result.state
+      return result
+    }
+    apply(added({ role: 'user', content: 'start the task please' }))
+    apply(added({ role: 'assistant', content: null, tool_calls: [bashCall('call_1'), bashCall('call_2'), bashCall('call_3')] }))
+    const ingress = apply(added({ role: 'tool', tool_call_id: 'call_1', content: 'alpha alpha alpha' })).effects.find((effect) => effect.type === 'write_spill')
+    if (ingress?.type !== 'write_spill') throw new Error('expected the ingress spill')
+    apply({ type: 'spill_written', path: ingress.path })
+    apply(added({ role: 'tool', tool_call_id: 'call_2', content: '' }))
+    apply(added({ role: 'tool', tool_call_id: 'call_3', content: '' }))
+    const asked = apply(request('You are a careful agent.')).effects.filter((effect) => effect.type === 'write_spill')
+    expect(asked.length).toBeGreaterThan(0)
+    const saved = state
+    for (const spill of asked) if (spill.type === 'write_spill') apply({ type: 'spill_failed', path: spill.path, error: 'disk full' })
+    apply(request(null))
+    const memoized = step(saved, request(null))
+    const fresh = makeStep(deps)(saved, request(null))
+    expect(memoized.effects).toEqual(fresh.effects)
+    expect(memoized.view).toEqual(fresh.view)
+    expect(fresh.effects.some((effect) => effect.type === 'write_spill')).toBe(true)
   })
 })

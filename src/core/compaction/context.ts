@@ -12,6 +12,21 @@ import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
 
 /**
+ * A memoized truncation (SPEC 11.2): the tool name and the failed spill paths it was derived
+ * under, its result, and whether its spill path was one of the failed ones (so it carries no
+ * pointer).
+ *
+ * @example
+ * const entry: TruncationEntry = { toolName: 'grep', result: { message, spill: null }, pathFailed: false, failedSpills: new Set() }
+ */
+export interface TruncationEntry {
+  readonly toolName: string | null
+  readonly result: Truncation
+  readonly pathFailed: boolean
+  readonly failedSpills: ReadonlySet<string>
+}
+
+/**
  * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
  * once for a message object is reused by every later request (no re-copy, no re-estimate).
  * Tables are WeakMaps keyed by message (or stats) objects; one memo per `makeStep` reducer.
@@ -20,7 +35,7 @@ import { selectAnchorPredicate } from './anchors.js'
  * const memo: DerivationMemo = makeDerivationMemo()
  */
 export interface DerivationMemo {
-  readonly truncation: WeakMap<Message, { readonly toolName: string | null; readonly result: Truncation }>
+  readonly truncation: WeakMap<Message, TruncationEntry>
   readonly stub: WeakMap<Message, Message>
   readonly stripped: WeakMap<Message, Message>
   /** The notice of a stats object: built once per accepted pass, shared by every later view. */
@@ -92,11 +107,16 @@ export const makePassContext = (
   const derive = (message: Message): Truncation => {
     const toolName = toToolName(message, toolNames)
     const cached = memo.truncation.get(message)
-    // A cached pointer to a path whose write failed since is stale (SPEC 17.9).
-    const stale = cached !== undefined && cached.result.spill !== null && failedSpills.has(cached.result.spill.path)
+    // A cached pointer to a path whose write failed since is stale (SPEC 17.9); so is a truncation
+    // left without a pointer because its path had failed, under another set of failed paths (a
+    // state from before the failure, or after a reset).
+    const stale =
+      cached !== undefined &&
+      (cached.result.spill !== null ? failedSpills.has(cached.result.spill.path) : cached.pathFailed && cached.failedSpills !== failedSpills)
     if (cached !== undefined && cached.toolName === toolName && !stale) return cached.result
     const result = truncateToolResult(message, config, toolNames, failedSpills)
-    memo.truncation.set(message, { toolName, result })
+    const pathFailed = config.tool_result_spill_dir !== null && result.spill === null && result.message !== message
+    memo.truncation.set(message, { toolName, result, pathFailed, failedSpills })
     return result
   }
   const truncate = (message: Message): Message => {
