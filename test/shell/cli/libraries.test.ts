@@ -21,7 +21,7 @@ describe('the CLI libraries', () => {
   })
 
   it('are imported by package name only in src/shell/cli/libraries.ts', () => {
-    const importing = sources(join(root, 'src')).filter((file) => CLI_LIBRARIES.some((name) => new RegExp(`from '${name}'`).test(readFileSync(file, 'utf8'))))
+    const importing = sources(join(root, 'src')).filter((file) => CLI_LIBRARIES.some((name) => new RegExp(`(from|import\\(|require\\()\\s*['"\`]${name}['"\`]`).test(readFileSync(file, 'utf8'))))
     expect(importing.map((file) => relative(root, file))).toEqual(['src/shell/cli/libraries.ts'])
   })
 
