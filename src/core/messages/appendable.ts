@@ -62,9 +62,11 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom')
  */
 const VIEW_PROTOTYPE: object = Object.create(Array.prototype, {
   [INSPECT]: {
-    value: function (this: unknown, _depth: number, options: object, inspect: (value: unknown, options: object) => string): string {
+    value: function (this: unknown, depth: number, options: { readonly depth?: number | null }, inspect: (value: unknown, options: object) => string): string {
+      if (depth < 0) return '[Array]'
       const version = typeof this === 'object' && this !== null ? versions.get(this) : undefined
-      return inspect(version === undefined ? [] : copyOf(version), options)
+      // The items print at the depth the view itself had left (a nested view counts its levels).
+      return inspect(version === undefined ? [] : copyOf(version), { ...options, depth })
     },
   },
 })
@@ -172,7 +174,8 @@ export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
   const version = versionOf(list)
   if (version === undefined) return list.slice(start)
   // As Array.prototype.slice: a negative start counts from the version's end, not the buffer's.
-  return copyOf(version, start < 0 ? Math.max(0, version.length + start) : start)
+  const from = Math.trunc(start) || 0
+  return copyOf(version, from < 0 ? Math.max(0, version.length + from) : from)
 }
 
 /**

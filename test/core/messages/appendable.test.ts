@@ -37,6 +37,11 @@ describe('appendTo', () => {
     const list = appendTo([{ id: 1 }], [{ id: 2 }])
     expect(inspect(list)).toBe(inspect([{ id: 1 }, { id: 2 }]))
     expect(inspect({ history: list })).toBe(inspect({ history: [{ id: 1 }, { id: 2 }] }))
+    // Nested views keep counting the depth as plain arrays do.
+    const nested = appendTo([], [{ x: appendTo([], [{ a: { b: { c: 1 } } }]) }])
+    const plain = [{ x: [{ a: { b: { c: 1 } } }] }]
+    expect(inspect(nested)).toBe(inspect(plain))
+    expect(inspect({ s: { t: nested } }, { depth: 1 })).toBe(inspect({ s: { t: plain } }, { depth: 1 }))
   })
 
   it('throws a TypeError on writes, naming what to do instead', () => {
@@ -67,6 +72,7 @@ describe('toPlainArray, sliceFrom, lastOf, replaceLast', () => {
     appendTo(older, [3])
     expect(sliceFrom(older, -1)).toEqual([2])
     expect(sliceFrom(older, 5)).toEqual([])
+    expect(sliceFrom(older, -0.5)).toEqual([1, 2].slice(-0.5))
     expect(lastOf(list)).toBe(4)
     expect(lastOf(appendTo([], []))).toBeUndefined()
     const sibling = replaceLast(list, 8)
