@@ -56,9 +56,9 @@ const toIndex = (key: string | symbol): number => {
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
 /**
- * The prototype of a view's target: the array prototype plus an inspect hook. `util.inspect` and
- * `console.log` format a proxy's target instead of going through its traps (calling the hook with
- * the view itself), so without it a view would print as `[]`.
+ * The prototype of a view's target: the array prototype plus an inspect hook. `util.inspect`
+ * (and so Node's console output) formats a proxy's target instead of going through its traps
+ * (calling the hook with the view itself), so without it a view would print as `[]`.
  */
 const VIEW_PROTOTYPE: object = Object.create(Array.prototype, {
   [INSPECT]: {
