@@ -12,7 +12,7 @@ import { recordAppend } from './incremental/working.js'
 import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
 import { applyRequest } from './request.js'
-import { applyIngressCap, applyIngressSpillAnswer, cutAtIngress } from './tool-results/ingress-cap.js'
+import { applyIngressCap, applyIngressSpillAnswer } from './tool-results/ingress-cap.js'
 import type { Effect } from './effects.js'
 import { applySummaryAnswer, applySummaryCallStarted } from './summary/summary.js'
 import { applyUsageIntake } from './meter/foreground.js'
@@ -49,12 +49,8 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
   return (state: State, event: Event): Step => {
     switch (event.type) {
       case 'message_added': {
-        // Issue 12: the ingress cap. A contract message is cut before it is stored; a provider
-        // piece, or a result kept whole until its spill is written, after.
-        const cut = format === 'contract' ? cutAtIngress(deps.config, event.message) : null
-        const added = applyMessageAdded(deps.config, state, cut?.message ?? event.message, event.timestamp, format)
-        recordAppend(memo, added.history, state.history)
-        if (cut !== null) return { state: added, view: undefined, effects: cut.effects }
+        const added = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
+        // Issue 12: the ingress cap replaces the message just stored (O(1), the history's last item).
         const capped = applyIngressCap(deps.config, added)
         recordAppend(memo, capped.state.history, state.history)
         return { state: capped.state, view: undefined, effects: capped.effects }

@@ -81,23 +81,6 @@ const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalByte
 })
 
 /**
- * The ingress cut of a contract message about to be stored, when it is cut at once (the cap on,
- * no spill directory, a tool result over the cap): the cut message and its
- * `context:tool_result_ingress_truncated` event; null otherwise. Cutting before the add gives the
- * stored message `applyIngressCap` would make, without replacing the history's last message
- * afterwards (an O(n) copy of references).
- *
- * @example
- * cutAtIngress({ ...DEFAULT_CONFIG, tool_result_ingress_cap_bytes: 100 }, { role: 'tool', content: 'x'.repeat(500) })?.message.content.length
- */
-export const cutAtIngress = (config: Config, message: Message): { readonly message: Message; readonly effects: ReadonlyArray<Effect> } | null => {
-  const cap = config.tool_result_ingress_cap_bytes
-  if (cap === null || config.tool_result_spill_dir !== null || !isOverCap(message, cap)) return null
-  const cut = toIngressCut(message.content, cap, null)
-  return { message: { ...message, content: cut.content }, effects: [truncatedEvent(cut, cap, false)] }
-}
-
-/**
  * Apply the ingress cap to the message just stored (the last of `state.history`). Without a spill
  * directory it is cut at once (`context:tool_result_ingress_truncated`). With one, it stays whole
  * and a `write_spill` of the original is asked for; the cut happens when the write is confirmed
