@@ -8,58 +8,22 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import type { Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
-import { ContextManager, makeMittHooks, memoryLogger } from '../src/index.js'
+import { READ_FILE_PARAMETERS, readFile, startLoop, type AgentLoopOptions, type AgentLoopReport } from './support/agent-loop.js'
 
-/** Where to send requests, and the conversation's size. */
-export interface AnthropicLoopOptions {
-  readonly baseURL: string
-  readonly apiKey?: string
-  readonly model?: string
-  readonly tokenBudget?: number
-  readonly maxRequests?: number
-}
-
-/** What `run` reports; `test/sdk-loops.test.ts` asserts on it. */
-export interface AnthropicLoopResult {
-  readonly requests: number
-  readonly finalText: string | null
-  readonly historyMessages: number
-  readonly compactions: number
-  readonly lastMeasuredTokens: number | null
+/** What `run` reports: the common loop report and the last message's billed input (fresh + cache read + cache write). */
+export interface AnthropicLoopResult extends AgentLoopReport {
   readonly lastBilledTokens: number | null
-  readonly cacheAggregates: unknown
-  readonly warnings: ReadonlyArray<string>
 }
 
-const tools: Array<Tool> = [
-  {
-    name: 'read_file',
-    description: 'Read a source file',
-    input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  },
-]
+const tools: Array<Tool> = [{ name: 'read_file', description: 'Read a source file', input_schema: { ...READ_FILE_PARAMETERS, type: 'object' } }]
 
-/** The tool: a long file listing, so that old results get truncated as the conversation grows. */
-const readFile = (path: string): string =>
-  Array.from({ length: 60 }, (_, i) => `${String(i + 1).padStart(4)} | export const ${path.replace(/\W/g, '_')}_${i} = compute(${i})`).join('\n')
-
-export async function run(options: AnthropicLoopOptions): Promise<AnthropicLoopResult> {
+export async function run(options: AgentLoopOptions): Promise<AnthropicLoopResult> {
   const client = new Anthropic({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'sk-ant-local-test', maxRetries: 0 })
-  const logger = memoryLogger()
-  // each compaction pass emits context:compaction once; count those (the stats persist between passes)
-  const hooks = makeMittHooks()
-  let compactions = 0
-  hooks.register('context:compaction', () => {
-    compactions += 1
-  })
-  const context = new ContextManager({}, { format: 'anthropic', logger, hooks })
-  const tokenBudget = options.tokenBudget ?? 6_000
+  const { context, tokenBudget, report } = await startLoop('anthropic', options)
   let finalText: string | null = null
   let lastBilledTokens: number | null = null
   let requests = 0
 
-  await context.addMessage({ role: 'system', content: 'You are a careful coding agent. Read files before answering.' })
-  await context.addMessage({ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' })
   while (requests < (options.maxRequests ?? 20)) {
     const view = await context.getMessagesForRequest({ tokenBudget })
     const message = await client.messages.create({ model: options.model ?? 'claude-opus-4-6', max_tokens: 1024, tools, ...view })
@@ -80,15 +44,5 @@ export async function run(options: AnthropicLoopOptions): Promise<AnthropicLoopR
     }))
     await context.addMessage({ role: 'user', content: results })
   }
-  await context.getMessagesForRequest({ tokenBudget })
-  return {
-    requests,
-    finalText,
-    historyMessages: (await context.getMessages()).length,
-    compactions,
-    lastMeasuredTokens: context.lastTokenMeterStats?.measured_tokens ?? null,
-    lastBilledTokens,
-    cacheAggregates: context.lastTokenMeterStats?.cache_aggregates ?? null,
-    warnings: logger.messages('warning'),
-  }
+  return { ...(await report({ requests, finalText })), lastBilledTokens }
 }

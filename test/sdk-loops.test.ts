@@ -6,6 +6,7 @@ import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run as runAnthropic } from '../examples/anthropic-agent-loop.js'
 import { run as runOpenAI } from '../examples/openai-agent-loop.js'
+import { run as runOpenAIResponses } from '../examples/openai-responses-agent-loop.js'
 import { startFakeProvider, type FakeProviderServer } from './support/fake-provider-server.js'
 
 let server: FakeProviderServer | null = null
@@ -30,6 +31,46 @@ describe('OpenAI SDK loop (openai@6, Chat Completions)', () => {
     expect(JSON.stringify(last).length).toBeLessThan(4 * 4_000 * 1.2)
     // the last reading is the provider's prompt_tokens (cached tokens are inside it)
     expect(result.lastMeasuredTokens).toBe(result.lastPromptTokens)
+    expect(result.lastMeasuredTokens).toBe(server.usages.at(-1)?.promptTokens)
+    const cacheRead = server.usages.reduce((sum, usage) => sum + usage.cacheRead, 0)
+    expect(result.cacheAggregates).toEqual({ events: 7, cache_read_tokens: cacheRead, cache_write_tokens: 0 })
+    expect(result.warnings).toEqual([])
+  })
+})
+
+describe('OpenAI SDK loop (openai@6, Responses)', () => {
+  it('every request passes the Responses rules while the view is compacted; reasoning items go back unaltered before their items; the meter reads response.usage', async () => {
+    server = await startFakeProvider({ toolRounds: 6, parallelCalls: 2, tool: 'read_file' })
+    const result = await runOpenAIResponses({ baseURL: server.url, tokenBudget: 4_000 })
+    expect(server.requests.map((request) => request.violations)).toEqual(server.requests.map(() => []))
+    expect(result.requests).toBe(7)
+    expect(result.finalText).toBe('Done after 6 rounds of read_file.')
+    expect(result.reasoningItems).toBe(7)
+    // the history holds items as added: 2 + 6 × (reasoning + 2 calls + 2 outputs) + the final reasoning and message
+    expect(result.historyMessages).toBe(2 + 6 * 5 + 2)
+    expect(result.compactions).toBeGreaterThan(0)
+    expect(result.compactions).toBeLessThan(result.requests)
+    const inputs = server.requests.map((request) => request.body.input as ReadonlyArray<Readonly<Record<string, unknown>>>)
+    expect(JSON.stringify(inputs.at(-1)).length).toBeLessThan(4 * 4_000 * 1.2)
+    // every reasoning item sent is one the server answered, byte for byte, in the order answered,
+    // right before the item that followed it; compaction removed some of them with their calls
+    const answered = new Map(server.reasoningItems.map((item) => [item.id, JSON.stringify(item)]))
+    const order = server.reasoningItems.map((item) => item.id)
+    const sentCounts = inputs.map((input) => {
+      const sent = input.filter((item) => item.type === 'reasoning')
+      expect(sent.map((item) => JSON.stringify(item))).toEqual(sent.map((item) => answered.get(item.id)))
+      const positions = sent.map((item) => order.indexOf(item.id))
+      expect(positions).toEqual([...positions].sort((a, b) => a - b))
+      input.forEach((item, i) => {
+        if (item.type === 'reasoning') expect(input[i + 1]).toMatchObject({ type: 'function_call', id: `fc_${String(item.id).slice(3)}_0` })
+      })
+      return sent.length
+    })
+    expect(sentCounts[0]).toBe(0)
+    expect(sentCounts.at(-1)).toBeGreaterThan(0)
+    expect(Math.min(...sentCounts.slice(1).map((count, i) => count - i - 1))).toBeLessThan(0) // some request left an answered one out
+    // the meter's reading is the provider's input_tokens (cached tokens are inside it)
+    expect(result.lastMeasuredTokens).toBe(result.lastInputTokens)
     expect(result.lastMeasuredTokens).toBe(server.usages.at(-1)?.promptTokens)
     const cacheRead = server.usages.reduce((sum, usage) => sum + usage.cacheRead, 0)
     expect(result.cacheAggregates).toEqual({ events: 7, cache_read_tokens: cacheRead, cache_write_tokens: 0 })
@@ -74,5 +115,20 @@ describe('the fake provider refuses what the real one refuses', () => {
     })
     await expect(request).rejects.toMatchObject({ status: 400, message: expect.stringContaining('R') })
     expect(server.requests[0].violations.length).toBeGreaterThan(0)
+  })
+
+  it('a reasoning item sent back without its encrypted content, or apart from its call, makes the Responses client throw a 400', async () => {
+    server = await startFakeProvider({ toolRounds: 1, parallelCalls: 1, tool: 'read_file' })
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-local-test', maxRetries: 0 })
+    const first = await client.responses.create({ model: 'gpt-5', input: 'hi', store: false, include: ['reasoning.encrypted_content'] })
+    const [reasoning, call] = first.output
+    expect(reasoning).toMatchObject({ type: 'reasoning', encrypted_content: expect.any(String) })
+    if (reasoning.type !== 'reasoning' || call.type !== 'function_call') throw new Error('expected a reasoning item and a call')
+    const output = { type: 'function_call_output' as const, call_id: call.call_id, output: 'contents' }
+    const stripped = client.responses.create({ model: 'gpt-5', store: false, input: [{ role: 'user', content: 'hi' }, { ...reasoning, encrypted_content: null }, call, output] })
+    await expect(stripped).rejects.toMatchObject({ status: 400, message: expect.stringContaining('not found') })
+    const apart = client.responses.create({ model: 'gpt-5', store: false, input: [{ role: 'user', content: 'hi' }, reasoning, { role: 'user', content: 'and?' }, call, output] })
+    await expect(apart).rejects.toMatchObject({ status: 400, message: expect.stringContaining('without its required following item') })
+    expect(server.requests.map((request) => request.violations.length)).toEqual([0, 1, 2])
   })
 })

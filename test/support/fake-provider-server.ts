@@ -1,13 +1,14 @@
 /**
  * A fake model provider on 127.0.0.1 for the SDK example loops: it speaks the OpenAI Chat
- * Completions (`POST /v1/chat/completions`) and Anthropic Messages (`POST /v1/messages`) wire
- * formats, checks every request body against the provider's rules (`findFormatViolations`, the
- * rules of tools/validate_formats.py) and answers 400 like the real API when one breaks them. The
- * model is scripted: `toolRounds` answers with parallel tool calls, then a final text. Usage is
- * computed from the request as a provider would report it, prompt-cache fields included: the
- * prompt is ~4 characters a token; the part of it equal to the previous request's prefix (from
- * 1,024 tokens on) is read from the cache; Anthropic also writes everything up to the last
- * message to the cache.
+ * Completions (`POST /v1/chat/completions`), OpenAI Responses (`POST /v1/responses`) and
+ * Anthropic Messages (`POST /v1/messages`) wire formats, checks every request body against the
+ * provider's rules (`findFormatViolations`, the rules of tools/validate_formats.py; for Responses
+ * also the reasoning-item rules below) and answers 400 like the real API when one breaks them. The
+ * model is scripted: `toolRounds` answers with parallel tool calls, then a final text; a Responses
+ * answer starts with a `reasoning` item. Usage is computed from the request as a provider would
+ * report it, prompt-cache fields included: the prompt is ~4 characters a token; the part of it
+ * equal to the previous request's prefix (from 1,024 tokens on) is read from the cache; Anthropic
+ * also writes everything up to the last message to the cache.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -32,6 +33,8 @@ export interface FakeProviderServer {
   readonly url: string
   readonly requests: ReadonlyArray<ReceivedRequest>
   readonly usages: ReadonlyArray<AnsweredUsage>
+  /** The `reasoning` items the Responses endpoint answered, in order. */
+  readonly reasoningItems: ReadonlyArray<Readonly<Record<string, unknown>>>
   readonly close: () => Promise<void>
 }
 
@@ -47,10 +50,13 @@ const MIN_CACHED_PREFIX = 1_024
 /** Tokens of a JSON value as this fake provider counts them (~4 characters a token). */
 const tokensOf = (value: unknown): number => Math.ceil(JSON.stringify(value).length / 4)
 
-/** The prompt as a list of units whose prefix the cache can hold: system first, then each message. */
+/**
+ * The prompt as a list of units whose prefix the cache can hold: tools, system (Responses:
+ * `instructions`) first, then each message (Responses: each `input` item).
+ */
 const promptUnits = (body: Readonly<Record<string, unknown>>): ReadonlyArray<unknown> => {
-  const messages = Array.isArray(body.messages) ? body.messages : []
-  return [body.tools ?? null, body.system ?? null, ...messages]
+  const messages = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : typeof body.input === 'string' ? [body.input] : []
+  return [body.tools ?? null, body.system ?? body.instructions ?? null, ...messages]
 }
 
 const readBody = (request: IncomingMessage): Promise<string> =>
@@ -66,6 +72,44 @@ const send = (response: ServerResponse, status: number, body: unknown): void => 
   response.end(JSON.stringify(body))
 }
 
+/** The body of a 400 in OpenAI's error shape (Chat Completions and Responses), naming the offending field. */
+const openAIError =
+  (param: string) =>
+  (message: string): unknown => ({ error: { message, type: 'invalid_request_error', param, code: null } })
+
+/** A `reasoning` output item this server answered, and the id of the item that followed it. */
+interface IssuedReasoning {
+  readonly item: Readonly<Record<string, unknown>>
+  readonly followedBy: string
+}
+
+/**
+ * The Responses API's reasoning-item rules, on an `input` array, against the reasoning items this
+ * server answered: a reasoning item comes back as it was answered (with `store: false` its
+ * `encrypted_content` is what carries it: without it the API does not find the item) and
+ * immediately before the item that followed it in the output; that item does not come back without
+ * it. The messages are the API's own.
+ */
+const findReasoningViolations = (input: unknown, store: unknown, issued: ReadonlyMap<string, IssuedReasoning>): ReadonlyArray<string> => {
+  if (!Array.isArray(input)) return []
+  const items = input.map((item: unknown) => (typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {}))
+  const requiredBy = new Map([...issued].map(([id, { followedBy }]) => [followedBy, id]))
+  const problems: string[] = []
+  items.forEach((item, i) => {
+    const id = typeof item.id === 'string' ? item.id : ''
+    const answered = issued.get(id)
+    if (item.type === 'reasoning' && answered !== undefined) {
+      if (store === false && item.encrypted_content !== answered.item.encrypted_content) {
+        problems.push(`Item with id '${id}' not found. Items are not persisted when \`store\` is set to false.`)
+      } else if (JSON.stringify(item) !== JSON.stringify(answered.item)) problems.push(`Item '${id}' of type 'reasoning' was altered.`)
+      if (items[i + 1]?.id !== answered.followedBy) problems.push(`Item '${id}' of type 'reasoning' was provided without its required following item.`)
+    }
+    const reasoning = requiredBy.get(id)
+    if (reasoning !== undefined && items[i - 1]?.id !== reasoning) problems.push(`Item '${id}' of type '${String(item.type)}' was provided without its required 'reasoning' item: '${reasoning}'.`)
+  })
+  return problems
+}
+
 /**
  * Starts the fake provider on a free port of 127.0.0.1 (port 0: the OS picks one). The caller
  * closes it.
@@ -73,6 +117,8 @@ const send = (response: ServerResponse, status: number, body: unknown): void => 
 export const startFakeProvider = async (script: FakeModelScript): Promise<FakeProviderServer> => {
   const requests: Array<ReceivedRequest> = []
   const usages: Array<AnsweredUsage> = []
+  const issued = new Map<string, IssuedReasoning>()
+  const reasoningItems: Array<Readonly<Record<string, unknown>>> = []
   let previous: ReadonlyArray<string> = []
   let answered = 0
 
@@ -104,13 +150,16 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
     return { calls, text: '' }
   }
 
+  /** Records the request; when it broke a rule, answers 400 with `refusal` and returns false. */
+  const admit = (path: string, body: Readonly<Record<string, unknown>>, violations: ReadonlyArray<string>, response: ServerResponse, refusal: (message: string) => unknown): boolean => {
+    requests.push({ path, body, violations })
+    if (violations.length > 0) send(response, 400, refusal(violations.join('; ')))
+    return violations.length === 0
+  }
+
   const chat = (body: Readonly<Record<string, unknown>>, response: ServerResponse): void => {
     const violations = findFormatViolations('openai-chat', body.messages)
-    requests.push({ path: '/v1/chat/completions', body, violations })
-    if (violations.length > 0) {
-      send(response, 400, { error: { message: violations.join('; '), type: 'invalid_request_error', param: 'messages', code: null } })
-      return
-    }
+    if (!admit('/v1/chat/completions', body, violations, response, openAIError('messages'))) return
     const usage = measure(body, false)
     const answer = nextAnswer()
     const output = Math.max(1, tokensOf(answer))
@@ -147,14 +196,67 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
     })
   }
 
+  const responses = (body: Readonly<Record<string, unknown>>, response: ServerResponse): void => {
+    const violations = [...(typeof body.input === 'string' ? [] : findFormatViolations('openai-responses', body.input)), ...findReasoningViolations(body.input, body.store, issued)]
+    if (!admit('/v1/responses', body, violations, response, openAIError('input'))) return
+    const usage = measure(body, false)
+    const answer = nextAnswer()
+    const n = answered
+    // encrypted_content when the request includes it (what a stateless, store: false loop sends
+    // back); a summary on every other answer
+    const encrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content')
+    const reasoning = {
+      id: `rs_${n}`,
+      type: 'reasoning',
+      summary: n % 2 === 1 ? [{ type: 'summary_text', text: `**Planning step ${n}**\n\nRead the files the task names before answering.` }] : [],
+      ...(encrypted ? { encrypted_content: Buffer.from(`reasoning of answer ${n}: `.repeat(24)).toString('base64') } : {}),
+    }
+    const items: ReadonlyArray<Readonly<Record<string, unknown>>> =
+      answer.calls.length > 0
+        ? answer.calls.map((call, i) => ({ id: `fc_${n}_${i}`, type: 'function_call', status: 'completed', arguments: JSON.stringify(call.input), call_id: call.id, name: script.tool }))
+        : [{ id: `msg_${n}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: answer.text, annotations: [], logprobs: [] }] }]
+    issued.set(reasoning.id, { item: reasoning, followedBy: String(items[0].id) })
+    reasoningItems.push(reasoning)
+    const reasoningTokens = tokensOf(reasoning)
+    const output = reasoningTokens + Math.max(1, tokensOf(items))
+    send(response, 200, {
+      id: `resp_${n}`,
+      object: 'response',
+      created_at: 1_764_547_200,
+      status: 'completed',
+      background: false,
+      error: null,
+      incomplete_details: null,
+      instructions: body.instructions ?? null,
+      max_output_tokens: body.max_output_tokens ?? null,
+      metadata: {},
+      model: body.model,
+      output: [reasoning, ...items],
+      parallel_tool_calls: true,
+      previous_response_id: null,
+      reasoning: { effort: 'medium', summary: 'auto' },
+      service_tier: 'default',
+      store: body.store ?? true,
+      temperature: 1,
+      text: { format: { type: 'text' }, verbosity: 'medium' },
+      tool_choice: 'auto',
+      tools: body.tools ?? [],
+      top_p: 1,
+      truncation: 'disabled',
+      usage: {
+        input_tokens: usage.promptTokens,
+        input_tokens_details: { cached_tokens: usage.cacheRead },
+        output_tokens: output,
+        output_tokens_details: { reasoning_tokens: reasoningTokens },
+        total_tokens: usage.promptTokens + output,
+      },
+    })
+  }
+
   const messages = (body: Readonly<Record<string, unknown>>, response: ServerResponse): void => {
     const view = { ...(body.system === undefined ? {} : { system: body.system }), messages: body.messages }
     const violations = [...findFormatViolations('anthropic', view), ...(typeof body.max_tokens === 'number' ? [] : ['max_tokens: Field required'])]
-    requests.push({ path: '/v1/messages', body, violations })
-    if (violations.length > 0) {
-      send(response, 400, { type: 'error', error: { type: 'invalid_request_error', message: violations.join('; ') } })
-      return
-    }
+    if (!admit('/v1/messages', body, violations, response, (message) => ({ type: 'error', error: { type: 'invalid_request_error', message } }))) return
     const usage = measure(body, true)
     const answer = nextAnswer()
     const output = Math.max(1, tokensOf(answer))
@@ -193,6 +295,7 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
       }
       const record = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
       if (request.method === 'POST' && request.url === '/v1/chat/completions') chat(record, response)
+      else if (request.method === 'POST' && request.url === '/v1/responses') responses(record, response)
       else if (request.method === 'POST' && request.url === '/v1/messages') messages(record, response)
       else send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'not_found_error' } })
     })()
@@ -203,6 +306,7 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
     url: `http://127.0.0.1:${port}`,
     requests,
     usages,
+    reasoningItems,
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   }
 }
