@@ -282,26 +282,31 @@ export const selectRepeatedCallIds = (history: Messages): ReadonlySet<string> =>
  * repaired (`repairToolPairing`), converted (`toFormatView`) and checked
  * (`findFormatViolations`), leaving out duplicate-id problems for ids the `history` itself
  * repeats. `problems` is empty for the `contract` format (nothing new is checked there).
+ * `repaired` is true when the repair changed the view (a call answered or an orphan result
+ * dropped); always false without `repair: true` and for the `contract` format.
  *
  * @example
  * toRequestView('anthropic', view, { repair: false, history }).problems // []
+ * toRequestView('openai-chat', interrupted, { repair: true }).repaired // true
  */
 export const toRequestView = <V extends MessageFormat>(
   viewFormat: V,
   view: Messages,
   options: { readonly repair?: boolean; readonly history?: Messages } = {},
-): { readonly view: FormatView<V>; readonly problems: ReadonlyArray<string> } => {
-  if (viewFormat === 'contract') return { view: view as FormatView<V>, problems: [] }
+): { readonly view: FormatView<V>; readonly problems: ReadonlyArray<string>; readonly repaired: boolean } => {
+  if (viewFormat === 'contract') return { view: view as FormatView<V>, problems: [], repaired: false }
   const ready = options.repair === true ? repairToolPairing(view) : view
+  // repairToolPairing returns the same array when it changes nothing.
+  const repaired = ready !== view
   const converted = toFormatView(viewFormat, ready)
   const found = findFormatViolations(viewFormat, converted)
   // The history is walked only when a duplicate-id problem needs it: a request stays O(view).
   const history = options.history
-  if (history === undefined || !found.some((problem) => REPEATED_ID_RULES.has(problem.split(' ')[0]))) return { view: converted, problems: found }
+  if (history === undefined || !found.some((problem) => REPEATED_ID_RULES.has(problem.split(' ')[0]))) return { view: converted, problems: found, repaired }
   const repeated = selectRepeatedCallIds(history)
   const problems = found.filter((problem) => {
     const parts = problem.split(' ')
     return !(REPEATED_ID_RULES.has(parts[0]) && repeated.has(parts[parts.length - 1]))
   })
-  return { view: converted, problems }
+  return { view: converted, problems, repaired }
 }

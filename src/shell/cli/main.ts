@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
-import { findFormatViolations, toFormatView } from '../../core/formats/dispatch.js'
+import { toRequestView } from '../../core/formats/dispatch.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
@@ -33,6 +33,7 @@ const processIo: CliIo = {
 interface ReplayFlags extends ReplayInputFlags {
   readonly json?: boolean
   readonly views: boolean
+  readonly repair?: boolean
 }
 
 interface CompareFlags extends Omit<ReplayInputFlags, 'preset' | 'config' | 'session' | 'viewFormat'> {
@@ -57,20 +58,30 @@ const RULE_NAMES: Readonly<Record<ProviderFormat, string>> = {
 /**
  * The view of a replay output line in a provider format (`--view-format`), and the problems of
  * that view under the format's rules, less repeated-call-id rules (the input's own repeats).
+ * With `repair: true` (`--repair`) the view is first repaired as the manager's `repair: true`
+ * does (`toRequestView`, `repairToolPairing`): problems are then the repaired view's, and
+ * `repaired` says whether the repair changed it (always false without the option).
  *
  * @example
  * toFormatLine(line, 'anthropic').line.view // { system, messages }
+ * toFormatLine(line, 'anthropic', { repair: true }).repaired // true for an interrupted parallel turn mid-view
  */
-export const toFormatLine = (line: ReplayOutputLine, format: ProviderFormat): { readonly line: ReplayOutputLine; readonly problems: ReadonlyArray<string> } => {
-  if (line.view === null) return { line, problems: [] }
-  const view = toFormatView(format, line.view)
-  const problems = findFormatViolations(format, view).filter((problem) => !REPEATED_ID_RULES.has(problem.split(' ')[0]))
-  return { line: { ...line, view: view as unknown as ReplayOutputLine['view'] }, problems }
+export const toFormatLine = (
+  line: ReplayOutputLine,
+  format: ProviderFormat,
+  options: { readonly repair?: boolean } = {},
+): { readonly line: ReplayOutputLine; readonly problems: ReadonlyArray<string>; readonly repaired: boolean } => {
+  if (line.view === null) return { line, problems: [], repaired: false }
+  const { view, problems, repaired } = toRequestView(format, line.view, { repair: options.repair === true })
+  return { line: { ...line, view: view as unknown as ReplayOutputLine['view'] }, problems: problems.filter((problem) => !REPEATED_ID_RULES.has(problem.split(' ')[0])), repaired }
 }
+
+/** A table row of `replay`: `repaired` is true when `--repair` changed the request's view. */
+type ReplayRow = RequestRow & { readonly repaired: boolean }
 
 const fmt = (value: number | null): string => (value === null ? '' : value.toLocaleString('en-US'))
 
-const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, showHybrid: boolean, simulated: boolean): string => {
+const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, showHybrid: boolean, simulated: boolean): string => {
   const sentHead = simulated ? 'input (sim)' : 'view tokens'
   const head = [
     ...(multiSession ? ['session'] : []),
@@ -87,7 +98,7 @@ const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, sho
   ]
   const table = new Table({ head, style: { head: [], border: [], compact: true }, colAligns: head.map((name) => (name === 'session' || name === 'boundary' ? 'left' : 'right')) })
   for (const row of rows) {
-    const marks = [row.boundary, row.overBudget ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.replayed ? 'replay' : ''].filter((mark) => mark !== '')
+    const marks = [row.boundary, row.overBudget ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.replayed ? 'replay' : '', row.repaired ? 'repaired' : ''].filter((mark) => mark !== '')
     const sent = simulated ? row.inputTokens : row.viewTokens
     table.push([
       ...(multiSession ? [row.session ?? ''] : []),
@@ -106,7 +117,7 @@ const renderTable = (rows: ReadonlyArray<RequestRow>, multiSession: boolean, sho
   return table.toString()
 }
 
-const legend = (showHybrid: boolean, simulated: boolean): string =>
+const legend = (showHybrid: boolean, simulated: boolean, repair: boolean): string =>
   [
     'legend:',
     '  history msgs  messages stored when the request was made',
@@ -118,16 +129,18 @@ const legend = (showHybrid: boolean, simulated: boolean): string =>
       ? '  input (sim)   simulated provider input of this request: hidden overhead + the view sent (tokens); ! = over the budget'
       : '  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = over the budget',
     '  level         cumulative compaction level (0-8) of the last accepted pass',
-    '  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)',
+    `  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)${repair ? '; repaired (--repair changed the view)' : ''}`,
   ].join('\n')
 
-const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>, viewFormat: ProviderFormat | undefined, simulated: boolean, clamped: number): string => {
+const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, flags: Pick<ReplayFlags, 'viewFormat' | 'repair'>, simulated: boolean, clamped: number): string => {
+  const viewFormat = flags.viewFormat
   const lines = [
     `sessions: ${summary.sessions}`,
     `requests: ${summary.requests}`,
     `compaction boundaries: ${summary.compactionBoundaries}`,
     `highest level: ${summary.highestLevel}`,
-    viewFormat === undefined ? `views that break tool pairing (R1-R3): ${summary.brokenViews}` : `views that break ${RULE_NAMES[viewFormat]}: ${summary.brokenViews}`,
+    viewFormat === undefined ? `views that break tool pairing (R1-R3): ${summary.brokenViews}` : `views that break ${RULE_NAMES[viewFormat]}${flags.repair === true ? ' after repair' : ''}: ${summary.brokenViews}`,
+    ...(flags.repair === true ? [`views changed by repair: ${rows.filter((row) => row.repaired).length}`] : []),
     `requests over the budget: ${rows.filter((row) => row.overBudget).length}`,
     `skipped compactions: ${summary.skippedCompactions}`,
     `last-user replays: ${summary.replays}`,
@@ -149,25 +162,27 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<RequestRow>, 
 
 const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, spillFiles: number, several: boolean): boolean => {
   const simulated = replayed.usage === 'simulated'
-  const rows: RequestRow[] = []
+  const repair = flags.repair === true
+  const rows: ReplayRow[] = []
   let failed = false
   for (const item of replayed.sessions) {
     const result = item.result
     result.lines.forEach((line, index) => {
       if (line.error !== undefined) failed = true
-      const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, flags.viewFormat)
+      const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, flags.viewFormat, { repair })
       const economics = result.economics[index] ?? null
       if (flags.json) {
         const { view: _view, ...rest } = viewed === null ? line : viewed.line
         const out = {
           ...(several ? { file: replayed.path } : {}),
           ...(flags.views ? (viewed === null ? line : viewed.line) : rest),
+          ...(repair && viewed !== null ? { view_repaired: viewed.repaired } : {}),
           ...(simulated && economics !== null ? { simulated_usage: economics.usage } : {}),
         }
         io.stdout(JSON.stringify(out) + '\n')
       } else {
         const row = toRequestRow(line, index, result.historySizes[index], { economics, live: replayed.format === 'recording', simulated })
-        rows.push(viewed === null ? row : { ...row, pairingProblems: viewed.problems })
+        rows.push(viewed === null ? { ...row, repaired: false } : { ...row, pairingProblems: viewed.problems, repaired: viewed.repaired })
       }
     })
   }
@@ -177,13 +192,16 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
     const clamped = replayed.sessions.reduce((sum, item) => sum + item.result.clampedRequests, 0)
     io.stdout(`${replayed.path} (${replayed.format}, ${replayed.sessions.length} session${replayed.sessions.length === 1 ? '' : 's'})\n`)
     io.stdout(renderTable(rows, multiSession, showHybrid, simulated) + '\n')
-    io.stdout(legend(showHybrid, simulated) + '\n')
-    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags.viewFormat, simulated, clamped) + '\n')
+    io.stdout(legend(showHybrid, simulated, repair) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags, simulated, clamped) + '\n')
   }
   return failed
 }
 
 const runReplay = async (files: ReadonlyArray<string>, flags: ReplayFlags, io: CliIo): Promise<number> => {
+  if (flags.repair === true && flags.viewFormat === undefined) {
+    throw new UsageError('--repair needs --view-format: the repair applies to provider-format views, e.g. --view-format anthropic --repair')
+  }
   const paths = files.length === 0 ? [undefined] : expandInputs(files)
   let failed = false
   for (const file of paths) {
@@ -234,6 +252,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .option('--json', 'print exactly the replay-output JSON lines on stdout')
     .option('--no-views', 'leave "view" out of the --json lines')
     .addOption(new Option('--view-format <format>', 'print views as a provider request wants them (default: the contract shape)').choices(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']))
+    .option('--repair', 'with --view-format: repair each view before converting and checking it, as the manager option repair: true does')
     .action(async (inputs: string[], flags: ReplayFlags) => {
       exitCode = await runReplay(inputs, flags, io)
     })

@@ -1,4 +1,5 @@
 // The lossless mapping per format: intake into contract pieces and the way back, on whole values.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import { makeCachedEstimator, estimateOne } from '../../../src/core/meter/estimate.js'
@@ -136,5 +137,36 @@ describe('repair', () => {
     ])
     expect(toRequestView('openai-chat', view, { repair: true }).problems).toEqual([])
     expect(toRequestView('openai-chat', view).problems.map((p) => p.slice(0, 2))).toEqual(['R1', 'R2'])
+    expect(toRequestView('openai-chat', view, { repair: true }).repaired).toBe(true)
+    expect(toRequestView('openai-chat', view).repaired).toBe(false)
+    expect(toRequestView('contract', view, { repair: true }).repaired).toBe(false)
+    expect(toRequestView('openai-chat', view.slice(0, 3), { repair: true }).repaired).toBe(false)
+  })
+
+  // Views of users, assistants with 0-3 calls (unique ids) and results answering any call so far or none.
+  const arbitraryView = fc
+    .array(fc.oneof(fc.constant({ kind: 'user' as const }), fc.record({ kind: fc.constant('assistant' as const), calls: fc.nat(3) }), fc.record({ kind: fc.constant('tool' as const), answers: fc.nat(20) })), { maxLength: 14 })
+    .map((items) => {
+      let next = 0
+      return items.map((item): Message => {
+        if (item.kind === 'user') return { role: 'user', content: 'u' }
+        if (item.kind === 'assistant') return { role: 'assistant', content: 'a', tool_calls: Array.from({ length: item.calls }, () => ({ id: `c${next++}`, type: 'function', function: { name: 'f', arguments: '{}' } })) }
+        return { role: 'tool', tool_call_id: item.answers < next ? `c${item.answers}` : 'orphan', content: 'r' }
+      })
+    })
+
+  it('property: repair changes exactly the views that break pairing, and a repaired view breaks none', () => {
+    fc.assert(
+      fc.property(arbitraryView, fc.constantFrom('anthropic' as const, 'openai-chat' as const, 'openai-responses' as const, 'ai-sdk' as const), (view, format) => {
+        const plain = toRequestView(format, view)
+        const fixed = toRequestView(format, view, { repair: true })
+        expect(plain.repaired).toBe(false)
+        const pairing = toRequestView('openai-chat', view).problems.filter((problem) => /^R[123] /.test(problem))
+        expect(fixed.repaired).toBe(pairing.length > 0)
+        if (!fixed.repaired) expect(fixed.view).toEqual(plain.view)
+        expect(toRequestView('openai-chat', view, { repair: true }).problems.filter((problem) => /^R[123] /.test(problem))).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
   })
 })
