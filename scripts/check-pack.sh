@@ -55,4 +55,8 @@ cat > tsconfig.json <<'JSON'
 JSON
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 echo "published .d.ts compile with skipLibCheck false and no SDK: ok"
+# The same without Node's type definitions: the public types name no Node type (Buffer, NodeJS.*).
+sed -i 's/"types": \["node"\]/"types": []/' tsconfig.json
+"$root/node_modules/.bin/tsc" -p tsconfig.json
+echo "published .d.ts compile without @types/node too: ok"
 echo "tarball: $(du -k "$tarball" | cut -f1) KiB; node_modules after install: $(du -sk node_modules | cut -f1) KiB ($(du -sk --exclude=@types --exclude=undici-types node_modules | cut -f1) KiB without the test's @types/node and undici-types), of which context-simple $(du -sk node_modules/context-simple | cut -f1) KiB and the test's own @types/node $(du -sk node_modules/@types/node | cut -f1) KiB; $(ls node_modules | grep -v '^@' | wc -l) unscoped packages beside the scopes: $(ls node_modules | tr '\n' ' ')"

@@ -51,11 +51,15 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /**
  * The UTF-8 bytes written for `content`: lone surrogates become `?`, matching SPEC 11.5's digest.
+ * Typed `Uint8Array` (a Node `Buffer` at run time) so the published types need no Node types.
  *
  * @example
  * encodeSpillContent('é').length // 2
  */
-export const encodeSpillContent = (content: string): Buffer => Buffer.from(content.replace(LONE_SURROGATE, '?'), 'utf8')
+export const encodeSpillContent = (content: string): Uint8Array => spillBytes(content)
+
+/** `encodeSpillContent` as the Node `Buffer` it is, for the writer's byte comparison. */
+const spillBytes = (content: string): Buffer => Buffer.from(content.replace(LONE_SURROGATE, '?'), 'utf8')
 
 /**
  * Resolves `directory` and `path` (relative ones against the working directory) and checks that the
@@ -134,7 +138,7 @@ export const makeFileSpillWriter = (): SpillWriter => ({
     } else if (!directoryStat.isDirectory()) {
       throw new SpillRefusedError(`spill directory ${JSON.stringify(directory)} is not a directory`, path, 'directory_not_a_directory')
     }
-    const bytes = encodeSpillContent(content)
+    const bytes = spillBytes(content)
     const targetStat = await lstatOrNull(resolved.target)
     if (targetStat !== null) {
       if (targetStat.isSymbolicLink()) {

@@ -17,8 +17,8 @@ describe('resolveSpillTarget', () => {
 
 describe('encodeSpillContent', () => {
   it('encodes UTF-8 and writes lone surrogates as ?', () => {
-    expect(encodeSpillContent('é😀').toString('utf8')).toBe('é😀')
-    expect(encodeSpillContent('a\ud800b\udc00').toString('utf8')).toBe('a?b?')
+    expect(new TextDecoder().decode(encodeSpillContent('é😀'))).toBe('é😀')
+    expect(new TextDecoder().decode(encodeSpillContent('a\ud800b\udc00'))).toBe('a?b?')
   })
 })
 
