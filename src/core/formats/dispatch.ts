@@ -7,13 +7,13 @@ import type { Message, Messages } from '../messages/message.js'
 import type { TokenEstimator } from '../meter/estimate.js'
 import { isPlainObject } from '../messages/values.js'
 import { endsInOpenToolGroup, selectResultRunEnd, toCallIds, isToolCallMessage } from '../compaction/tool-pairs.js'
-import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage, type AiSdkMessage } from './ai-sdk.js'
+import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage } from './ai-sdk.js'
 import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicView } from './anthropic.js'
-import { assemblePieces } from './assemble.js'
+import { assemblePieces, type AssemblyCodec } from './assemble.js'
 import type { AiSdkModelMessage } from './ai-sdk-model-message.js'
 import type { ResponsesInputItem } from './openai-responses-input.js'
 import type { MessageFormat, Piece, ProviderFormat } from './carrier.js'
-import { carrierOf } from './carrier.js'
+import { carrierOf, isProviderFormat } from './carrier.js'
 import { chatCodec, expandChatMessage, findChatViolations, toChatView, validateChatMessage, type OpenAiChatMessage } from './openai-chat.js'
 import { expandResponsesItem, findResponsesViolations, toResponsesView, validateResponsesItem } from './openai-responses.js'
 import { toPlainArray } from '../messages/appendable.js'
@@ -44,26 +44,98 @@ export interface FormatViews {
 export type FormatView<F extends MessageFormat> = FormatViews[F]
 
 /**
+ * What a message is wrong by in its format (see `validateFormatMessage`); null when it is valid.
+ */
+type MessageProblem = { readonly path: string; readonly detail: string } | null
+
+/**
+ * The operations provider format `F` contributes, each its own file's function: intake
+ * (`validateMessage`, `expandMessage` into contract pieces), output (`toView`, the provider-ready
+ * view; `toNativeHistory`, the stored history joined back; `toPieceMessages`, the provider
+ * messages one piece is estimated as) and the provider rules (`findViolations`).
+ */
+interface FormatAdapter<F extends ProviderFormat> {
+  readonly validateMessage: (message: Readonly<Record<string, unknown>>) => MessageProblem
+  readonly expandMessage: (message: Readonly<Record<string, unknown>>, history: Messages) => ReadonlyArray<Piece>
+  readonly toView: (view: Messages) => FormatView<F>
+  readonly toNativeHistory: (history: Messages) => Array<Readonly<Record<string, unknown>>>
+  readonly toPieceMessages: (piece: Message) => ReadonlyArray<Message>
+  readonly findViolations: (view: unknown, options: FormatCheckOptions) => ReadonlyArray<string>
+}
+
+/** Every key allowed: the history keeps the added objects whole. */
+const ALL_KEYS = { has: (): boolean => true } as unknown as ReadonlySet<string>
+
+/** The native history of a format whose pieces are joined back by its assembly codec. */
+const assembleWhole =
+  (codec: AssemblyCodec) =>
+  (history: Messages): Array<Readonly<Record<string, unknown>>> =>
+    assemblePieces(history, { ...codec, allowedKeys: ALL_KEYS })
+
+/**
+ * The adapter of every provider format: adding a format is adding its entry here (the compiler
+ * rejects a format or an operation left out).
+ */
+const FORMAT_ADAPTERS: { readonly [F in ProviderFormat]: FormatAdapter<F> } = {
+  anthropic: {
+    validateMessage: validateAnthropicMessage,
+    expandMessage: expandAnthropicMessage,
+    toView: toAnthropicView,
+    toNativeHistory: assembleWhole(anthropicCodec),
+    // The view is `{system, messages}`: a piece is estimated as its assembled messages (a system
+    // piece stays a message).
+    toPieceMessages: (piece) => assemblePieces([piece], anthropicCodec),
+    findViolations: findAnthropicViolations,
+  },
+  'openai-chat': {
+    validateMessage: validateChatMessage,
+    expandMessage: expandChatMessage,
+    toView: toChatView,
+    toNativeHistory: assembleWhole(chatCodec),
+    toPieceMessages: (piece) => toChatView([piece]) as ReadonlyArray<Message>,
+    findViolations: findChatViolations,
+  },
+  'openai-responses': {
+    validateMessage: validateResponsesItem,
+    expandMessage: expandResponsesItem,
+    toView: (view) => toResponsesView(view) as FormatView<'openai-responses'>,
+    // A piece holds the items it came from (`carrier.items`); a contract message is converted.
+    toNativeHistory: (history) => {
+      const out: Array<Readonly<Record<string, unknown>>> = []
+      for (const message of history) {
+        const carrier = carrierOf(message)
+        if (carrier?.items !== undefined) out.push(...carrier.items)
+        else out.push(...(toResponsesView([message]) as ReadonlyArray<Readonly<Record<string, unknown>>>))
+      }
+      return out
+    },
+    toPieceMessages: (piece) => toResponsesView([piece]) as ReadonlyArray<Message>,
+    findViolations: findResponsesViolations,
+  },
+  'ai-sdk': {
+    validateMessage: validateAiSdkMessage,
+    expandMessage: expandAiSdkMessage,
+    toView: (view) => toAiSdkView(view) as FormatView<'ai-sdk'>,
+    toNativeHistory: assembleWhole(aiSdkCodec),
+    toPieceMessages: (piece) => toAiSdkView([piece]) as ReadonlyArray<Message>,
+    findViolations: findAiSdkViolations,
+  },
+}
+
+/**
+ * The adapter of `format`; undefined for `contract` and for any other name (the switches' default).
+ */
+const selectFormatAdapter = (format: MessageFormat): FormatAdapter<ProviderFormat> | undefined => (isProviderFormat(format) ? FORMAT_ADAPTERS[format] : undefined)
+
+/**
  * Why an added message is invalid in its format: the path below the message (`.content[1].id`)
  * and what is wrong; null when it is valid. The contract shape accepts any object (SPEC 1.1).
  *
  * @example
  * validateFormatMessage('anthropic', { role: 'tool', content: 'x' })?.path // '.role'
  */
-export const validateFormatMessage = (format: MessageFormat, message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
-  switch (format) {
-    case 'contract':
-      return null
-    case 'anthropic':
-      return validateAnthropicMessage(message)
-    case 'openai-chat':
-      return validateChatMessage(message)
-    case 'openai-responses':
-      return validateResponsesItem(message)
-    case 'ai-sdk':
-      return validateAiSdkMessage(message)
-  }
-}
+export const validateFormatMessage = (format: MessageFormat, message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null =>
+  format === 'contract' ? null : FORMAT_ADAPTERS[format].validateMessage(message)
 
 /**
  * The contract pieces of one provider message (see each format's `expand…`); `history` is the
@@ -72,18 +144,8 @@ export const validateFormatMessage = (format: MessageFormat, message: Readonly<R
  * @example
  * expandMessage('anthropic', { role: 'user', content: 'hi' }, []).length // 1
  */
-export const expandMessage = (format: ProviderFormat, message: Readonly<Record<string, unknown>>, history: Messages): ReadonlyArray<Piece> => {
-  switch (format) {
-    case 'anthropic':
-      return expandAnthropicMessage(message)
-    case 'openai-chat':
-      return expandChatMessage(message)
-    case 'openai-responses':
-      return expandResponsesItem(message)
-    case 'ai-sdk':
-      return expandAiSdkMessage(message, history)
-  }
-}
+export const expandMessage = (format: ProviderFormat, message: Readonly<Record<string, unknown>>, history: Messages): ReadonlyArray<Piece> =>
+  FORMAT_ADAPTERS[format].expandMessage(message, history)
 
 /**
  * The provider-ready view of a contract-piece view in `format` (`contract`: the list itself).
@@ -94,18 +156,8 @@ export const expandMessage = (format: ProviderFormat, message: Readonly<Record<s
  * toFormatView('openai-chat', [{ role: 'user', content: 'hi', metadata: {} }]) // [{ role: 'user', content: 'hi' }]
  */
 export const toFormatView = <F extends MessageFormat>(format: F, view: Messages): FormatView<F> => {
-  switch (format) {
-    case 'anthropic':
-      return toAnthropicView(view) as FormatView<F>
-    case 'openai-chat':
-      return toChatView(view) as FormatView<F>
-    case 'openai-responses':
-      return toResponsesView(view) as FormatView<F>
-    case 'ai-sdk':
-      return toAiSdkView(view) as FormatView<F>
-    default:
-      return view as FormatView<F>
-  }
+  const adapter = selectFormatAdapter(format)
+  return (adapter === undefined ? view : adapter.toView(view)) as FormatView<F>
 }
 
 /**
@@ -116,29 +168,8 @@ export const toFormatView = <F extends MessageFormat>(format: F, view: Messages)
  * @example
  * toNativeHistory('anthropic', state.history)
  */
-export const toNativeHistory = (format: ProviderFormat, stored: Messages): Array<Readonly<Record<string, unknown>>> => {
-  const history = toPlainArray(stored)
-  switch (format) {
-    case 'anthropic':
-      return assemblePieces(history, { ...anthropicCodec, allowedKeys: ALL_KEYS })
-    case 'ai-sdk':
-      return assemblePieces(history, { ...aiSdkCodec, allowedKeys: ALL_KEYS })
-    case 'openai-chat':
-      return assemblePieces(history, { ...chatCodec, allowedKeys: ALL_KEYS })
-    case 'openai-responses': {
-      const out: Array<Readonly<Record<string, unknown>>> = []
-      for (const message of history) {
-        const carrier = carrierOf(message)
-        if (carrier?.items !== undefined) out.push(...carrier.items)
-        else out.push(...(toResponsesView([message]) as ReadonlyArray<Readonly<Record<string, unknown>>>))
-      }
-      return out
-    }
-  }
-}
-
-/** Every key allowed: the history keeps the added objects whole. */
-const ALL_KEYS = { has: (): boolean => true } as unknown as ReadonlySet<string>
+export const toNativeHistory = (format: ProviderFormat, stored: Messages): Array<Readonly<Record<string, unknown>>> =>
+  FORMAT_ADAPTERS[format].toNativeHistory(toPlainArray(stored))
 
 /**
  * Options of the rule check: `thinkingSource` (Anthropic A6), the canonical JSON of every
@@ -162,18 +193,10 @@ export interface FormatCheckOptions {
  * findFormatViolations('openai-responses', [{ type: 'function_call_output', call_id: 'x', output: '' }]) // ['O2 output x at 0 has no call before it']
  */
 export const findFormatViolations = (format: MessageFormat, view: unknown, options: FormatCheckOptions = {}): ReadonlyArray<string> => {
-  switch (format) {
-    case 'anthropic':
-      return findAnthropicViolations(view, options)
-    case 'ai-sdk':
-      return findAiSdkViolations(view)
-    case 'openai-responses':
-      return findResponsesViolations(view)
-    case 'openai-chat':
-      return findChatViolations(view)
-    default:
-      return findChatViolations(view).filter((problem) => !problem.startsWith('C5'))
-  }
+  const adapter = selectFormatAdapter(format)
+  // The contract shape (and any other name): the Chat rules R1-R4 without C5 (the Chat API's keys).
+  if (adapter === undefined) return findChatViolations(view).filter((problem) => !problem.startsWith('C5'))
+  return adapter.findViolations(view, options)
 }
 
 /**
@@ -185,10 +208,11 @@ export const findFormatViolations = (format: MessageFormat, view: unknown, optio
  * const estimate = makeFormatEstimator('anthropic', estimateOne)
  */
 export const makeFormatEstimator = (format: MessageFormat, base: TokenEstimator): TokenEstimator => {
-  if (format === 'contract') return base
+  const adapter = selectFormatAdapter(format)
+  if (adapter === undefined) return base
   return (piece: Message): number => {
     if (carrierOf(piece) === null) return base(piece)
-    const native = format === 'anthropic' ? assemblePieces([piece], anthropicCodec) : (toFormatView(format, [piece]) as ReadonlyArray<Message>)
+    const native = adapter.toPieceMessages(piece)
     let total = 0
     for (const message of native) total += base(message)
     return total
