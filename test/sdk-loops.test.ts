@@ -121,7 +121,7 @@ describe('the fake provider refuses what the real one refuses', () => {
     expect(server.requests[0].violations.length).toBeGreaterThan(0)
   })
 
-  it('a reasoning item sent back without its encrypted content, or apart from its call, makes the Responses client throw a 400', async () => {
+  it('a reasoning item sent back without its encrypted content (404, not found) or apart from its call (400) makes the Responses client throw', async () => {
     server = await startFakeProvider({ toolRounds: 1, parallelCalls: 1, tool: 'read_file' })
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-local-test', maxRetries: 0 })
     const first = await client.responses.create({ model: 'gpt-5', input: 'hi', store: false, include: ['reasoning.encrypted_content'] })
@@ -130,7 +130,7 @@ describe('the fake provider refuses what the real one refuses', () => {
     if (reasoning.type !== 'reasoning' || call.type !== 'function_call') throw new Error('expected a reasoning item and a call')
     const output = { type: 'function_call_output' as const, call_id: call.call_id, output: 'contents' }
     const stripped = client.responses.create({ model: 'gpt-5', store: false, input: [{ role: 'user', content: 'hi' }, { ...reasoning, encrypted_content: null }, call, output] })
-    await expect(stripped).rejects.toMatchObject({ status: 400, message: expect.stringContaining('not found') })
+    await expect(stripped).rejects.toMatchObject({ status: 404, message: expect.stringContaining('not found') })
     const apart = client.responses.create({ model: 'gpt-5', store: false, input: [{ role: 'user', content: 'hi' }, reasoning, { role: 'user', content: 'and?' }, call, output] })
     await expect(apart).rejects.toMatchObject({ status: 400, message: expect.stringContaining('without its required following item') })
     expect(server.requests.map((request) => request.violations.length)).toEqual([0, 1, 2])

@@ -83,6 +83,9 @@ interface IssuedReasoning {
   readonly followedBy: string
 }
 
+/** The end of the API's answer to a reasoning item it cannot find under `store: false` (HTTP 404). */
+const NOT_PERSISTED = 'Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.'
+
 /**
  * The Responses API's reasoning-item rules, on an `input` array, against the reasoning items this
  * server answered: a reasoning item comes back as it was answered (with `store: false` its
@@ -99,8 +102,10 @@ const findReasoningViolations = (input: unknown, store: unknown, issued: Readonl
     const id = typeof item.id === 'string' ? item.id : ''
     const answered = issued.get(id)
     if (item.type === 'reasoning' && answered !== undefined) {
-      if (store === false && item.encrypted_content !== answered.item.encrypted_content) {
-        problems.push(`Item with id '${id}' not found. Items are not persisted when \`store\` is set to false.`)
+      // Under store: false the item is found only through its encrypted content, which the client
+      // gets by asking for it (include: ['reasoning.encrypted_content']).
+      if (store === false && (typeof item.encrypted_content !== 'string' || item.encrypted_content !== answered.item.encrypted_content)) {
+        problems.push(`Item with id '${id}' not found. ${NOT_PERSISTED}`)
       } else if (JSON.stringify(item) !== JSON.stringify(answered.item)) problems.push(`Item '${id}' of type 'reasoning' was altered.`)
       if (items[i + 1]?.id !== answered.followedBy) problems.push(`Item '${id}' of type 'reasoning' was provided without its required following item.`)
     }
@@ -150,10 +155,13 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
     return { calls, text: '' }
   }
 
-  /** Records the request; when it broke a rule, answers 400 with `refusal` and returns false. */
+  /**
+   * Records the request; when it broke a rule, answers with `refusal` and returns false: 404 for a
+   * reasoning item that cannot be found (as the API answers it), 400 otherwise.
+   */
   const admit = (path: string, body: Readonly<Record<string, unknown>>, violations: ReadonlyArray<string>, response: ServerResponse, refusal: (message: string) => unknown): boolean => {
     requests.push({ path, body, violations })
-    if (violations.length > 0) send(response, 400, refusal(violations.join('; ')))
+    if (violations.length > 0) send(response, violations.some((problem) => problem.endsWith(NOT_PERSISTED)) ? 404 : 400, refusal(violations.join('; ')))
     return violations.length === 0
   }
 

@@ -74,7 +74,7 @@ describe('replay --repair', () => {
     const lines = parseLines(stdout)
     expect(lines.map((line) => line.view)).toEqual(live)
     for (const line of lines) expect(findFormatViolations('anthropic', line.view)).toEqual([])
-    // The first request ends on the open group (results may still arrive): left alone.
+    // The first request's view is [system, user]: nothing to repair.
     expect(lines.map((line) => line.view_repaired)).toEqual([false, true, true])
     expect(JSON.stringify(lines[2].view)).toContain('[no result recorded]')
     expect(lines.map((line) => line.view)).not.toEqual(plain.map((line) => line.view))
