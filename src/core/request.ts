@@ -17,13 +17,13 @@ import type { ContextLengthDetails } from './errors.js'
 import type { TokenMeterStats } from './stats.js'
 import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
-import { selectAppliedView, selectMedia, selectPlainView, selectWorking, type StrippedView, type Working } from './incremental/working.js'
+import { isReplacedSystem, selectAppliedView, selectMedia, selectPlainView, selectWorking, type StrippedView, type Working } from './incremental/working.js'
+import { toPlainArray } from './messages/appendable.js'
 import { isRealUserMessage, selectReplay, toBoundaryIdentity } from './compaction/replay-last-user.js'
 import { isHumanPrompt } from './compaction/anchors.js'
 import { triggerSummary } from './summary/summary.js'
 import { withForegroundStats } from './meter/foreground.js'
 import { copyMeterStats, decideTrigger, measureRequest } from './meter/token-meter.js'
-import { isPlainObject } from './messages/values.js'
 
 /**
  * The working list W (SPEC 2.3 step 4): in factory mode the factory's system message followed by
@@ -36,10 +36,7 @@ import { isPlainObject } from './messages/values.js'
 export const toWorkingList = (history: Messages, systemPrompt: string | null, memo?: DerivationMemo): Messages => {
   if (systemPrompt === null) return history
   const working: Message[] = [toFactoryMessage(systemPrompt, memo)]
-  for (const message of history) {
-    if (message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')) continue
-    working.push(message)
-  }
+  for (const message of toPlainArray(history)) if (!isReplacedSystem(message)) working.push(message)
   return working
 }
 

@@ -85,8 +85,14 @@ export interface Working {
   readonly added: Messages | null
 }
 
-/** True for a stored system message that factory mode drops from W (not hook-injected). */
-const isReplacedSystem = (message: Message): boolean =>
+/**
+ * True for a stored system message that factory mode drops from W (SPEC 2.3 step 4: the factory's
+ * message replaces it; a hook-injected one, `metadata.source === "hook"`, stays).
+ *
+ * @example
+ * isReplacedSystem({ role: 'system', content: 'old prompt' }) // true
+ */
+export const isReplacedSystem = (message: Message): boolean =>
   message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')
 
 /**
@@ -154,8 +160,10 @@ export const selectWorking = (
     const list = systemPrompt === null ? history : appendTo(previous.working, added)
     working = { entry: { history, systemPrompt, working: list, tokens: previous.tokens + sum(added, estimate), plain: null, applied: null }, previous, added }
   } else {
-    const list = factoryMessage === null ? history : appendTo([factoryMessage], toPlainArray(history).filter((message) => !isReplacedSystem(message)))
-    working = { entry: { history, systemPrompt, working: list, tokens: sum(toPlainArray(list), estimate), plain: null, applied: null }, previous: null, added: null }
+    // W as a plain array (static mode keeps the history itself as W; factory mode's W is this array).
+    const plain = factoryMessage === null ? toPlainArray(history) : [factoryMessage, ...toPlainArray(history).filter((message) => !isReplacedSystem(message))]
+    const list = factoryMessage === null ? history : plain
+    working = { entry: { history, systemPrompt, working: list, tokens: sum(plain, estimate), plain: null, applied: null }, previous: null, added: null }
   }
   memo.working = working.entry
   return working
