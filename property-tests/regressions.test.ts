@@ -285,7 +285,7 @@ describe('regressions: the derivation memo', () => {
   // derived under: derived while its spill path had failed (no pointer, no write), it was reused
   // for an earlier state in which that path had not failed, so the request lost its write_spill
   // and its "read <path>" pointer. Fixed by keeping the failed paths in the memo entry
-  // (src/core/compaction/context.ts, TruncationEntry).
+  // (src/core/memo/derivation-memo.ts, TruncationEntry).
   it('a truncation derived after its spill failed is not reused for a state from before the failure', () => {
     const decoded = decodeConfig({
       max_tokens: 300,

@@ -5,8 +5,8 @@
 import mittImport from 'mitt'
 import type { Emitter, EventType } from 'mitt'
 import type { HookEventMap, HookEventName } from '../core/hook-events.js'
-import type { Logger } from './runner.js'
-import { consoleLogger } from './runner.js'
+import type { Logger } from './logger.js'
+import { consoleLogger } from './logger.js'
 import { TimeoutError } from '../core/errors.js'
 import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
 

@@ -1,6 +1,6 @@
 /**
  * The effect runner: interprets the core's effects (hooks, logs, spill writes, summaries) and
- * feeds their answers back as events through `dispatch`. Also the `Logger` the shell writes to.
+ * feeds their answers back as events through `dispatch`. Logs go to a `Logger` (logger.ts).
  */
 import type { Effect } from '../core/effects.js'
 import type { Event } from '../core/events.js'
@@ -10,94 +10,7 @@ import type { SpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
 import { describeValue } from '../core/messages/json-value.js'
 import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
-
-/**
- * Log levels the core uses (the `level` of a `log` effect).
- *
- * @example
- * const level: LogLevel = 'warning'
- */
-export type LogLevel = 'debug' | 'info' | 'warning'
-
-/**
- * Where the shell writes log lines. Wording is not part of the contract, except for the
- * substrings SPEC 3 requires in warnings (e.g. `unknown token_meter`).
- *
- * @example
- * const logger: Logger = { debug: () => {}, info: console.info, warning: console.warn }
- */
-export interface Logger {
-  readonly debug: (message: string) => void
-  readonly info: (message: string) => void
-  readonly warning: (message: string) => void
-}
-
-/**
- * Logs to the console: `debug` → `console.debug`, `info` → `console.info`, `warning` →
- * `console.warn`.
- *
- * @example
- * consoleLogger.warning('context-simple: unknown token_meter "x"')
- */
-export const consoleLogger: Logger = {
-  debug: (message) => console.debug(message),
-  info: (message) => console.info(message),
-  warning: (message) => console.warn(message),
-}
-
-/**
- * Discards every line.
- *
- * @example
- * silentLogger.warning('ignored')
- */
-export const silentLogger: Logger = { debug: () => undefined, info: () => undefined, warning: () => undefined }
-
-/**
- * One line captured by `memoryLogger`.
- *
- * @example
- * const entry: LogEntry = { level: 'info', message: 'hello' }
- */
-export interface LogEntry {
-  readonly level: LogLevel
-  readonly message: string
-}
-
-/**
- * A logger that keeps its lines in `entries` (in order) for tests.
- *
- * @example
- * const logger: MemoryLogger = memoryLogger()
- * logger.messages('warning') // []
- */
-export interface MemoryLogger extends Logger {
-  readonly entries: ReadonlyArray<LogEntry>
-  /** The messages logged at `level`, in order. */
-  readonly messages: (level: LogLevel) => ReadonlyArray<string>
-}
-
-/**
- * Makes a logger that records every line in memory.
- *
- * @example
- * const logger = memoryLogger()
- * logger.warning('careful')
- * logger.entries // [{ level: 'warning', message: 'careful' }]
- */
-export const memoryLogger = (): MemoryLogger => {
-  const entries: Array<LogEntry> = []
-  const add = (level: LogLevel) => (message: string) => {
-    entries.push({ level, message })
-  }
-  return {
-    entries,
-    debug: add('debug'),
-    info: add('info'),
-    warning: add('warning'),
-    messages: (level) => entries.filter((entry) => entry.level === level).map((entry) => entry.message),
-  }
-}
+import { consoleLogger, describeError, type Logger } from './logger.js'
 
 /**
  * Hands an answer event back to the manager. It enqueues the event (never applies it reentrantly);
@@ -153,14 +66,6 @@ export interface DefaultRunner extends EffectRunner {
   readonly setProvider: (provider: Provider | null) => void
   readonly idle: () => Promise<void>
 }
-
-/**
- * The text of an unknown thrown value.
- *
- * @example
- * describeError(new Error('disk full')) // 'disk full'
- */
-export const describeError = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error))
 
 /**
  * The default effect interpreter:

@@ -6,8 +6,8 @@ import { isTruthy } from '../core/messages/values.js'
 import { readFile as readFileFromDisk } from 'node:fs/promises'
 import { pyStrip } from '../core/messages/text.js'
 import type { CompletionRequest, Provider } from './provider.js'
-import type { Logger } from './runner.js'
-import { consoleLogger, describeError } from './runner.js'
+import type { Logger } from './logger.js'
+import { consoleLogger, describeError } from './logger.js'
 import { TimeoutError } from '../core/errors.js'
 
 /**

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextLengthError, ContextManager } from '../../src/shell/context-manager.js'
-import { silentLogger } from '../../src/shell/runner.js'
+import { silentLogger } from '../../src/shell/logger.js'
 import { added, calls, effectsOf, fold, hookNames, request, result, stepFor, tokens, user } from '../support/core.js'
 
 // The newest tool result (the last message, as in an agent loop) is 40,000 characters (~10,000

@@ -1,7 +1,7 @@
 /** Tests of the mitt-based hook bus: priority order, awaiting, results and handler isolation (on an untyped event map, Record<string, unknown>). */
 import { describe, expect, it } from 'vitest'
 import { makeMittHooks } from '../../src/shell/hooks.js'
-import { memoryLogger } from '../../src/shell/runner.js'
+import { memoryLogger } from '../../src/shell/logger.js'
 
 describe('makeMittHooks', () => {
   it('calls handlers in ascending priority, ties in registration order, and passes event and data', async () => {

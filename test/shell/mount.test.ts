@@ -6,7 +6,7 @@ import { makeMittHooks } from '../../src/shell/hooks.js'
 import type { HookHandler, HookRegisterOptions } from '../../src/shell/hooks.js'
 import { METER_LISTENER, mount, validateMountConfig } from '../../src/shell/mount.js'
 import type { Coordinator } from '../../src/shell/mount.js'
-import { memoryLogger, silentLogger } from '../../src/shell/runner.js'
+import { memoryLogger, silentLogger } from '../../src/shell/logger.js'
 
 /** What a JavaScript caller may pass: rejected by the ContextConfig type, checked at run time. */
 const untyped = (config: Readonly<Record<string, unknown>>): ContextConfig => config as ContextConfig

@@ -8,7 +8,7 @@ import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks } from '../../src/shell/hooks.js'
 import { mount } from '../../src/shell/mount.js'
 import type { Provider } from '../../src/shell/provider.js'
-import { memoryLogger, silentLogger } from '../../src/shell/runner.js'
+import { memoryLogger, silentLogger } from '../../src/shell/logger.js'
 import { makeMemorySpillWriter, type SpillWriter } from '../../src/shell/spill-fs.js'
 import type { Summarizer } from '../../src/shell/summarizer.js'
 

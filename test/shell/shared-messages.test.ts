@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Message } from '../../src/core/messages/message.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
-import { silentLogger } from '../../src/shell/runner.js'
+import { silentLogger } from '../../src/shell/logger.js'
 import { makeMemorySpillWriter } from '../../src/shell/spill-fs.js'
 
 const options = { clock: fixedClock('2026-02-06T10:00:00.123+00:00'), logger: silentLogger, spillWriter: makeMemorySpillWriter() }

@@ -7,7 +7,7 @@ import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks } from '../../src/shell/hooks.js'
 import type { Provider } from '../../src/shell/provider.js'
-import { silentLogger } from '../../src/shell/runner.js'
+import { silentLogger } from '../../src/shell/logger.js'
 import { makeMemorySpillWriter } from '../../src/shell/spill-fs.js'
 import type { Summarizer, SummaryRequest } from '../../src/shell/summarizer.js'
 

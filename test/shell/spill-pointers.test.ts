@@ -16,7 +16,7 @@ import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks } from '../../src/shell/hooks.js'
 import { makeRecorder } from '../../src/shell/recorder.js'
 import { parseRecordingJsonl } from '../../src/shell/recording-file.js'
-import { silentLogger } from '../../src/shell/runner.js'
+import { silentLogger } from '../../src/shell/logger.js'
 
 const NOW = '2026-02-06T10:00:00.123+00:00'
 const dirs: string[] = []

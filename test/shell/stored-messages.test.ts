@@ -6,7 +6,7 @@ import type { Message } from '../../src/core/messages/message.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager, InvalidMessageError } from '../../src/shell/context-manager.js'
 import { makeRecorder } from '../../src/shell/recorder.js'
-import { silentLogger } from '../../src/shell/runner.js'
+import { silentLogger } from '../../src/shell/logger.js'
 
 const clock = fixedClock('2026-02-06T10:00:00.123+00:00')
 const makeManager = (config: Record<string, unknown> = {}): ContextManager => new ContextManager(config, { clock, logger: silentLogger })

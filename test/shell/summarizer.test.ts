@@ -1,7 +1,7 @@
 /** Tests of the provider summarizer: prompt file, request shape, response text and the timeout. */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { CompletionRequest, Provider } from '../../src/shell/provider.js'
-import { memoryLogger } from '../../src/shell/runner.js'
+import { memoryLogger } from '../../src/shell/logger.js'
 import { EmptySummaryError, TimeoutError, makeProviderSummarizer, responseText, systemTimer } from '../../src/shell/summarizer.js'
 import type { SummaryRequest, Timer } from '../../src/shell/summarizer.js'
 

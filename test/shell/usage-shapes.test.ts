@@ -12,7 +12,7 @@ import { ContextManager } from '../../src/shell/context-manager.js'
 import { makeMittHooks } from '../../src/shell/hooks.js'
 import { mount } from '../../src/shell/mount.js'
 import { makeRecorder } from '../../src/shell/recorder.js'
-import { memoryLogger, silentLogger } from '../../src/shell/runner.js'
+import { memoryLogger, silentLogger } from '../../src/shell/logger.js'
 import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage } from '../support/sdk-usage.js'
 
 const clock = fixedClock('2026-01-01T00:00:00.000+00:00')

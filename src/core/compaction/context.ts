@@ -7,65 +7,9 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
 import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
-import type { WorkingEntry } from '../incremental/working.js'
+import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
-
-/**
- * A memoized truncation (SPEC 11.2): the tool name and the failed spill paths it was derived
- * under, its result, and whether its spill path was one of the failed ones (so it carries no
- * pointer).
- *
- * @example
- * const entry: TruncationEntry = { toolName: 'grep', result: { message, spill: null }, pathFailed: false, failedSpills: new Set() }
- */
-export interface TruncationEntry {
-  readonly toolName: string | null
-  readonly result: Truncation
-  readonly pathFailed: boolean
-  readonly failedSpills: ReadonlySet<string>
-}
-
-/**
- * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
- * once for a message object is reused by every later request (no re-copy, no re-estimate).
- * Tables are WeakMaps keyed by message (or stats) objects; one memo per `makeStep` reducer.
- *
- * @example
- * const memo: DerivationMemo = makeDerivationMemo()
- */
-export interface DerivationMemo {
-  readonly truncation: WeakMap<Message, TruncationEntry>
-  readonly stub: WeakMap<Message, Message>
-  readonly stripped: WeakMap<Message, Message>
-  /** The notice of a stats object: built once per accepted pass, shared by every later view. */
-  readonly notice: WeakMap<object, Message | null>
-  /** The factory's system message for the last prompt text seen. */
-  factoryMessage: Message | null
-  /** Lineage tokens: histories made from one another by appends share one (`recordAppend`, issue 14). */
-  readonly lineage: WeakMap<Messages, object>
-  /** What the last request derived from its history (`selectWorking`), extended by the next one. */
-  working: WorkingEntry | null
-  /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (issue 12). */
-  readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
-}
-
-/**
- * Fresh, empty memo tables (one per reducer, see `makeStep`).
- *
- * @example
- * makeDerivationMemo().stub.has({ role: 'user' }) // false
- */
-export const makeDerivationMemo = (): DerivationMemo => ({
-  media: new WeakMap(),
-  truncation: new WeakMap(),
-  stub: new WeakMap(),
-  stripped: new WeakMap(),
-  notice: new WeakMap(),
-  factoryMessage: null,
-  lineage: new WeakMap(),
-  working: null,
-})
 
 /**
  * What a compaction pass works with: config, estimator, the call-id → tool-name map, memoized
@@ -134,8 +78,6 @@ export const makePassContext = (
   }
   return { config, estimate, toolNames, truncate, truncatedForm, stub, isAnchor: selectAnchorPredicate(config), spills, failedSpills }
 }
-
-
 
 /**
  * The message as a view carries it (SPEC 1.6): `metadata` without `_seq`, memoized per message.

@@ -6,70 +6,12 @@
 import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
-import type { SpillRequest } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
-import { stripMessage, type DerivationMemo, type PassContext } from '../compaction/context.js'
+import { stripMessage, type PassContext } from '../compaction/context.js'
+import type { AppliedView, DerivationMemo, MediaCounts, StrippedView, WorkingEntry } from '../memo/derivation-memo.js'
 import { applySticky } from '../compaction/sticky.js'
 import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
 import { countMedia } from '../meter/typed-estimate.js'
-
-/**
- * A stripped view and its estimate (tokens), as sent.
- *
- * @example
- * const plain: StrippedView = { view: [{ role: 'user', content: 'hi', metadata: {} }], tokens: 3 }
- */
-export interface StrippedView {
-  readonly view: Messages
-  readonly tokens: number
-}
-
-/**
- * The sticky-applied list `S ++ applySticky(N)` (SPEC 17.1) for one set of sticky decisions and
- * tool names: the system messages S of W and their estimate, the re-applied non-system messages
- * N' and their estimate (tokens, as stored, with `_seq`), the list, the spills its truncations
- * asked for (in order), and its stripped view with that view's estimate.
- *
- * @example
- * const applied: AppliedView = {
- *   sticky: EMPTY_STICKY, toolNames: {}, failedSpills: new Set(), system: [], systemTokens: 0, stickyApplied: [], stickyTokens: 0, list: [], spills: [], view: [], tokens: 0,
- * }
- */
-export interface AppliedView extends StrippedView {
-  readonly sticky: StickyState
-  readonly toolNames: Readonly<Record<string, string>>
-  readonly failedSpills: ReadonlySet<string>
-  readonly system: Messages
-  readonly systemTokens: number
-  readonly stickyApplied: Messages
-  readonly stickyTokens: number
-  readonly list: Messages
-  readonly spills: ReadonlyArray<SpillRequest>
-}
-
-/**
- * What one request derived from `history` (and the system prompt): the working list W (SPEC 2.3
- * step 4) and its estimate (tokens), plus the views derived from it, filled in as the request
- * needs them. One entry per reducer, replaced by every request; never visible outside the memo.
- *
- * @example
- * const entry: WorkingEntry = { history: [], systemPrompt: null, working: [], tokens: 0, plain: null, applied: null }
- */
-export interface WorkingEntry {
-  readonly history: Messages
-  readonly systemPrompt: string | null
-  readonly working: Messages
-  readonly tokens: number
-  plain: StrippedView | null
-  applied: AppliedView | null
-  media?: MediaCounts
-}
-
-/** Media items in W and how many of them no estimator could measure (issue 12). */
-export interface MediaCounts {
-  readonly media: number
-  readonly unmeasured: number
-}
 
 /**
  * The working list of one request: the new memo `entry`, and, when it extends the previous

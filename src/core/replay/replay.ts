@@ -14,7 +14,8 @@ import { toCacheItems } from '../economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from '../economics/simulation.js'
 import { isPlainObject } from '../messages/values.js'
 import { withoutSpillPointers } from '../tool-results/tool-result-budget.js'
-import { makeDerivationMemo, stripMessage } from '../compaction/context.js'
+import { stripMessage } from '../compaction/context.js'
+import { makeDerivationMemo } from '../memo/derivation-memo.js'
 import { toPlainArray } from '../messages/appendable.js'
 
 /**

@@ -2,7 +2,8 @@
 // 2): the floor breakdown, `context:compaction-infeasible` once per change, removal that stops at
 // E when the floor is above the target, and the breaker (`compaction_breaker_passes`).
 import { describe, expect, it } from 'vitest'
-import { makeDerivationMemo, makePassContext } from '../../../src/core/compaction/context.js'
+import { makePassContext } from '../../../src/core/compaction/context.js'
+import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
 import { measureFloor } from '../../../src/core/compaction/floor.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import { decodeSnapshot, toSnapshot } from '../../../src/core/snapshot/codec.js'

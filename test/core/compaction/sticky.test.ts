@@ -1,7 +1,8 @@
 // Unit tests for src/core/compaction/sticky.ts: recording decisions by _seq and re-applying them
 // (SPEC 7, B-SK-1..5, A-12), including the sticky-only requests of SPEC 17.1.
 import { describe, expect, it } from 'vitest'
-import { makeDerivationMemo, makePassContext } from '../../../src/core/compaction/context.js'
+import { makePassContext } from '../../../src/core/compaction/context.js'
+import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
 import { applySticky, hasNewDecision, recordRemoved, recordStubbed, recordTruncated, toStickyDraft } from '../../../src/core/compaction/sticky.js'
 import { toStub } from '../../../src/core/compaction/stub.js'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { fixedClock } from '../../../src/shell/clock.js'
 import { ContextManager } from '../../../src/shell/context-manager.js'
-import { silentLogger } from '../../../src/shell/runner.js'
+import { silentLogger } from '../../../src/shell/logger.js'
 import { added, fold, request, stepFor, user } from '../../support/core.js'
 
 const reading = (input: number, foreground?: boolean) => ({ type: 'usage_observed' as const, data: { usage: { input_tokens: input, cache_write_tokens: 0 }, ...(foreground === undefined ? {} : { foreground }) } })

@@ -6,7 +6,7 @@ import { findFormatViolations } from '../../../src/core/formats/dispatch.js'
 import { fixedClock } from '../../../src/shell/clock.js'
 import { ContextManager } from '../../../src/shell/context-manager.js'
 import { makeRecorder } from '../../../src/shell/recorder.js'
-import { silentLogger } from '../../../src/shell/runner.js'
+import { silentLogger } from '../../../src/shell/logger.js'
 import { makeMemorySpillWriter } from '../../../src/shell/spill-fs.js'
 import { runCli } from '../../support/cli.js'
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { findFormatViolations } from '../../../src/core/formats/dispatch.js'
 import { ContextManager } from '../../../src/shell/context-manager.js'
 import { makeContextMiddleware, makeContextPrepareStep } from '../../../src/shell/integrations/ai-sdk.js'
-import { memoryLogger } from '../../../src/shell/runner.js'
+import { memoryLogger } from '../../../src/shell/logger.js'
 
 const TOOL_ROUNDS = 6
 

@@ -1,0 +1,122 @@
+/**
+ * The derivation memo: per-reducer tables of pure per-message derivations and what the last
+ * request derived from its history, shared by compaction/, incremental/ and the request stages.
+ * It sits below them: it holds their results and imports none of their code.
+ */
+import type { Message, Messages } from '../messages/message.js'
+import type { StickyState } from '../state.js'
+import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
+
+/**
+ * A stripped view and its estimate (tokens), as sent.
+ *
+ * @example
+ * const plain: StrippedView = { view: [{ role: 'user', content: 'hi', metadata: {} }], tokens: 3 }
+ */
+export interface StrippedView {
+  readonly view: Messages
+  readonly tokens: number
+}
+
+/**
+ * The sticky-applied list `S ++ applySticky(N)` (SPEC 17.1) for one set of sticky decisions and
+ * tool names: the system messages S of W and their estimate, the re-applied non-system messages
+ * N' and their estimate (tokens, as stored, with `_seq`), the list, the spills its truncations
+ * asked for (in order), and its stripped view with that view's estimate.
+ *
+ * @example
+ * const applied: AppliedView = {
+ *   sticky: EMPTY_STICKY, toolNames: {}, failedSpills: new Set(), system: [], systemTokens: 0, stickyApplied: [], stickyTokens: 0, list: [], spills: [], view: [], tokens: 0,
+ * }
+ */
+export interface AppliedView extends StrippedView {
+  readonly sticky: StickyState
+  readonly toolNames: Readonly<Record<string, string>>
+  readonly failedSpills: ReadonlySet<string>
+  readonly system: Messages
+  readonly systemTokens: number
+  readonly stickyApplied: Messages
+  readonly stickyTokens: number
+  readonly list: Messages
+  readonly spills: ReadonlyArray<SpillRequest>
+}
+
+/**
+ * What one request derived from `history` (and the system prompt): the working list W (SPEC 2.3
+ * step 4) and its estimate (tokens), plus the views derived from it, filled in as the request
+ * needs them. One entry per reducer, replaced by every request; never visible outside the memo.
+ *
+ * @example
+ * const entry: WorkingEntry = { history: [], systemPrompt: null, working: [], tokens: 0, plain: null, applied: null }
+ */
+export interface WorkingEntry {
+  readonly history: Messages
+  readonly systemPrompt: string | null
+  readonly working: Messages
+  readonly tokens: number
+  plain: StrippedView | null
+  applied: AppliedView | null
+  media?: MediaCounts
+}
+
+/** Media items in W and how many of them no estimator could measure (issue 12). */
+export interface MediaCounts {
+  readonly media: number
+  readonly unmeasured: number
+}
+
+/**
+ * A memoized truncation (SPEC 11.2): the tool name and the failed spill paths it was derived
+ * under, its result, and whether its spill path was one of the failed ones (so it carries no
+ * pointer).
+ *
+ * @example
+ * const entry: TruncationEntry = { toolName: 'grep', result: { message, spill: null }, pathFailed: false, failedSpills: new Set() }
+ */
+export interface TruncationEntry {
+  readonly toolName: string | null
+  readonly result: Truncation
+  readonly pathFailed: boolean
+  readonly failedSpills: ReadonlySet<string>
+}
+
+/**
+ * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
+ * once for a message object is reused by every later request (no re-copy, no re-estimate).
+ * Tables are WeakMaps keyed by message (or stats) objects; one memo per `makeStep` reducer.
+ *
+ * @example
+ * const memo: DerivationMemo = makeDerivationMemo()
+ */
+export interface DerivationMemo {
+  readonly truncation: WeakMap<Message, TruncationEntry>
+  readonly stub: WeakMap<Message, Message>
+  readonly stripped: WeakMap<Message, Message>
+  /** The notice of a stats object: built once per accepted pass, shared by every later view. */
+  readonly notice: WeakMap<object, Message | null>
+  /** The factory's system message for the last prompt text seen. */
+  factoryMessage: Message | null
+  /** Lineage tokens: histories made from one another by appends share one (`recordAppend`, issue 14). */
+  readonly lineage: WeakMap<Messages, object>
+  /** What the last request derived from its history (`selectWorking`), extended by the next one. */
+  working: WorkingEntry | null
+  /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (issue 12). */
+  readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
+}
+
+/**
+ * Fresh, empty memo tables (one per reducer, see `makeStep`).
+ *
+ * @example
+ * makeDerivationMemo().stub.has({ role: 'user' }) // false
+ */
+export const makeDerivationMemo = (): DerivationMemo => ({
+  media: new WeakMap(),
+  truncation: new WeakMap(),
+  stub: new WeakMap(),
+  stripped: new WeakMap(),
+  notice: new WeakMap(),
+  factoryMessage: null,
+  lineage: new WeakMap(),
+  working: null,
+})
