@@ -61,7 +61,11 @@ const checkStrictFit = (scenario: Scenario): void => {
       expect(request.after.history, where).toBe(request.before.history)
       expect(request.after.sticky, where).toBe(request.before.sticky)
       expect(request.after.summary, where).toBe(request.before.summary)
-      expect(raised.details?.view_tokens, where).toBeGreaterThan(raised.details?.budget ?? Infinity)
+      // docs/contract.md 17.11: a budget ≤ 0 or E ≤ 1 raises whatever the view; otherwise the view was over.
+      const unusable = (raised.details?.budget ?? 1) <= 0 || (raised.details?.effective_budget ?? 2) <= 1
+      if (!unusable) expect(raised.details?.view_tokens, where).toBeGreaterThan(raised.details?.budget ?? Infinity)
+    } else if (request.view !== null && request.meterStats !== null && request.meterStats.budget <= 1) {
+      expect.fail(`${where}: a view returned under strict_fit at the effective budget ${request.meterStats.budget}`)
     } else if (request.view !== null && request.meterStats !== null && request.meterStats.budget > 0) {
       const reserve = scenario.config.compaction_notice_enabled ? scenario.config.compaction_notice_token_reserve : 0
       const viewTokens = request.view.reduce((sum, message) => sum + estimateOne(message), 0)

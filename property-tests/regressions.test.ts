@@ -325,4 +325,30 @@ describe('regressions: the derivation memo', () => {
     expect(memoized.view).toEqual(fresh.view)
     expect(fresh.effects.some((effect) => effect.type === 'write_spill')).toBe(true)
   })
+
+  // Found by "guards: strict fit" (FC_SEED=17711931, made `npm test` flaky): a provider window of
+  // 6,297 with 2,000 max output at output_reserve_fraction 1.5 gives the budget 6297 − 3000 − 4096 =
+  // −799; the reserve −800 turns it into E = 1, and strict_fit skipped every check for a budget
+  // ≤ 0, so a 355-token view came back. Fixed (docs/contract.md 17.11): under strict_fit a budget
+  // ≤ 0 or E ≤ 1 raises ContextLengthError with the numbers; without it the view is the contract's
+  // with a plain-words warning. The ops below are the counterexample's shape, shrunk by hand.
+  it('strict_fit raises on the budget −799 with E = 1 instead of returning a 355-token view', () => {
+    const ops: RecordingOp[] = [
+      { op: 'add_message', message: { role: 'user', content: 'a', uid: 'm0' } },
+      { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: [bashCall('call_0')], uid: 'm1' } },
+      { op: 'add_message', message: { role: 'tool', tool_call_id: 'call_0', content: 'é'.repeat(1400), uid: 'm2' } },
+      { op: 'get_messages_for_request', token_budget: null, provider: { context_window: 6297, max_output_tokens: 2000 } },
+    ]
+    const raw = { output_reserve_fraction: 1.5, compaction_notice_token_reserve: -800, max_tokens: 1201, target_usage: 0, compact_threshold: 0.2 }
+    const [strict] = foldScenario(makeScenario({ ...raw, strict_fit: true }, ops)).requests
+    expect(strict.view).toBeNull()
+    const raised = strict.effects.find((effect) => effect.type === 'raise_error')
+    expect(raised?.type === 'raise_error' && raised.name).toBe('ContextLengthError')
+    expect(raised?.type === 'raise_error' && raised.details).toMatchObject({ budget: -799, effective_budget: 1 })
+    expect(strict.after.history).toBe(strict.before.history)
+    // Without strict_fit the contract's behaviour stays (E = 1: the ladder runs), with the warning.
+    const [plain] = foldScenario(makeScenario(raw, ops)).requests
+    expect(plain.view).not.toBeNull()
+    expect(plain.effects.some((effect) => effect.type === 'log' && effect.message.includes('the budget is -799 tokens'))).toBe(true)
+  })
 })

@@ -135,6 +135,16 @@ export const isSameBudget = (a: BudgetPayload | null, b: BudgetPayload): boolean
   a !== null && a.source === b.source && a.context_window === b.context_window && a.output_reserve === b.output_reserve && a.cap === b.cap && a.effective_budget === b.effective_budget
 
 /**
+ * The warning for a request budget of 0 tokens or less, in plain words: with E ≤ 0 the trigger
+ * never fires (SPEC 4's worked example); a negative notice reserve can leave E > 0, and then the
+ * ladder aims at a fraction of those few tokens.
+ */
+const nonPositiveBudgetWarning = (budget: number, effective: number): string =>
+  effective <= 0
+    ? `context-simple: the budget is ${budget} tokens: the view is not compacted (the whole history is sent). Pass a positive tokenBudget, or a provider whose context window exceeds its reserved output plus 4,096 tokens; strict_fit raises ContextLengthError instead.`
+    : `context-simple: the budget is ${budget} tokens and a negative compaction_notice_token_reserve makes the effective budget ${effective}: the view is compacted toward ${effective} tokens. Pass a positive tokenBudget and a reserve of 0 or more; strict_fit raises ContextLengthError instead.`
+
+/**
  * The effective budget E (SPEC 2.3 step 3): the budget minus the notice reserve when the notice is
  * enabled, falling back to the whole budget (with a warning) when the reserve would leave ≤ 0.
  * Budget, reserve and result are in tokens. Never throws: the warning is a `log` effect.
@@ -146,6 +156,12 @@ export const computeEffectiveBudget = (
   config: Config,
   budget: number,
 ): { readonly effective: number; readonly effects: ReadonlyArray<Effect> } => {
+  const reserve = config.compaction_notice_enabled ? config.compaction_notice_token_reserve : 0
+  if (budget <= 0) {
+    // SPEC 2.3 step 3 and 4 unchanged (docs/contract.md 17.11): only the warning says what happens.
+    const effective = budget - reserve > 0 ? budget - reserve : budget
+    return { effective, effects: [{ type: 'log', level: 'warning', message: nonPositiveBudgetWarning(budget, effective) }] }
+  }
   if (!config.compaction_notice_enabled) return { effective: budget, effects: [] }
   const effective = budget - config.compaction_notice_token_reserve
   if (effective <= 0) {

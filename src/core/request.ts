@@ -65,16 +65,25 @@ const failFit = (
     context,
   )
   const details: ContextLengthDetails = { view_tokens: viewTokens, budget, effective_budget: effective, ...floor }
-  const message =
-    `context-simple: the view is ${viewTokens} tokens, over the request budget of ${budget} (strict_fit); ` +
-    `the irreducible floor is ${floor.floor_tokens} tokens (system ${floor.system_tokens}, protected ${floor.protected_tokens}, open tool group ${floor.open_group_tokens}). ` +
-    'Raise the budget, lower protected_recent or protected_tool_results, or cut the largest protected message; history and compaction state are unchanged.'
+  const message = isUnusableBudget(budget, effective)
+    ? `context-simple: the request budget is ${budget} tokens and the effective budget ${effective} (strict_fit): no view fits it; the view is ${viewTokens} tokens. ` +
+      'Pass a positive tokenBudget, or a provider whose context window exceeds its reserved output plus 4,096 tokens, and a compaction_notice_token_reserve below the budget; history and compaction state are unchanged.'
+    : `context-simple: the view is ${viewTokens} tokens, over the request budget of ${budget} (strict_fit); ` +
+      `the irreducible floor is ${floor.floor_tokens} tokens (system ${floor.system_tokens}, protected ${floor.protected_tokens}, open tool group ${floor.open_group_tokens}). ` +
+      'Raise the budget, lower protected_recent or protected_tool_results, or cut the largest protected message; history and compaction state are unchanged.'
   return {
     state: { ...state, meterStats },
     view: undefined,
     effects: [...effects.filter((effect) => effect.type === 'emit_hook' || effect.type === 'log'), { type: 'raise_error', name: 'ContextLengthError', message, details }],
   }
 }
+
+/**
+ * True for a budget no view can be fitted to (`strict_fit` raises on it; docs/contract.md 17.11):
+ * a request budget of 0 tokens or less, or an effective budget E of 1 token or less (a negative
+ * notice reserve can turn a negative budget into E = 1).
+ */
+const isUnusableBudget = (budget: number, effective: number): boolean => budget <= 0 || effective <= 1
 
 /**
  * The factory's system message for `systemPrompt`; with `memo`, one object per prompt text (so
@@ -164,7 +173,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
 
   if (!decision.fires && !hasStickyDecisions(state.sticky)) {
     const plain = selectPlainView(memo, selected, estimate)
-    if (config.strict_fit && budget > 0 && plain.tokens > budget) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, working, plain.tokens, budget, effective, context)
+    if (config.strict_fit && (isUnusableBudget(budget, effective) || plain.tokens > budget)) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, working, plain.tokens, budget, effective, context)
     return {
       state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: plain.tokens } },
       view: plain.view,
@@ -244,7 +253,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     const view = strip(list)
     sent = { view, tokens: estimateMessages(view, estimate) }
   }
-  if (config.strict_fit && budget > 0 && sent.tokens > budget) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, pass.list, sent.tokens, budget, effective, context)
+  if (config.strict_fit && (isUnusableBudget(budget, effective) || sent.tokens > budget)) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, pass.list, sent.tokens, budget, effective, context)
   // Derive the next request's sticky-applied list now, while this compacting request walks the
   // history anyway, so the requests until the next compaction stay incremental.
   if (decided) warmAppliedView(memo, selected, passState, event.systemPrompt, factoryMessage, deps)

@@ -66,13 +66,28 @@ describe('computeEffectiveBudget (SPEC 2.3 step 3)', () => {
   })
 
   it('falls back to the whole budget with a warning when the reserve leaves nothing', () => {
-    for (const budget of [100, 800, 0, -10]) {
+    for (const budget of [100, 800]) {
       expect(computeEffectiveBudget(DEFAULT_CONFIG, budget)).toEqual({
         effective: budget,
         effects: [{ type: 'log', level: 'warning', message: expect.stringContaining('compaction_notice_token_reserve') }],
       })
     }
     expect(computeEffectiveBudget(DEFAULT_CONFIG, 801).effective).toBe(1)
+  })
+
+  it('a budget of 0 or less keeps the contract value and says in plain words that nothing is compacted (17.11)', () => {
+    for (const config of [DEFAULT_CONFIG, { ...DEFAULT_CONFIG, compaction_notice_enabled: false }]) {
+      for (const budget of [0, -10]) {
+        expect(computeEffectiveBudget(config, budget)).toEqual({
+          effective: budget,
+          effects: [{ type: 'log', level: 'warning', message: expect.stringContaining(`the budget is ${budget} tokens: the view is not compacted`) }],
+        })
+      }
+    }
+    // A negative reserve turns the budget -799 into E = 1: the warning names both numbers.
+    const odd = computeEffectiveBudget({ ...DEFAULT_CONFIG, compaction_notice_token_reserve: -800 }, -799)
+    expect(odd.effective).toBe(1)
+    expect(odd.effects).toEqual([{ type: 'log', level: 'warning', message: expect.stringContaining('the budget is -799 tokens and a negative compaction_notice_token_reserve makes the effective budget 1') }])
   })
 
   it('a negative reserve enlarges the budget (not validated, SPEC 3)', () => {

@@ -44,6 +44,35 @@ describe('strict_fit', () => {
     expect(steps[steps.length - 1].view).toHaveLength(3)
   })
 
+  it('on: a budget of 0 or less, or an effective budget of 1 or less, raises with the numbers (17.11)', () => {
+    const cases = [
+      { config: { strict_fit: true }, budget: 0, effective: 0 },
+      { config: { strict_fit: true, compaction_notice_enabled: false }, budget: -5, effective: -5 },
+      { config: { strict_fit: true, compaction_notice_enabled: false }, budget: 1, effective: 1 },
+      { config: { strict_fit: true, compaction_notice_token_reserve: -800 }, budget: -799, effective: 1 },
+    ]
+    for (const { config, budget, effective } of cases) {
+      const step = stepFor(config)
+      const before = fold(step, events.slice(0, 1)).state
+      const failed = step(before, request({ tokenBudget: budget }))
+      expect(failed.view, `budget ${budget}`).toBeUndefined()
+      const [raised] = effectsOf(failed.effects, 'raise_error')
+      expect(raised.name).toBe('ContextLengthError')
+      expect(raised.details).toMatchObject({ budget, effective_budget: effective })
+      expect(raised.message).toContain(`the request budget is ${budget} tokens and the effective budget ${effective} (strict_fit)`)
+      expect(failed.state.history).toBe(before.history)
+      expect(failed.state.sticky).toBe(before.sticky)
+    }
+  })
+
+  it('off: a budget of 0 returns the whole history with the plain-words warning (SPEC 4 unchanged)', () => {
+    const { steps } = fold(stepFor({}), [...events, request({ tokenBudget: 0 })])
+    const last = steps[steps.length - 1]
+    expect(last.view).toHaveLength(3)
+    expect(effectsOf(last.effects, 'raise_error')).toEqual([])
+    expect(effectsOf(last.effects, 'log').map((effect) => effect.message)).toEqual([expect.stringContaining('the budget is 0 tokens: the view is not compacted')])
+  })
+
   it('the manager throws the typed error and stays usable', async () => {
     const manager = new ContextManager({ strict_fit: true, compaction_notice_enabled: false }, { clock: fixedClock('2026-01-01T00:00:00Z'), logger: silentLogger })
     for (const message of history) await manager.addMessage(message)
