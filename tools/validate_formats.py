@@ -19,7 +19,7 @@ Rules:
              tool-result in the tool messages right after; S3 every tool-result answers a call of the
              assistant right before its run; S4 ids unique; S5 no foreign keys on messages.
   responses  O1 every function_call/custom_tool_call has an output item with its call_id after it;
-             O2 every output has its call before it; O3 call ids unique; O4 no foreign keys on items.
+             O2 every output has its call before it; O3 call ids unique; O4 only the keys the API accepts on the item's type.
   openai-chat C1 = validate_views.py R1-R4 (codes R1-R4) and C5 no keys outside the API's on messages.
 An open group at the very end of a view (results still arriving) is tolerated, as in validate_views.py.
 Prints a line per violation (first 20) and 'views: V checked, I invalid'.
@@ -29,9 +29,36 @@ import gzip, json, sys
 ANTHROPIC_MSG_KEYS = {"role", "content"}
 AISDK_MSG_KEYS = {"role", "content", "providerOptions"}
 CHAT_MSG_KEYS = {"role", "content", "name", "tool_calls", "tool_call_id", "refusal", "function_call", "audio"}
-RESP_ITEM_KEYS = {"type", "role", "content", "id", "call_id", "name", "arguments", "output", "status",
-                  "summary", "encrypted_content", "input", "action", "results", "queries", "server_label",
-                  "tools", "error", "approval_request_id", "approve", "reason", "phase"}
+# Keys per Responses input item type: openai@6 ResponseInputItem (resources/responses/responses.d.ts).
+RESP_KEYS_BY_TYPE = {
+    "apply_patch_call": {"type", "call_id", "id", "operation", "status"},
+    "apply_patch_call_output": {"type", "call_id", "id", "output", "status"},
+    "code_interpreter_call": {"type", "code", "container_id", "id", "outputs", "status"},
+    "compaction": {"type", "encrypted_content", "id"},
+    "computer_call": {"type", "action", "actions", "call_id", "id", "pending_safety_checks", "status"},
+    "computer_call_output": {"type", "acknowledged_safety_checks", "call_id", "id", "output", "status"},
+    "custom_tool_call": {"type", "call_id", "id", "input", "name", "namespace"},
+    "custom_tool_call_output": {"type", "call_id", "id", "output"},
+    "file_search_call": {"type", "id", "queries", "results", "status"},
+    "function_call": {"type", "arguments", "call_id", "id", "name", "namespace", "status"},
+    "function_call_output": {"type", "call_id", "id", "output", "status"},
+    "image_generation_call": {"type", "id", "result", "status"},
+    "item_reference": {"type", "id"},
+    "local_shell_call": {"type", "action", "call_id", "id", "status"},
+    "local_shell_call_output": {"type", "id", "output", "status"},
+    "mcp_approval_request": {"type", "arguments", "id", "name", "server_label"},
+    "mcp_approval_response": {"type", "approval_request_id", "approve", "id", "reason"},
+    "mcp_call": {"type", "approval_request_id", "arguments", "error", "id", "name", "output", "server_label", "status"},
+    "mcp_list_tools": {"type", "error", "id", "server_label", "tools"},
+    "message": {"type", "content", "id", "phase", "role", "status"},
+    "reasoning": {"type", "content", "encrypted_content", "id", "status", "summary"},
+    "shell_call": {"type", "action", "call_id", "environment", "id", "status"},
+    "shell_call_output": {"type", "call_id", "id", "max_output_length", "output", "status"},
+    "tool_search_call": {"type", "arguments", "call_id", "execution", "id", "status"},
+    "tool_search_output": {"type", "call_id", "execution", "id", "status", "tools"},
+    "web_search_call": {"type", "action", "id", "status"},
+}
+RESP_ITEM_KEYS = set().union(*RESP_KEYS_BY_TYPE.values())
 
 
 def blocks(content):
@@ -150,7 +177,7 @@ def check_responses(view):
     calls, outs = {}, {}
     for i, it in enumerate(view):
         t = it.get("type", "message" if "role" in it else None)
-        extra = set(it) - RESP_ITEM_KEYS
+        extra = set(it) - RESP_KEYS_BY_TYPE.get(t, RESP_ITEM_KEYS)
         if extra:
             p.append(f"O4 item {i} extra keys {sorted(extra)}")
         if t in ("function_call", "custom_tool_call"):

@@ -11,7 +11,7 @@ export { toAiSdkView, findAiSdkViolations, expandAiSdkMessage, toOutputText } fr
 export type { AiSdkMessage } from './ai-sdk.js'
 export { toChatView, findChatViolations, findChatPairingViolations, expandChatMessage, CHAT_MESSAGE_KEYS } from './openai-chat.js'
 export type { OpenAiChatMessage, OpenAiChatTextPart, OpenAiChatContentPart, OpenAiChatToolCall } from './openai-chat.js'
-export { toResponsesView, findResponsesViolations, expandResponsesItem, mergeResponsesPieces, RESPONSES_ITEM_KEYS } from './openai-responses.js'
+export { toResponsesView, findResponsesViolations, expandResponsesItem, mergeResponsesPieces, RESPONSES_ITEM_KEYS, RESPONSES_ITEM_KEYS_BY_TYPE, responsesKeysOf, type ResponsesItemType } from './openai-responses.js'
 export type { ResponsesItem } from './openai-responses.js'
 export type { AiSdkModelMessage, AiSdkToolResultPart, AiSdkToolResultOutput, AiSdkJsonValue, AiSdkProviderOptions, AiSdkDataContent } from './ai-sdk-model-message.js'
 export type { ResponsesInputItem, ResponsesInputText, ResponsesAnnotation } from './openai-responses-input.js'

@@ -21,15 +21,68 @@ export interface ResponsesItem {
 }
 
 /**
- * The item keys the Responses API accepts (O4).
+ * The keys the Responses API accepts on each input item type (O4), one entry per member of the
+ * pinned SDK's `ResponseInputItem` union (`openai@6`, `resources/responses/responses.d.ts`;
+ * `message` is the union of `EasyInputMessage`, `ResponseInputItem.Message` and
+ * `ResponseOutputMessage`). `test/types/responses-item-keys.ts` fails to compile when an SDK item
+ * type gains or loses a key, or a type, that this table does not have. Bookkeeping keys
+ * (`metadata`, `_truncated`, a rollout's own fields) are on no list, so a view never carries them.
+ *
+ * @example
+ * RESPONSES_ITEM_KEYS_BY_TYPE.computer_call.includes('pending_safety_checks') // true
+ */
+export const RESPONSES_ITEM_KEYS_BY_TYPE = {
+  apply_patch_call: ['type', 'call_id', 'id', 'operation', 'status'],
+  apply_patch_call_output: ['type', 'call_id', 'id', 'output', 'status'],
+  code_interpreter_call: ['type', 'code', 'container_id', 'id', 'outputs', 'status'],
+  compaction: ['type', 'encrypted_content', 'id'],
+  computer_call: ['type', 'action', 'actions', 'call_id', 'id', 'pending_safety_checks', 'status'],
+  computer_call_output: ['type', 'acknowledged_safety_checks', 'call_id', 'id', 'output', 'status'],
+  custom_tool_call: ['type', 'call_id', 'id', 'input', 'name', 'namespace'],
+  custom_tool_call_output: ['type', 'call_id', 'id', 'output'],
+  file_search_call: ['type', 'id', 'queries', 'results', 'status'],
+  function_call: ['type', 'arguments', 'call_id', 'id', 'name', 'namespace', 'status'],
+  function_call_output: ['type', 'call_id', 'id', 'output', 'status'],
+  image_generation_call: ['type', 'id', 'result', 'status'],
+  item_reference: ['type', 'id'],
+  local_shell_call: ['type', 'action', 'call_id', 'id', 'status'],
+  local_shell_call_output: ['type', 'id', 'output', 'status'],
+  mcp_approval_request: ['type', 'arguments', 'id', 'name', 'server_label'],
+  mcp_approval_response: ['type', 'approval_request_id', 'approve', 'id', 'reason'],
+  mcp_call: ['type', 'approval_request_id', 'arguments', 'error', 'id', 'name', 'output', 'server_label', 'status'],
+  mcp_list_tools: ['type', 'error', 'id', 'server_label', 'tools'],
+  message: ['type', 'content', 'id', 'phase', 'role', 'status'],
+  reasoning: ['type', 'content', 'encrypted_content', 'id', 'status', 'summary'],
+  shell_call: ['type', 'action', 'call_id', 'environment', 'id', 'status'],
+  shell_call_output: ['type', 'call_id', 'id', 'max_output_length', 'output', 'status'],
+  tool_search_call: ['type', 'arguments', 'call_id', 'execution', 'id', 'status'],
+  tool_search_output: ['type', 'call_id', 'execution', 'id', 'status', 'tools'],
+  web_search_call: ['type', 'action', 'id', 'status'],
+} as const satisfies Readonly<Record<string, ReadonlyArray<string>>>
+
+/** An item type the pinned SDK's `ResponseInputItem` names. */
+export type ResponsesItemType = keyof typeof RESPONSES_ITEM_KEYS_BY_TYPE
+
+const KEYS_BY_TYPE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries(RESPONSES_ITEM_KEYS_BY_TYPE).map(([type, keys]) => [type, new Set<string>(keys)]),
+)
+
+/**
+ * Every key some Responses input item type accepts (the union of `RESPONSES_ITEM_KEYS_BY_TYPE`);
+ * an item of a type the table does not name keeps these.
  *
  * @example
  * RESPONSES_ITEM_KEYS.has('encrypted_content') // true
  */
-export const RESPONSES_ITEM_KEYS: ReadonlySet<string> = new Set([
-  'type', 'role', 'content', 'id', 'call_id', 'name', 'arguments', 'output', 'status', 'summary', 'encrypted_content', 'input', 'action',
-  'results', 'queries', 'server_label', 'tools', 'error', 'approval_request_id', 'approve', 'reason', 'phase',
-])
+export const RESPONSES_ITEM_KEYS: ReadonlySet<string> = new Set(Object.values(RESPONSES_ITEM_KEYS_BY_TYPE).flat())
+
+/**
+ * The keys the API accepts on `item` (by its type; all known keys for a type the table lacks).
+ *
+ * @example
+ * responsesKeysOf({ type: 'item_reference', id: 'x' }).has('call_id') // false
+ */
+export const responsesKeysOf = (item: Readonly<Record<string, unknown>>): ReadonlySet<string> => KEYS_BY_TYPE.get(itemType(item)) ?? RESPONSES_ITEM_KEYS
 
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call'])
 const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output'])
@@ -64,7 +117,7 @@ const outputText = (output: unknown): string => (typeof output === 'string' ? ou
  */
 export const toResponsesPiece = (items: ReadonlyArray<Readonly<Record<string, unknown>>>, metadataSource: Readonly<Record<string, unknown>> = items[0]): Piece => {
   const first = items[0]
-  const metadata = pieceMetadata(metadataSource, { format: 'openai-responses', message: pickKeys(first, RESPONSES_ITEM_KEYS), blocks: null, parts: 1, items })
+  const metadata = pieceMetadata(metadataSource, { format: 'openai-responses', message: pickKeys(first, responsesKeysOf(first)), blocks: null, parts: 1, items })
   const type = itemType(first)
   if (OUTPUT_TYPES.has(type)) return { message: { role: 'tool', tool_call_id: first.call_id, content: outputText(first.output), metadata }, blocks: null, items }
   if (type === 'message' && first.role !== 'assistant') {
@@ -172,7 +225,7 @@ export const toResponsesView = (view: Messages): ReadonlyArray<ResponsesItem> =>
     const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
     const text = typeof piece.content === 'string' ? piece.content : ''
     for (const item of carrier.items) {
-      const kept = pickKeys(item, RESPONSES_ITEM_KEYS)
+      const kept = pickKeys(item, responsesKeysOf(item))
       if (!modified) out.push(kept)
       else if (OUTPUT_TYPES.has(itemType(item))) out.push({ ...kept, output: text })
       else if (itemType(item) === 'message') out.push(withText(kept, text))
@@ -186,7 +239,7 @@ export const toResponsesView = (view: Messages): ReadonlyArray<ResponsesItem> =>
  * The Responses rule violations (`validate_formats.py --format openai-responses`): O1 every
  * `function_call`/`custom_tool_call` has an output with its `call_id` after it (an open group at
  * the very end is tolerated); O2 every output has its call before it; O3 call ids unique; O4 only
- * the API's keys on items.
+ * the keys the API accepts on the item's type (`RESPONSES_ITEM_KEYS_BY_TYPE`).
  *
  * @example
  * findResponsesViolations([{ type: 'function_call_output', call_id: 'x', output: '' }]) // ['O2 output x at 0 has no call before it']
@@ -198,7 +251,8 @@ export const findResponsesViolations = (view: unknown): ReadonlyArray<string> =>
   const outputs = new Map<unknown, number>()
   const items = view.map((item: unknown) => (isPlainObject(item) ? item : {}))
   items.forEach((item, i) => {
-    const extra = Object.keys(item).filter((key) => !RESPONSES_ITEM_KEYS.has(key))
+    const allowed = responsesKeysOf(item)
+    const extra = Object.keys(item).filter((key) => !allowed.has(key))
     if (extra.length > 0) problems.push(`O4 item ${i} extra keys ${extra.sort().join(', ')}`)
     const type = itemType(item)
     if (CALL_TYPES.has(type)) {
