@@ -24,6 +24,6 @@ export { ContextManager, CompactionSkipLimitError, ContextLengthError } from './
 export type { ContextManagerOptions, RequestOptions, HookResult, StepFunction, SystemPromptFactory } from './context-manager.js'
 export { mount, validateMountConfig, METER_LISTENER } from './mount.js'
 export type { Coordinator, Cleanup, MountOptions } from './mount.js'
-export { makeContextPrepareStep, makeContextMiddleware } from './integrations/ai-sdk.js'
-export type { AiSdkContext, AiSdkContextOptions, PrepareStepOptions, PromptMessage, ContextMiddleware } from './integrations/ai-sdk.js'
+export { makeContextSettings, makeContextPrepareStep, makeContextMiddleware } from './integrations/ai-sdk.js'
+export type { AiSdkContext, AiSdkContextOptions, PrepareStepOptions, StepFinishOptions, ContextStep, ContextSettings, PromptMessage, ContextMiddleware } from './integrations/ai-sdk.js'
 export { makeEstimatorFor, makeTokenizerEstimator, loadTokenizer, MESSAGE_OVERHEAD_TOKENS } from './estimators.js'

@@ -8,6 +8,7 @@ import type { CompactionStats } from '../stats.js'
 import { fmtInt, fmtPct } from '../messages/text.js'
 import { isTruthy } from '../messages/values.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
+import { endsAwaitingApproval } from '../formats/ai-sdk.js'
 
 const MINIMAL_TEXT =
   '<system-reminder source="context-compaction">\nContext has been compacted to fit within token budget. Some older messages and tool results may be truncated.\n</system-reminder>'
@@ -85,14 +86,15 @@ export const toNoticeText = (stats: CompactionStats, verbosity: string, clean = 
 /**
  * True when a view's tail is safe for an appended tail item: the list is empty, or its last
  * message has no truthy `tool_calls` (SPEC 8) and it does not end inside a partly answered tool
- * group (an item appended there would sit between a call and its missing results; SPEC 17.3).
+ * group (an item appended there would sit between a call and its missing results; SPEC 17.3),
+ * and it does not end with an AI SDK approval response whose call has not run (17.12).
  *
  * @example
  * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // false
  * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }, { id: 'b' }] }, { role: 'tool', tool_call_id: 'a' }]) // false
  */
 export const endsOutsideToolCall = (messages: Messages): boolean =>
-  messages.length === 0 || (!isTruthy(messages[messages.length - 1].tool_calls) && !endsInOpenToolGroup(messages))
+  messages.length === 0 || (!isTruthy(messages[messages.length - 1].tool_calls) && !endsInOpenToolGroup(messages) && !endsAwaitingApproval(messages))
 
 const STANDING_NOTICE: Message = { role: 'user', content: STANDING_NOTICE_TEXT, metadata: { source: 'context-compaction', ephemeral: true } }
 

@@ -7,7 +7,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject } from '../messages/values.js'
 import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
-import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, placeText, toBlocks, toContractCalls, type NativeCarrier, type Piece } from './carrier.js'
+import { carrierOf, contentText, joinTexts, parseArguments, pieceMetadata, placeText, toBlocks, toContractCalls, toConvertedText, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
  * An AI SDK `ModelMessage` as this library reads it: role `system` (string content), `user`,
@@ -70,6 +70,46 @@ export const findApprovalCall = (history: Messages, approvalId: unknown): unknow
 }
 
 /**
+ * True for the piece of a `tool-approval-response` part (an AI SDK tool message's part answered
+ * by an approval, not by a result).
+ *
+ * @example
+ * isApprovalResponsePiece(history[3]) // true for the piece of { type: 'tool-approval-response', approvalId: 'ap1', approved: true }
+ */
+export const isApprovalResponsePiece = (piece: Message): boolean => {
+  if (piece.role !== 'tool') return false
+  const carrier = carrierOf(piece)
+  if (carrier === null || carrier.format !== 'ai-sdk' || carrier.blocks === null || carrier.blocks.length !== 1 || !Array.isArray(carrier.message.content)) return false
+  const part: unknown = carrier.message.content[carrier.blocks[0]]
+  return isPlainObject(part) && part.type === 'tool-approval-response'
+}
+
+/**
+ * True when `messages` ends with an AI SDK tool message holding a `tool-approval-response` whose
+ * call has no `tool-result` in that message: the SDK executes the approved call (or records the
+ * denial) on the next `generateText` call only when that tool message is the last message, so
+ * nothing may be appended after it (docs/contract.md 17.12).
+ *
+ * @example
+ * endsAwaitingApproval(history) // true right after the approval response was added
+ */
+export const endsAwaitingApproval = (messages: Messages): boolean => {
+  const last = messages[messages.length - 1]
+  if (last === undefined || last.role !== 'tool') return false
+  const origin = carrierOf(last)?.origin
+  if (origin === undefined) return false
+  const approvals = new Set<unknown>()
+  const results = new Set<unknown>()
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const piece = messages[i]
+    if (piece.role !== 'tool' || carrierOf(piece)?.origin !== origin) break
+    ;(isApprovalResponsePiece(piece) ? approvals : results).add(piece.tool_call_id)
+  }
+  for (const id of approvals) if (!results.has(id)) return true
+  return false
+}
+
+/**
  * The contract pieces of one (valid) AI SDK message. `history` (the stored pieces) resolves an
  * approval response's call. Assistant: one piece, text parts joined, `tool-call` parts that are
  * not `providerExecuted` as `tool_calls`. Tool: one `tool` piece per part (tool-result: its
@@ -128,21 +168,26 @@ const toolNameOf = (view: Messages, id: unknown): string => {
   return ''
 }
 
-/** A contract message (or a piece of another format) as AI SDK messages. */
+/**
+ * A contract message (or a piece of another format) as AI SDK messages. Never an empty message
+ * (a provider package turns one into an empty text block, which Anthropic refuses): an assistant
+ * turn with no text and no calls becomes its refusal text or nothing, an empty user turn nothing.
+ */
 const fromContract = (piece: Message, view: Messages): ReadonlyArray<Readonly<Record<string, unknown>>> => {
   if (piece.role === 'tool') {
     return [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: piece.tool_call_id, toolName: toolNameOf(view, piece.tool_call_id), output: { type: 'text', value: contentText(piece.content) } }] }]
   }
   if (piece.role === 'assistant') {
     const calls = toContractCalls(piece)
-    const text = contentText(piece.content)
-    if (calls.length === 0) return [{ role: 'assistant', content: text }]
+    const text = toConvertedText(piece)
+    if (calls.length === 0) return text === '' ? [] : [{ role: 'assistant', content: text }]
     const parts: unknown[] = text === '' ? [] : [{ type: 'text', text }]
     for (const call of calls) parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: parseArguments(call.arguments) })
     return [{ role: 'assistant', content: parts }]
   }
   if (piece.role === 'system') return [{ role: 'system', content: contentText(piece.content) }]
-  return [{ role: 'user', content: contentText(piece.content) }]
+  const text = contentText(piece.content)
+  return text === '' ? [] : [{ role: 'user', content: text }]
 }
 
 /**
@@ -175,11 +220,41 @@ export const toAiSdkView = (view: Messages): ReadonlyArray<AiSdkMessage> => {
 }
 
 /**
+ * The `system` and `messages` of an AI SDK call for a view: its system messages, in order, as
+ * `system` (absent when there are none, so a call's own `system` stays), the rest as `messages`.
+ * Spread it into `generateText({ model, tools, ...toAiSdkPrompt(view) })`: ai@6 warns about
+ * system messages in `messages` ("System messages in the prompt ... Use the system option
+ * instead") and throws under `allowSystemInMessages: false`.
+ *
+ * @example
+ * toAiSdkPrompt([{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'hi' }])
+ * // { system: [{ role: 'system', content: 'Be terse.' }], messages: [{ role: 'user', content: 'hi' }] }
+ */
+export const toAiSdkPrompt = <M extends { readonly role: string }>(view: ReadonlyArray<M>): AiSdkPrompt<M> => {
+  const system = view.filter((message): message is Extract<M, { readonly role: 'system' }> => message.role === 'system')
+  const messages = view.filter((message): message is Exclude<M, { readonly role: 'system' }> => message.role !== 'system')
+  return system.length > 0 ? { system, messages } : { messages }
+}
+
+/**
+ * What `toAiSdkPrompt` returns for messages of type `M`: `system` (the system messages) and
+ * `messages` (the others), both fresh arrays.
+ *
+ * @example
+ * const prompt: AiSdkPrompt<AiSdkModelMessage> = { messages: [{ role: 'user', content: 'hi' }] }
+ */
+export interface AiSdkPrompt<M extends { readonly role: string }> {
+  system?: Array<Extract<M, { readonly role: 'system' }>>
+  messages: Array<Exclude<M, { readonly role: 'system' }>>
+}
+
+/**
  * The AI SDK rule violations of a view (`validate_formats.py --format ai-sdk`): S1 roles
  * system/user/assistant/tool; S2 every `tool-call` (not `providerExecuted`) answered by a
  * `tool-result` in the tool messages right after; S3 every `tool-result` answers a call of the
  * assistant right before its run; S4 call ids unique; S5 only `role`, `content`,
- * `providerOptions` on messages. An open group at the very end is tolerated.
+ * `providerOptions` on messages; S6 no empty user/assistant content or text part (a provider
+ * package sends it as an empty text block, which Anthropic refuses). An open group at the very end is tolerated.
  *
  * @example
  * findAiSdkViolations([{ role: 'tool', content: [] }]) // ['S3 tool message at 0 has no assistant call right before it']
@@ -192,6 +267,10 @@ export const findAiSdkViolations = (view: unknown): ReadonlyArray<string> => {
     if (!['system', 'user', 'assistant', 'tool'].includes(String(m.role))) problems.push(`S1 message ${i} role ${JSON.stringify(m.role ?? null)}`)
     const extra = Object.keys(m).filter((key) => !MESSAGE_KEYS.has(key))
     if (extra.length > 0) problems.push(`S5 message ${i} extra keys ${extra.sort().join(', ')}`)
+    if ((m.role === 'user' || m.role === 'assistant') && (m.content === '' || (Array.isArray(m.content) && m.content.length === 0))) problems.push(`S6 message ${i} has empty content`)
+    toBlocks(m.content).forEach((part, p) => {
+      if (Array.isArray(m.content) && isPlainObject(part) && part.type === 'text' && part.text === '') problems.push(`S6 message ${i} part ${p} is an empty text part`)
+    })
   })
   const seen = new Set<unknown>()
   let i = 0

@@ -15,6 +15,7 @@ import {
   toBlocks,
   toContractCalls,
   placeText,
+  toConvertedText,
   type NativeCarrier,
   type Piece,
 } from './carrier.js'
@@ -191,20 +192,29 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
   return placeText(content, indices, text)
 }
 
-/** A contract message (or a piece of another format) as Anthropic messages. */
+/**
+ * A contract message (or a piece of another format) as Anthropic messages. Never an empty
+ * message or text block (the API refuses both): an assistant turn with no text and no calls
+ * becomes its refusal text or nothing, an empty user turn nothing.
+ */
 const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
   if (piece.role === 'tool') {
     return [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: piece.tool_call_id, content: contentText(piece.content) }] }]
   }
   if (piece.role === 'assistant') {
     const calls = toContractCalls(piece)
-    if (calls.length === 0) return [{ role: 'assistant', content: typeof piece.content === 'string' ? piece.content : toBlocks(piece.content) }]
-    const text = contentText(piece.content)
+    const text = toConvertedText(piece)
+    if (calls.length === 0) {
+      if (typeof piece.content === 'string' || text !== '') return text === '' ? [] : [{ role: 'assistant', content: text }]
+      const blocks = toBlocks(piece.content).filter((block) => !(isPlainObject(block) && block.type === 'text' && block.text === ''))
+      return blocks.length === 0 ? [] : [{ role: 'assistant', content: blocks }]
+    }
     const blocks: unknown[] = text === '' ? [] : [{ type: 'text', text }]
     for (const call of calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: parseArguments(call.arguments) })
     return [{ role: 'assistant', content: blocks }]
   }
-  return [{ role: 'user', content: typeof piece.content === 'string' ? piece.content : contentText(piece.content) }]
+  const text = typeof piece.content === 'string' ? piece.content : contentText(piece.content)
+  return text === '' ? [] : [{ role: 'user', content: text }]
 }
 
 /**
@@ -297,7 +307,8 @@ export const canonicalJson = (value: unknown): string => {
  * user/assistant only; A2 every `tool_use` of an assistant turn answered by a `tool_result` in
  * the user turn right after it, results before other blocks there; A3 every `tool_result`
  * answers a `tool_use` of the turn before; A4 `tool_use` ids unique; A5 the first turn is a user
- * turn; A6 thinking blocks verbatim from `options.thinkingSource` (when given); A7 only `role`
+ * turn; A6 thinking blocks verbatim from `options.thinkingSource` (when given); A8 no empty content
+ * (`''`, `[]`, an empty text block); A9 one `tool_result` per `tool_use`; A7 only `role`
  * and `content` on messages. Consecutive same-role messages are one turn (as the API merges
  * them); an open group at the very end (results still arriving) is tolerated. Accepts the
  * `{system, messages}` view or a bare message list. Each problem starts with its rule code.
@@ -316,6 +327,10 @@ export const findAnthropicViolations = (view: unknown, options: AnthropicCheckOp
     if (m.role !== 'user' && m.role !== 'assistant') problems.push(`A1 message ${index} role ${JSON.stringify(m.role ?? null)}`)
     const extra = Object.keys(m).filter((key) => !MESSAGE_KEYS.has(key))
     if (extra.length > 0) problems.push(`A7 message ${index} extra keys ${extra.sort().join(', ')}`)
+    if (m.content === '' || (Array.isArray(m.content) && m.content.length === 0)) problems.push(`A8 message ${index} has empty content`)
+    blocksOf(m.content).forEach((block, b) => {
+      if (Array.isArray(m.content) && block.type === 'text' && block.text === '') problems.push(`A8 message ${index} block ${b} is an empty text block`)
+    })
     const last = turns[turns.length - 1]
     if (last !== undefined && last.role === m.role) last.blocks.push(...blocksOf(m.content))
     else turns.push({ role: m.role, blocks: [...blocksOf(m.content)] })
@@ -348,8 +363,12 @@ export const findAnthropicViolations = (view: unknown, options: AnthropicCheckOp
       return
     }
     const previous = t > 0 && turns[t - 1].role === 'assistant' ? new Set(turns[t - 1].blocks.filter((block) => block.type === 'tool_use').map((block) => block.id)) : new Set<unknown>()
+    const results = new Set<unknown>()
     for (const block of turn.blocks) {
-      if (block.type === 'tool_result' && !previous.has(block.tool_use_id)) problems.push(`A3 tool_result ${String(block.tool_use_id)} in turn ${t} answers no tool_use of the turn before`)
+      if (block.type !== 'tool_result') continue
+      if (!previous.has(block.tool_use_id)) problems.push(`A3 tool_result ${String(block.tool_use_id)} in turn ${t} answers no tool_use of the turn before`)
+      if (results.has(block.tool_use_id)) problems.push(`A9 tool_use ${String(block.tool_use_id)} answered twice in turn ${t}`)
+      results.add(block.tool_use_id)
     }
   })
   return problems

@@ -252,3 +252,25 @@ export const toContractCalls = (message: Message): ReadonlyArray<{ readonly id: 
  * contentText([{ type: 'text', text: 'a' }]) // 'a'
  */
 export const contentText = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? joinTexts(content, ['text', 'input_text', 'output_text']) : '')
+
+/**
+ * The text a piece converts to in another format: its content text, or, when that is empty, the
+ * model's refusal the carrier holds (a Chat `refusal`, or `refusal` parts of Chat or Responses
+ * content), so a refusal is not turned into an empty turn.
+ *
+ * @example
+ * toConvertedText({ role: 'assistant', content: null, metadata: { native: { format: 'openai-chat', origin: 0, message: { role: 'assistant', content: null, refusal: 'No.' }, blocks: null, parts: 1 } } }) // 'No.'
+ */
+export const toConvertedText = (piece: Message): string => {
+  const text = contentText(piece.content)
+  if (text !== '') return text
+  const carrier = carrierOf(piece)
+  if (carrier === null) return ''
+  const refusals: string[] = []
+  if (typeof carrier.message.refusal === 'string' && carrier.message.refusal !== '') refusals.push(carrier.message.refusal)
+  for (const source of [carrier.message, ...(carrier.items ?? [])]) {
+    if (!Array.isArray(source.content)) continue
+    for (const part of source.content) if (isPlainObject(part) && part.type === 'refusal' && typeof part.refusal === 'string' && part.refusal !== '') refusals.push(part.refusal)
+  }
+  return refusals.join('\n')
+}

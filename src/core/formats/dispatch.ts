@@ -157,7 +157,30 @@ export const expandMessage = (format: ProviderFormat, message: Readonly<Record<s
  */
 export const toFormatView = <F extends MessageFormat>(format: F, view: Messages): FormatView<F> => {
   const adapter = selectFormatAdapter(format)
-  return (adapter === undefined ? view : adapter.toView(view)) as FormatView<F>
+  return (adapter === undefined ? view : adapter.toView(selectOneResultPerCall(format, view))) as FormatView<F>
+}
+
+/**
+ * The view less every converted tool piece (one not carried in `format`) whose call a later tool
+ * piece answers again: an AI SDK approval response and the result of the same call become one
+ * result in the other formats, never two (`tool_result` twice for one `tool_use` is refused). The
+ * same array when nothing is dropped.
+ *
+ * @example
+ * selectOneResultPerCall('anthropic', [call, approvalPiece, resultPiece]) // [call, resultPiece]
+ */
+export const selectOneResultPerCall = (format: MessageFormat, view: Messages): Messages => {
+  const later = new Set<unknown>()
+  let drop: Set<number> | null = null
+  for (let i = view.length - 1; i >= 0; i -= 1) {
+    const piece = view[i]
+    if (piece.role !== 'tool') continue
+    if (later.has(piece.tool_call_id) && carrierOf(piece)?.format !== format && carrierOf(piece) !== null) (drop ??= new Set()).add(i)
+    later.add(piece.tool_call_id)
+  }
+  if (drop === null) return view
+  const kept = drop
+  return view.filter((_, index) => !kept.has(index))
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import { selectPairingProblems } from './tool-pairing.js'
 import { assemblePieces, type AssemblyCodec } from './assemble.js'
-import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, placeText, type NativeCarrier, type Piece } from './carrier.js'
+import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, placeText, toConvertedText, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
  * A text part of a Chat message (`ChatCompletionContentPartText`).
@@ -100,6 +100,9 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
 /** A contract message as a Chat message: bookkeeping and foreign keys dropped, content text. */
 const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
   const kept = pickKeys(piece, CHAT_MESSAGE_KEYS)
+  // a piece of another format with no text and no calls (a Responses turn of reasoning and server
+  // tool items only) is no message at all
+  if (carrierOf(piece) !== null && (piece.role === 'assistant' || piece.role === 'user') && !isTruthy(piece.tool_calls) && toConvertedText(piece) === '') return []
   if (carrierOf(piece) !== null && Array.isArray(piece.content)) return [{ ...kept, content: contentText(piece.content) }]
   return [kept]
 }

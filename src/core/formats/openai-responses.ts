@@ -6,7 +6,7 @@
  */
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
-import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, type Piece } from './carrier.js'
+import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, type Piece } from './carrier.js'
 
 /**
  * A Responses input item as this library reads it (`type` optional on messages).
@@ -182,13 +182,14 @@ const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unk
   if (piece.role === 'tool') return [{ type: 'function_call_output', call_id: piece.tool_call_id, output: contentText(piece.content) }]
   if (piece.role === 'assistant') {
     const out: Array<Readonly<Record<string, unknown>>> = []
-    const text = contentText(piece.content)
+    const text = toConvertedText(piece)
     if (text !== '') out.push({ role: 'assistant', content: text })
     for (const call of toContractCalls(piece)) out.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments })
     return out
   }
   if (piece.role === 'system' || piece.role === 'developer') return [{ role: 'system', content: contentText(piece.content) }]
-  return [{ role: 'user', content: contentText(piece.content) }]
+  const text = contentText(piece.content)
+  return text === '' ? [] : [{ role: 'user', content: text }]
 }
 
 /** The stub in place of a message item's text (string content, or one input_text part). */

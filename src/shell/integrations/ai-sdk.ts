@@ -5,6 +5,7 @@
  * provider's usage back. Types are the library's own (structural), so nothing here imports `ai`.
  */
 import type { AiSdkModelMessage } from '../../core/formats/ai-sdk-model-message.js'
+import { toAiSdkPrompt, type AiSdkPrompt } from '../../core/formats/ai-sdk.js'
 import type { LlmResponsePayload } from '../../core/meter/usage.js'
 import type { MessageInput } from '../../core/messages/message.js'
 
@@ -39,11 +40,12 @@ export interface AiSdkContextOptions {
  * conversation each step and each call, so messages beyond the ones already given are appended;
  * a list that does not continue the previous one (a new conversation, an edited message) replaces
  * the history (`setMessages`). The first time, the manager's own history (a restored session, say)
- * counts as given.
+ * counts as given. `extend` appends a finished step's response messages (`step.response.messages`,
+ * cumulative over the call) beyond the first `known` of them, which are already given.
  */
 const makeHistorySync = (context: AiSdkContext) => {
   let given: Array<string> | null = null
-  return async (messages: ReadonlyArray<unknown>): Promise<void> => {
+  const sync = async (messages: ReadonlyArray<unknown>): Promise<void> => {
     if (given === null) given = (await context.getMessages()).map((message) => JSON.stringify(message))
     const fingerprints = messages.map((message) => JSON.stringify(message))
     const continues = fingerprints.length >= given.length && given.every((fingerprint, index) => fingerprints[index] === fingerprint)
@@ -54,6 +56,14 @@ const makeHistorySync = (context: AiSdkContext) => {
     }
     given = fingerprints
   }
+  const extend = async (responses: ReadonlyArray<unknown>, known: number): Promise<void> => {
+    if (given === null) return
+    const fingerprints = responses.map((message) => JSON.stringify(message))
+    for (const message of responses.slice(known)) await context.addMessage(message as MessageInput)
+    given = [...given, ...fingerprints.slice(known)]
+  }
+  const last = (): string | undefined => given?.[given.length - 1]
+  return { sync, extend, last }
 }
 
 /**
@@ -70,28 +80,102 @@ export interface PrepareStepOptions {
 }
 
 /**
- * A `prepareStep` function for `generateText` / `streamText` (AI SDK v6). On every step it feeds
- * the previous step's usage to the manager (`onLlmResponse`), appends the messages the SDK has
- * added since the last step (the previous step's response messages, or a new user turn) and
- * returns `{ messages: view }`: in ai@6 a `messages` override applies to that step only, so the
- * SDK keeps the full conversation and the model sees the manager's view every step.
+ * The argument of `onStepFinish` as the helper reads it (AI SDK v6 `StepResult`): the step's
+ * `usage` and `response.messages` (the response messages of the call so far, this step's last).
+ *
+ * @example
+ * const step: StepFinishOptions = { usage: { inputTokens: 900, outputTokens: 20 }, response: { messages: [{ role: 'assistant', content: 'Done.' }] } }
+ */
+export interface StepFinishOptions {
+  readonly usage: LlmResponsePayload['usage']
+  readonly response: { readonly messages: ReadonlyArray<unknown> }
+}
+
+/**
+ * What `prepareStep` returns: the manager's view without its system messages as `messages`, and
+ * those system messages, in order, as `system` (absent when the view has none, so the call's own
+ * `system` stays). The SDK warns about system messages in `messages` ("System messages in the
+ * prompt ... Use the system option instead"), and providers such as Anthropic take the system
+ * prompt apart from the messages.
+ *
+ * @example
+ * const result: ContextStep = { system: [{ role: 'system', content: 'Be terse.' }], messages: [{ role: 'user', content: 'hi' }] }
+ */
+export type ContextStep = AiSdkPrompt<AiSdkModelMessage>
+
+/**
+ * The two callbacks of `makeContextSettings`, to spread into `generateText` / `streamText`.
+ *
+ * @example
+ * const settings: ContextSettings = makeContextSettings(context)
+ */
+export interface ContextSettings {
+  prepareStep(step: PrepareStepOptions): Promise<ContextStep>
+  onStepFinish(step: StepFinishOptions): Promise<void>
+}
+
+/**
+ * `prepareStep` and `onStepFinish` for `generateText` / `streamText` (AI SDK v6), sharing one
+ * state: `generateText({ model, messages, tools, ...makeContextSettings(context) })`.
+ * - `prepareStep`, before each step: brings the manager's history up to the messages the SDK
+ *   would send (a new user turn, or a new conversation, which replaces the history) and returns
+ *   the view as `{ system, messages }` (`ContextStep`). In ai@6 these apply to that step only, so
+ *   the SDK keeps the full conversation and the model sees the manager's view every step.
+ * - `onStepFinish`, after each step: feeds the step's usage to the manager (`onLlmResponse`) and
+ *   appends the step's response messages (the model's message and the tool results), so the
+ *   model's final answer of a turn is in the manager's history when `generateText` returns (a
+ *   `snapshot()` then holds the whole turn).
+ * With your own `onStepFinish`, call the helper's from it. `options.tokenBudget` (tokens) applies
+ * to every view; absent: the manager's budget rules.
+ *
+ * @example
+ * const context = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
+ * const result = await generateText({ model, messages, tools, stopWhen: stepCountIs(10), ...makeContextSettings(context) })
+ */
+export const makeContextSettings = (context: AiSdkContext, options: AiSdkContextOptions = {}): ContextSettings => {
+  const history = makeHistorySync(context)
+  const fed = new WeakSet<object>()
+  // How many of the call's response messages the history holds (null at step 0 until known).
+  let responsesGiven: number | null = null
+  const feed = async (step: { readonly usage: LlmResponsePayload['usage'] }): Promise<void> => {
+    if (fed.has(step)) return
+    fed.add(step)
+    await context.onLlmResponse({ usage: step.usage })
+  }
+  return {
+    async prepareStep(step) {
+      if (step.stepNumber === 0) responsesGiven = null
+      for (const finished of step.steps) await feed(finished)
+      await history.sync(step.messages)
+      const view = (await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? null, format: 'ai-sdk' })) as ReadonlyArray<AiSdkModelMessage>
+      return toAiSdkPrompt(view)
+    },
+    async onStepFinish(step) {
+      await feed(step)
+      const responses = step.response.messages
+      // At step 0 the SDK may have put one tool message (results of approved calls) before the
+      // step: it is the last message prepareStep gave, and the first response message.
+      const known = responsesGiven ?? (responses.length > 0 && history.last() === JSON.stringify(responses[0]) && isToolMessage(responses[0]) ? 1 : 0)
+      await history.extend(responses, Math.min(known, responses.length))
+      responsesGiven = responses.length
+    },
+  }
+}
+
+const isToolMessage = (message: unknown): boolean => typeof message === 'object' && message !== null && (message as { role?: unknown }).role === 'tool'
+
+/**
+ * A `prepareStep` function for `generateText` / `streamText` (AI SDK v6): the `prepareStep` of
+ * `makeContextSettings` alone. It feeds the previous steps' usage when the next step starts and
+ * appends the messages the SDK added since, so without `onStepFinish` the model's final answer
+ * of a turn reaches the history only with the next call; prefer `...makeContextSettings(context)`.
  *
  * @example
  * const context = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
  * const result = await generateText({ model, messages, tools, stopWhen: stepCountIs(10), prepareStep: makeContextPrepareStep(context) })
  */
-export const makeContextPrepareStep = (context: AiSdkContext, options: AiSdkContextOptions = {}) => {
-  const sync = makeHistorySync(context)
-  let stepsSeen = 0
-  return async (step: PrepareStepOptions): Promise<{ messages: Array<AiSdkModelMessage> }> => {
-    if (step.stepNumber === 0) stepsSeen = 0
-    for (const finished of step.steps.slice(stepsSeen)) await context.onLlmResponse({ usage: finished.usage })
-    stepsSeen = step.steps.length
-    await sync(step.messages)
-    const view = await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? null, format: 'ai-sdk' })
-    return { messages: view as Array<AiSdkModelMessage> }
-  }
-}
+export const makeContextPrepareStep = (context: AiSdkContext, options: AiSdkContextOptions = {}): ((step: PrepareStepOptions) => Promise<ContextStep>) =>
+  makeContextSettings(context, options).prepareStep
 
 /**
  * One message of a language-model prompt (`LanguageModelV3Prompt`): the `ModelMessage` shapes
@@ -141,7 +225,7 @@ export const makeContextMiddleware = (context: AiSdkContext, options: AiSdkConte
   return {
     specificationVersion: 'v3',
     async transformParams({ params }) {
-      await sync(params.prompt)
+      await sync.sync(params.prompt)
       const view = (await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? null, format: 'ai-sdk' })) as Array<AiSdkModelMessage>
       return { ...params, prompt: view.map(toPromptMessage) }
     },
