@@ -75,6 +75,12 @@ export interface Recording {
    * deps name a format). Header field `format`.
    */
   readonly format?: ProviderFormat
+  /**
+   * What an importer wants the reader to know about this recording (a Codex rollout without
+   * usage or window replays at the configured budget, say). Not part of the recording file
+   * format; the CLI prints each on stderr.
+   */
+  readonly notices?: ReadonlyArray<string>
 }
 
 /**

@@ -80,8 +80,10 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
     prices: unit.pricesPath === null ? loadPriceTable() : loadPriceTable(unit.pricesPath),
     windows: unit.windowsPath === null ? loadWindowTable() : loadWindowTable(unit.windowsPath),
   }
-  const sessions = prepareSessions(unit.input, readInput(unit.input, unit.format), unit.layers, options)
+  const loaded = readInput(unit.input, unit.format, { model: unit.model, windows: options.windows })
+  const sessions = prepareSessions(unit.input, loaded, unit.layers, options)
   const warnings = new Set<string>()
+  for (const recording of loaded.recordings) for (const notice of recording.notices ?? []) warnings.add(`${unit.input}: ${notice}`)
   for (const session of sessions) for (const warning of session.warnings) warnings.add(warning.message)
   const unpriced = new Map<string, number>()
   const rows = sessions.map((session): CompareRow => {

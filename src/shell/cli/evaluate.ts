@@ -62,14 +62,18 @@ export const expandInputs = (paths: ReadonlyArray<string>): ReadonlyArray<string
   })
 
 /**
- * Reads one input file into recordings (format detected unless given). Throws `UsageError` for
+ * Reads one input file into recordings (format detected unless given; `options` as
+ * `loadRecordings` takes them: the model and window table of a Codex rollout). Throws `UsageError` for
  * an unreadable file and `RecordingFormatError` for one that is not a known format.
  *
  * @example
  * readInput('fixtures/sessions/claude-code/short.jsonl', 'auto').format // 'claude-code'
  */
-export const readInput = (path: string, format: InputFormatChoice): { readonly format: InputFormat; readonly recordings: ReadonlyArray<Recording> } =>
-  loadRecordings(readInputText(path), path, format)
+export const readInput = (
+  path: string,
+  format: InputFormatChoice,
+  options: { readonly model?: string | null; readonly windows?: ModelTable<ModelWindow> } = {},
+): { readonly format: InputFormat; readonly recordings: ReadonlyArray<Recording> } => loadRecordings(readInputText(path), path, format, options)
 
 /**
  * The text of one input file (gunzipped when compressed). Throws `UsageError` naming the path: for
@@ -171,6 +175,14 @@ export const withSummarizerProvider = (recording: Recording): Recording => ({
  */
 export const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
 
+/** The `context_window` of the recording's first request that carries one (tokens), or null. */
+const recordedWindow = (recording: Recording): number | null => {
+  for (const op of recording.ops) {
+    if (op.op === 'get_messages_for_request' && typeof op.provider?.context_window === 'number') return op.provider.context_window
+  }
+  return null
+}
+
 /** Session file names are shown without a storage `.gz`. */
 const displayName = (path: string): string => basename(path).replace(/\.gz$/, '')
 
@@ -180,7 +192,7 @@ const displayName = (path: string): string => basename(path).replace(/\.gz$/, ''
  * `CLAUDE_CODE_WINDOW`), the summarizer choice, and the model: `--model`, else the session's own,
  * resolved in the tables (unknown: no prices; cache rules by name, else by input format).
  * Overflows count against E when `--budget` is given, else the model window (`--window`, Claude
- * Code's default window, the window table), else E.
+ * Code's default window, a Codex rollout's recorded window, the window table), else E.
  *
  * @example
  * prepareSessions(path, readInput(path, 'auto'), { preset: null, file: null, settings: [] }, options).length // 1
@@ -200,13 +212,17 @@ export const prepareSessions = (
     if (options.summarizer === 'extractive') ready = withSummarizerProvider(ready)
     const model = options.model ?? recording.model ?? null
     const window = lookupModel(options.windows, model)
+    // A Codex rollout's requests carry the window Codex used (its model_context_window).
+    const recorded = loaded.format === 'codex' ? recordedWindow(recording) : null
     const limit: OverflowLimit =
       budget?.kind === 'budget'
         ? { kind: 'budget' }
         : budget?.kind === 'window'
           ? { kind: 'window', tokens: budget.contextWindow }
-          : window !== null
-            ? { kind: 'window', tokens: window.context_window }
+          : recorded !== null
+            ? { kind: 'window', tokens: recorded }
+            : window !== null
+              ? { kind: 'window', tokens: window.context_window }
             : { kind: 'budget' }
     return {
       recording: ready,

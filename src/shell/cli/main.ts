@@ -15,6 +15,7 @@ import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
 import { runCompare, type CompareConfig } from './compare.js'
 import { expandInputs } from './evaluate.js'
+import { INPUT_FORMAT_CHOICES } from '../importers/detect.js'
 import { Command, CommanderError, Option, Table } from './libraries.js'
 import { parseSetting, parseTokenCount, toPreset, UsageError } from './options.js'
 import { addReplayOptions, readConfigFile, replayInput, toBudgetOverride, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
@@ -285,7 +286,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .argument('<inputs...>', 'input files or directories (a directory contributes its *.jsonl and *.json files, not recursively)')
     .option('--preset <name>', 'one configuration: a preset (repeatable, in order with --config)', (value: string) => void configs.push({ kind: 'preset', value }))
     .option('--config <file>', 'one configuration: a JSON file of keys over the header (repeatable, in order with --preset)', (value: string) => void configs.push({ kind: 'config', value }))
-    .addOption(new Option('--format <format>', 'input format').choices(['auto', 'recording', 'claude-code', 'openai-chat']).default('auto'))
+    .addOption(new Option('--format <format>', 'input format').choices([...INPUT_FORMAT_CHOICES]).default('auto'))
     .option('--set <key=value>', 'one configuration key for every configuration (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--window <tokens>', 'model context window for every request (with --max-output)')
     .option('--max-output <tokens>', 'model max output tokens for every request (with --window)')

@@ -16,7 +16,7 @@ import type { ReplayResult } from '../../core/replay/replay.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { importClaudeCodeSession } from '../importers/claude-code.js'
-import { loadRecordings, type InputFormatChoice } from '../importers/detect.js'
+import { INPUT_FORMAT_CHOICES, loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
 import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from './evaluate.js'
 import { Option, Presets, SingleBar, type Command } from './libraries.js'
@@ -166,7 +166,8 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   const override = toBudgetOverride(flags)
   const path = file ?? BUNDLED_SESSION
   const text = readInputText(path)
-  let loaded = loadRecordings(text, path, flags.format)
+  const windows = loadWindowTable(flags.windows)
+  let loaded = loadRecordings(text, path, flags.format, { model: flags.model ?? null, windows })
   // A Claude Code session viewed as anthropic is imported natively (thinking, images, result blocks).
   const nativeFormat = flags.viewFormat === 'anthropic' && loaded.format === 'claude-code' ? 'anthropic' : undefined
   if (nativeFormat !== undefined) loaded = { ...loaded, recordings: [importClaudeCodeSession(text, path, { native: true })] }
@@ -192,9 +193,10 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
     usage,
     model: flags.model ?? null,
     prices: loadPriceTable(flags.prices),
-    windows: loadWindowTable(flags.windows),
+    windows,
   }
   const prepared = prepareSessions(path, { format: loaded.format, recordings }, layers, options)
+  for (const recording of recordings) for (const notice of recording.notices ?? []) io.stderr(`note: ${path}${recording.session === undefined ? '' : `#${recording.session}`}: ${notice}\n`)
   for (const warning of prepared[0]?.warnings ?? []) io.stderr(`warning: ${warning.message}\n`)
 
   const totalOps = prepared.reduce((sum, item) => sum + item.recording.ops.length, 0)
@@ -235,7 +237,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
  */
 export const addReplayOptions = (command: Command, usageDefault: UsageMode = 'recorded'): Command =>
   command
-    .addOption(new Option('--format <format>', 'input format').choices(['auto', 'recording', 'claude-code', 'openai-chat']).default('auto'))
+    .addOption(new Option('--format <format>', 'input format').choices([...INPUT_FORMAT_CHOICES]).default('auto'))
     .option('--preset <name>', 'named configuration: reference, recommended, recommended-summary (over the recording header)')
     .option('--config <file>', 'JSON file of configuration keys (over the recording header and --preset)')
     .option('--set <key=value>', 'one configuration key (repeatable; value parsed as JSON when it parses)', (value: string, previous: string[]) => [...previous, value], [] as string[])

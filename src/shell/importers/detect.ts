@@ -5,7 +5,9 @@
 import * as t from 'io-ts'
 import type { Recording } from '../../core/replay/recording.js'
 import { RecordingFormatError, describeValue, iterateJsonLines, parseRecordingJsonl } from '../recording-file.js'
+import type { ModelTable, ModelWindow } from '../../core/economics/prices.js'
 import { importClaudeCodeSession } from './claude-code.js'
+import { CODEX_LINE_TYPES, importCodexRollout } from './codex.js'
 import { importOpenAiChatTrajectories } from './openai-chat.js'
 
 /**
@@ -14,7 +16,7 @@ import { importOpenAiChatTrajectories } from './openai-chat.js'
  * @example
  * const format: InputFormat = 'claude-code'
  */
-export type InputFormat = 'recording' | 'claude-code' | 'openai-chat'
+export type InputFormat = 'recording' | 'claude-code' | 'openai-chat' | 'codex'
 
 /**
  * A format choice (`--format`): a known format or `auto` (recognised by `detectFormat`).
@@ -30,17 +32,19 @@ export type InputFormatChoice = InputFormat | 'auto'
  * @example
  * INPUT_FORMAT_CHOICES.includes('openai-chat') // true
  */
-export const INPUT_FORMAT_CHOICES: ReadonlyArray<InputFormatChoice> = ['auto', 'recording', 'claude-code', 'openai-chat']
+export const INPUT_FORMAT_CHOICES: ReadonlyArray<InputFormatChoice> = ['auto', 'recording', 'claude-code', 'openai-chat', 'codex']
 
 const NONE_MATCHES =
   'not a recognised format: expected a recording (JSON Lines with a {"type":"recording"} header or {"op":...} lines), ' +
-  'a Claude Code session (JSON Lines events with "type", "sessionId", "message") or ' +
+  'a Claude Code session (JSON Lines events with "type", "sessionId", "message"), ' +
+  'a Codex rollout (JSON Lines {timestamp, type, payload} with type session_meta, response_item, event_msg, turn_context or compacted) or ' +
   'OpenAI chat trajectories (a JSON array of {task_id, trial, traj})'
 
 /** Recognises one JSON Lines line; `undefined` when the line alone does not decide. */
 const classifyLine = (value: unknown): InputFormat | undefined => {
   if (!t.UnknownRecord.is(value)) return undefined
   if (value.type === 'recording' || typeof value.op === 'string') return 'recording'
+  if (typeof value.type === 'string' && CODEX_LINE_TYPES.has(value.type) && 'payload' in value && !('sessionId' in value)) return 'codex'
   if (typeof value.type === 'string' && (typeof value.sessionId === 'string' || t.UnknownRecord.is(value.message))) {
     return 'claude-code'
   }
@@ -53,7 +57,9 @@ const classifyLine = (value: unknown): InputFormat | undefined => {
  * - `recording`: JSON Lines whose first deciding line is the `{"type":"recording"}` header or an
  *   object with a string `op`;
  * - `claude-code`: JSON Lines whose first deciding line is an event with a string `type` and a
- *   `sessionId` or an object `message`.
+ *   `sessionId` or an object `message`;
+ * - `codex`: JSON Lines whose first deciding line is a Codex rollout line: a `type` among
+ *   `session_meta`, `response_item`, `event_msg`, `turn_context`, `compacted`, with a `payload`.
  * Lines that decide nothing (a `file-history-snapshot` or `summary` event, say) are passed over.
  *
  * Throws `RecordingFormatError` for an empty text, a line that is not JSON before any deciding
@@ -63,6 +69,7 @@ const classifyLine = (value: unknown): InputFormat | undefined => {
  * detectFormat('{"op":"clear"}\n') // 'recording'
  * detectFormat('[{"task_id":0,"trial":0,"traj":[]}]') // 'openai-chat'
  * detectFormat('{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}') // 'claude-code'
+ * detectFormat('{"timestamp":"2025-10-06T20:15:35.486Z","type":"session_meta","payload":{"id":"s"}}') // 'codex'
  */
 export const detectFormat = (text: string, sourceName = 'input'): InputFormat => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
@@ -125,19 +132,25 @@ export interface LoadedRecordings {
 
 /**
  * Reads any supported input into recordings: a recording file gives one recording, a Claude Code
- * session one, an OpenAI chat trajectories file one per item (named `<task_id>-t<trial>`).
- * With `format: 'auto'` the format comes from `detectFormat`.
+ * session one, a Codex rollout one (`openai-responses` format; `options.model` and
+ * `options.windows` as `importCodexRollout` takes them), an OpenAI chat trajectories file one per
+ * item (named `<task_id>-t<trial>`). With `format: 'auto'` the format comes from `detectFormat`.
  *
  * Throws `RecordingFormatError` when the format is not recognised or the text is not valid for
  * the format (see `parseRecordingJsonl`, `importClaudeCodeSession`,
- * `importOpenAiChatTrajectories`).
+ * `importOpenAiChatTrajectories`, `importCodexRollout`).
  *
  * @example
  * const loaded = loadRecordings('{"op":"get_messages_for_request"}\n', 'r.jsonl', 'auto')
  * loaded.format // 'recording'
  * loaded.recordings.length // 1
  */
-export const loadRecordings = (text: string, sourceName: string, format: InputFormatChoice): LoadedRecordings => {
+export const loadRecordings = (
+  text: string,
+  sourceName: string,
+  format: InputFormatChoice,
+  options: { readonly model?: string | null; readonly windows?: ModelTable<ModelWindow> } = {},
+): LoadedRecordings => {
   const resolved = format === 'auto' ? detectFormat(text, sourceName) : format
   switch (resolved) {
     case 'recording':
@@ -146,5 +159,7 @@ export const loadRecordings = (text: string, sourceName: string, format: InputFo
       return { format: resolved, recordings: [importClaudeCodeSession(text, sourceName)] }
     case 'openai-chat':
       return { format: resolved, recordings: importOpenAiChatTrajectories(text, sourceName) }
+    case 'codex':
+      return { format: resolved, recordings: [importCodexRollout(text, sourceName, options)] }
   }
 }
