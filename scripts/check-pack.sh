@@ -16,10 +16,10 @@ tarball=$(ls "$work"/*.tgz)
 mkdir "$work/app" && cd "$work/app"
 npm init -y >/dev/null
 npm install --silent --no-audit --no-fund "$tarball" "@types/node@$(node -p "require('$root/package.json').devDependencies['@types/node']")" >/dev/null 2>&1
-for sdk in openai ai @anthropic-ai/sdk @ai-sdk/provider; do
+for sdk in openai ai @anthropic-ai/sdk @ai-sdk/provider langchain @langchain/core @openai/agents; do
   if [ -e "node_modules/$sdk" ]; then echo "FAIL: $sdk was installed"; exit 1; fi
 done
-echo "no SDK installed: openai, ai, @anthropic-ai/sdk, @ai-sdk/provider absent"
+echo "no SDK installed: openai, ai, @anthropic-ai/sdk, @ai-sdk/provider, langchain, @langchain/core, @openai/agents absent"
 cli_libraries="commander cli-table3 cli-progress string-width strip-ansi ansi-regex emoji-regex is-fullwidth-code-point @colors/colors"
 for library in $cli_libraries; do
   if [ -e "node_modules/$library" ]; then echo "FAIL: $library was installed (the CLI's libraries must be bundled, not dependencies)"; exit 1; fi

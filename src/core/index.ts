@@ -61,6 +61,7 @@ export type {
   AiSdkUsage,
   LanguageModelV3UsageShape,
   AiSdkV5Usage,
+  LangChainUsage,
   ProviderUsage,
   UsageShape,
   DecodedUsage,

@@ -13,7 +13,7 @@ import { makeMittHooks } from '../../src/shell/hooks.js'
 import { mount } from '../../src/shell/mount.js'
 import { makeRecorder } from '../../src/shell/recorder.js'
 import { memoryLogger, silentLogger } from '../../src/shell/logger.js'
-import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage } from '../support/sdk-usage.js'
+import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage, langchainUsage } from '../support/sdk-usage.js'
 
 const clock = fixedClock('2026-01-01T00:00:00.000+00:00')
 const CONFIG = { token_meter: 'hybrid', max_tokens: 100_000 } as const
@@ -27,6 +27,7 @@ const ROWS: ReadonlyArray<readonly [string, ProviderUsage, number, { cache_read_
   ['AI SDK v6', aiSdkUsage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 300 }],
   ['LanguageModelV3Usage', v3Usage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 300 }],
   ['AI SDK v5', v5Usage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 0 }],
+  ['LangChain UsageMetadata', langchainUsage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 300 }],
 ]
 
 describe('onLlmResponse with each SDK usage object (SPEC 17.10)', () => {

@@ -263,7 +263,12 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
 
   const messages = (body: Readonly<Record<string, unknown>>, response: ServerResponse): void => {
     const view = { ...(body.system === undefined ? {} : { system: body.system }), messages: body.messages }
-    const violations = [...findFormatViolations('anthropic', view), ...(typeof body.max_tokens === 'number' ? [] : ['max_tokens: Field required'])]
+    const violations = [
+      ...findFormatViolations('anthropic', view),
+      ...(typeof body.max_tokens === 'number' ? [] : ['max_tokens: Field required']),
+      // the API's answer to an empty conversation (a trimmer that kept nothing but the system prompt)
+      ...(Array.isArray(body.messages) && body.messages.length === 0 ? ['messages: at least one message is required'] : []),
+    ]
     if (!admit('/v1/messages', body, violations, response, (message) => ({ type: 'error', error: { type: 'invalid_request_error', message } }))) return
     const usage = measure(body, true)
     const answer = nextAnswer()

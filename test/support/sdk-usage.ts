@@ -10,6 +10,7 @@ import type { LanguageModelUsage } from 'ai'
 import type { LanguageModelUsage as LanguageModelUsageV5 } from 'ai-v5'
 import type { CompletionUsage } from 'openai/resources/completions'
 import type { ResponseUsage } from 'openai/resources/responses/responses'
+import type { UsageMetadata } from '@langchain/core/messages'
 
 export const anthropicUsage: AnthropicSdkUsage = {
   input_tokens: 4,
@@ -73,3 +74,11 @@ export const v3Usage: LanguageModelV3Usage = {
 }
 
 export const v5Usage: LanguageModelUsageV5 = { inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, cachedInputTokens: 9_000 }
+
+/** LangChain's `AIMessage.usage_metadata` (as `@langchain/anthropic` builds it): `input_tokens` includes the cache fields. */
+export const langchainUsage: UsageMetadata = {
+  input_tokens: 9_304,
+  output_tokens: 50,
+  total_tokens: 9_354,
+  input_token_details: { cache_read: 9_000, cache_creation: 300 },
+}

@@ -140,6 +140,25 @@ export interface AiSdkV5Usage {
 }
 
 /**
+ * LangChain.js `UsageMetadata` (`AIMessage.usage_metadata` of `@langchain/core`): `input_tokens`
+ * includes the cache reads and writes that `input_token_details` details as `cache_read` and
+ * `cache_creation` (the chat model integrations add them in; `@langchain/anthropic` sums
+ * Anthropic's three input fields). Tokens.
+ *
+ * @example
+ * const usage: LangChainUsage = { input_tokens: 9_304, output_tokens: 50, total_tokens: 9_354, input_token_details: { cache_read: 9_000, cache_creation: 300 } }
+ */
+export interface LangChainUsage {
+  readonly input_tokens: number
+  readonly output_tokens?: number | undefined
+  readonly total_tokens?: number | undefined
+  readonly input_token_details: {
+    readonly cache_read?: number | undefined
+    readonly cache_creation?: number | undefined
+  }
+}
+
+/**
  * Every usage object `onLlmResponse` reads (SPEC 17.10): the contract's shape or one of the SDKs'.
  * These are the library's own structural types, so the SDKs' objects are accepted without a cast
  * and without the SDKs installed.
@@ -155,6 +174,7 @@ export type ProviderUsage =
   | AiSdkUsage
   | LanguageModelV3UsageShape
   | AiSdkV5Usage
+  | LangChainUsage
 
 /**
  * Which row of the SPEC 17.10 table a usage object matched.
@@ -171,6 +191,7 @@ export type UsageShape =
   | 'ai-sdk'
   | 'ai-sdk-v3'
   | 'ai-sdk-v5'
+  | 'langchain'
 
 /**
  * A decoded usage object: the row it matched and the contract usage it stands for. For the
@@ -269,7 +290,8 @@ const lastMessageIteration = (usage: Fields): { readonly index: number; readonly
  * rows are tried in the table's order: `cache_read_tokens` / `cache_write_tokens` → contract;
  * `cache_read_input_tokens` / `cache_creation_input_tokens` / `iterations` → Anthropic (the last
  * `type: "message"` iteration when there is one); `prompt_tokens` → OpenAI Chat;
- * `input_tokens_details` → OpenAI Responses; `inputTokenDetails` → AI SDK v6; `inputTokens` an
+ * `input_tokens_details` → OpenAI Responses; `input_token_details` → LangChain `UsageMetadata`;
+ * `inputTokenDetails` → AI SDK v6; `inputTokens` an
  * object → `LanguageModelV3Usage`; `inputTokens` a number → AI SDK v5; plain `input_tokens` →
  * contract. Absent, null or undefined cache fields count as 0.
  *
@@ -312,6 +334,16 @@ export const decodeUsage = (value: unknown): E.Either<string, DecodedUsage> => {
       output: usage.output_tokens,
     })
   }
+  if (has(usage, 'input_token_details')) {
+    const details = fieldsOf(usage.input_token_details)
+    return toContract('langchain', {
+      input: requiredCount(usage.input_tokens, 'usage.input_tokens'),
+      read: optionalCount(details.cache_read, 'usage.input_token_details.cache_read'),
+      write: optionalCount(details.cache_creation, 'usage.input_token_details.cache_creation'),
+      inputExcludesCache: false,
+      output: usage.output_tokens,
+    })
+  }
   if (has(usage, 'inputTokenDetails')) {
     const details = fieldsOf(usage.inputTokenDetails)
     return toContract('ai-sdk', {
@@ -350,7 +382,7 @@ export const decodeUsage = (value: unknown): E.Either<string, DecodedUsage> => {
 
 /** A plain `{input_tokens, ...}` with none of the other rows' markers: the contract shape. */
 const isContractOnly = (usage: Fields): boolean =>
-  !['cache_read_input_tokens', 'cache_creation_input_tokens', 'iterations', 'prompt_tokens', 'input_tokens_details', 'inputTokenDetails', 'inputTokens'].some(
+  !['cache_read_input_tokens', 'cache_creation_input_tokens', 'iterations', 'prompt_tokens', 'input_tokens_details', 'input_token_details', 'inputTokenDetails', 'inputTokens'].some(
     (key) => has(usage, key),
   )
 

@@ -6,7 +6,7 @@ import { isLeft } from 'fp-ts/lib/Either.js'
 import type { CompletionUsage } from 'openai/resources/completions'
 import { describe, expect, it } from 'vitest'
 import { decodeUsage, toRecordedUsage, type ContractUsage, type ProviderUsage } from '../../../src/core/meter/usage.js'
-import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage } from '../../support/sdk-usage.js'
+import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage, langchainUsage } from '../../support/sdk-usage.js'
 
 /** Measured tokens of a decoded usage: the contract's `input_tokens + cache_write_tokens`. */
 const measuredOf = (usage: unknown): number | string => {
@@ -16,6 +16,19 @@ const measuredOf = (usage: unknown): number | string => {
 }
 
 describe('decodeUsage: the rows of SPEC 17.10', () => {
+  it('LangChain UsageMetadata (has input_token_details): input_tokens already holds the cache reads and writes; cache_read / cache_creation are the cache fields', () => {
+    expect(decodeUsage(langchainUsage)).toEqual({
+      _tag: 'Right',
+      right: { shape: 'langchain', usage: { input_tokens: 9_004, output_tokens: 50, cache_read_tokens: 9_000, cache_write_tokens: 300 } },
+    })
+    expect(measuredOf(langchainUsage)).toBe(9_304)
+    // a cache_creation above the input is refused, naming the field of the row
+    expect(decodeUsage({ input_tokens: 10, input_token_details: { cache_creation: 11 } })).toEqual({ _tag: 'Left', left: 'cache write tokens (11) exceed the input tokens (10)' })
+    // without input_token_details (a model that reports no cache) it is the contract row: input_tokens as given
+    expect(measuredOf({ input_tokens: 9_304, output_tokens: 50, total_tokens: 9_354 })).toBe(9_304)
+    expect(decodeUsage({ input_tokens: 10, input_token_details: { cache_read: -1 } })).toEqual({ _tag: 'Left', left: 'usage.input_token_details.cache_read must be null or a non-negative finite number' })
+  })
+
   it('contract shape (has cache_read_tokens / cache_write_tokens): kept as given', () => {
     const contract: ContractUsage = { input_tokens: 300, output_tokens: 7, cache_read_tokens: 100, cache_write_tokens: 80 }
     expect(decodeUsage(contract)).toEqual({ _tag: 'Right', right: { shape: 'contract', usage: contract } })
