@@ -17,7 +17,7 @@ if (name === '' || !existsSync(path)) {
   process.exit(2)
 }
 const example = (await import(pathToFileURL(path).href)) as { run: (options?: unknown) => Promise<unknown> }
-const loop = name.endsWith('agent-loop')
+const loop = /agents?-loop$/.test(name)
 const server = loop ? await startFakeProvider({ toolRounds: 6, parallelCalls: 2, tool: 'read_file' }) : null
 try {
   const result = await example.run(server === null ? undefined : { baseURL: server.url, tokenBudget: 4_000 })

@@ -4,6 +4,7 @@
 // provider's rules and answers with usage computed from the request, prompt-cache fields included.
 import { afterEach, describe, expect, it } from 'vitest'
 import { run as runLangChain } from '../examples/langchain-agent-loop.js'
+import { run as runAgents } from '../examples/openai-agents-loop.js'
 import { startFakeProvider, type FakeProviderServer } from './support/fake-provider-server.js'
 
 let server: FakeProviderServer | null = null
@@ -58,5 +59,52 @@ describe('LangChain.js v1 agent (createAgent + ChatAnthropic) with makeContextLa
     expect(server.requests.at(-1)?.body.messages).toEqual([])
     expect(server.requests.filter((request) => request.violations.length > 0)).toHaveLength(1)
     expect(trim.requests).toBe(server.requests.length - 1)
+  })
+})
+
+describe('OpenAI Agents SDK (@openai/agents 0.14.3, Runner + MemorySession) with makeContextCallModelInputFilter and makeContextModelProvider', () => {
+  it('two runs of 10 tool rounds in one session at 8,000 tokens (Chat Completions): no rule violation, several compactions, the session holds exactly what a run without the filter stores, the meter reads each response’s usage', async () => {
+    server = await startFakeProvider({ toolRounds: 10, parallelCalls: 2, tool: 'read_file' })
+    const result = await runAgents({ baseURL: server.url, tokenBudget: 8_000 })
+    expect(server.requests.map((request) => request.violations)).toEqual(server.requests.map(() => []))
+    expect(result.outputs).toEqual(['Done after 10 rounds of read_file.', 'Done after 10 rounds of read_file.'])
+    expect(result.requests).toBe(22)
+    expect(server.requests).toHaveLength(22)
+    expect(result.compactions).toBeGreaterThanOrEqual(3)
+    // what the model saw stayed near the budget (the input shrank when a pass compacted)
+    expect(Math.max(...server.usages.map((usage) => usage.promptTokens))).toBeLessThan(8_000)
+    expect(Math.min(...result.sentInputLengths.slice(5))).toBeLessThan(Math.max(...result.sentInputLengths))
+    const cacheRead = server.usages.reduce((total, usage) => total + usage.cacheRead, 0)
+    expect(cacheRead).toBeGreaterThan(0)
+    // the meter: each response's usage (not the run's running total), cache reads included
+    expect(result.lastMeasuredTokens).toBe(server.usages.at(-1)?.promptTokens)
+    expect(result.lastMeasuredTokens).toBe(result.lastInputTokens)
+    expect(result.runInputTokens[1]).toBeGreaterThan(result.lastMeasuredTokens! * 5)
+    expect(result.cacheAggregates).toEqual({ events: 22, cache_read_tokens: cacheRead, cache_write_tokens: 0 })
+    expect(result.warnings).toEqual([])
+    // the session: every item as the model and tools produced it, no notice, no truncated result
+    expect(result.sessionToolResultsIntact).toBe(true)
+    expect(result.sessionHasNotice).toBe(false)
+    expect(result.sessionHasTruncation).toBe(false)
+    expect(result.sessionItemCount).toBe(2 * (1 + 10 * 4 + 1))
+    await server.close()
+    server = await startFakeProvider({ toolRounds: 10, parallelCalls: 2, tool: 'read_file' })
+    const unfiltered = await runAgents({ baseURL: server.url, tokenBudget: 8_000, filter: 'none' })
+    expect(unfiltered.outputs).toEqual(result.outputs)
+    expect(result.sessionDigest).toBe(unfiltered.sessionDigest)
+    // without the filter the prompt grows past four times the budget
+    expect(server.usages.at(-1)!.promptTokens).toBeGreaterThan(4 * 8_000)
+  })
+
+  it('one run on the Responses API: reasoning items go back before their calls, compaction removes them together, no rule violation', async () => {
+    server = await startFakeProvider({ toolRounds: 10, parallelCalls: 2, tool: 'read_file' })
+    const result = await runAgents({ baseURL: server.url, tokenBudget: 8_000, api: 'responses', followUp: false })
+    expect(server.requests.map((request) => request.violations)).toEqual(server.requests.map(() => []))
+    expect(result.outputs).toEqual(['Done after 10 rounds of read_file.'])
+    expect(result.compactions).toBeGreaterThanOrEqual(2)
+    const inputs = server.requests.map((request) => request.body.input as ReadonlyArray<Readonly<Record<string, unknown>>>)
+    for (const input of inputs) input.forEach((item, i) => item.type === 'reasoning' && expect(input[i + 1]).toMatchObject({ type: 'function_call' }))
+    expect(inputs.at(-1)!.filter((item) => item.type === 'reasoning').length).toBeLessThan(server.reasoningItems.length - 1)
+    expect(result.lastMeasuredTokens).toBe(server.usages.at(-1)?.promptTokens)
   })
 })

@@ -62,6 +62,7 @@ export type {
   LanguageModelV3UsageShape,
   AiSdkV5Usage,
   LangChainUsage,
+  OpenAIAgentsUsage,
   ProviderUsage,
   UsageShape,
   DecodedUsage,

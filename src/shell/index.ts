@@ -29,3 +29,6 @@ export type { AiSdkContext, AiSdkContextOptions, PrepareStepOptions, StepFinishO
 export { makeEstimatorFor, makeTokenizerEstimator, loadTokenizer, MESSAGE_OVERHEAD_TOKENS } from './estimators.js'
 export { makeContextLangChainMiddleware } from './integrations/langchain.js'
 export type { LangChainContext, LangChainContextOptions, LangChainContextMiddleware, LangChainMessage, LangChainModelRequest, LangChainUsageMetadata } from './integrations/langchain.js'
+export { makeContextCallModelInputFilter, makeContextModelProvider } from './integrations/openai-agents.js'
+export type { AgentsContext, AgentsContextOptions, AgentsCallModelInputFilter, AgentsInputItem, AgentsModelInputData, AgentsModel, AgentsModelProvider } from './integrations/openai-agents.js'
+export type { ChatFrameworkContext } from './integrations/chat-history-sync.js'

@@ -13,7 +13,7 @@ import { makeMittHooks } from '../../src/shell/hooks.js'
 import { mount } from '../../src/shell/mount.js'
 import { makeRecorder } from '../../src/shell/recorder.js'
 import { memoryLogger, silentLogger } from '../../src/shell/logger.js'
-import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage, langchainUsage } from '../support/sdk-usage.js'
+import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage, langchainUsage, agentsResponseUsage, agentsRunUsage } from '../support/sdk-usage.js'
 
 const clock = fixedClock('2026-01-01T00:00:00.000+00:00')
 const CONFIG = { token_meter: 'hybrid', max_tokens: 100_000 } as const
@@ -28,6 +28,8 @@ const ROWS: ReadonlyArray<readonly [string, ProviderUsage, number, { cache_read_
   ['LanguageModelV3Usage', v3Usage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 300 }],
   ['AI SDK v5', v5Usage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 0 }],
   ['LangChain UsageMetadata', langchainUsage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 300 }],
+  ['OpenAI Agents SDK Usage of one response', agentsResponseUsage as ProviderUsage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 0 }],
+  ['OpenAI Agents SDK run total (its last request entry)', agentsRunUsage as ProviderUsage, 9_304, { cache_read_tokens: 9_000, cache_write_tokens: 0 }],
 ]
 
 describe('onLlmResponse with each SDK usage object (SPEC 17.10)', () => {

@@ -11,6 +11,7 @@ import type { LanguageModelUsage as LanguageModelUsageV5 } from 'ai-v5'
 import type { CompletionUsage } from 'openai/resources/completions'
 import type { ResponseUsage } from 'openai/resources/responses/responses'
 import type { UsageMetadata } from '@langchain/core/messages'
+import { Usage as AgentsUsageClass } from '@openai/agents'
 
 export const anthropicUsage: AnthropicSdkUsage = {
   input_tokens: 4,
@@ -82,3 +83,19 @@ export const langchainUsage: UsageMetadata = {
   total_tokens: 9_354,
   input_token_details: { cache_read: 9_000, cache_creation: 300 },
 }
+
+/**
+ * The OpenAI Agents SDK's `Usage` of one model response (`ModelResponse.usage`, as
+ * `@openai/agents-openai` builds it from the Responses usage), as a plain object: the SDK's class
+ * serialised, as the model-provider wrapper passes it.
+ */
+export const agentsResponseUsage = JSON.parse(
+  JSON.stringify(new AgentsUsageClass({ requests: 1, inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, inputTokensDetails: { cached_tokens: 9_000 }, outputTokensDetails: { reasoning_tokens: 0 } })),
+) as { readonly inputTokens: number }
+
+/** A run's running total (`result.state.usage`) after two requests, the second being the one above. */
+export const agentsRunUsage = (() => {
+  const total = new AgentsUsageClass({ requests: 1, inputTokens: 1_200, outputTokens: 40, totalTokens: 1_240, inputTokensDetails: { cached_tokens: 0 } })
+  total.add(new AgentsUsageClass({ requests: 1, inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, inputTokensDetails: { cached_tokens: 9_000 } }))
+  return JSON.parse(JSON.stringify(total)) as { readonly inputTokens: number }
+})()

@@ -159,6 +159,25 @@ export interface LangChainUsage {
 }
 
 /**
+ * The OpenAI Agents SDK's `Usage` (`ModelResponse.usage` of one response, `requests: 1`; or a run's
+ * running total, `result.state.usage`, whose `requestUsageEntries` hold one entry per request):
+ * `inputTokens` includes the cached tokens of `inputTokensDetails.cached_tokens`, a record or a
+ * list of one record per request. Tokens.
+ *
+ * @example
+ * const usage: OpenAIAgentsUsage = { requests: 1, inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, inputTokensDetails: [{ cached_tokens: 9_000 }] }
+ */
+export interface OpenAIAgentsUsage {
+  readonly requests?: number | undefined
+  readonly inputTokens: number
+  readonly outputTokens?: number | undefined
+  readonly totalTokens?: number | undefined
+  readonly inputTokensDetails?: Readonly<Record<string, number>> | ReadonlyArray<Readonly<Record<string, number>>> | undefined
+  readonly outputTokensDetails?: unknown
+  readonly requestUsageEntries?: ReadonlyArray<{ readonly inputTokens: number; readonly outputTokens?: number; readonly inputTokensDetails?: Readonly<Record<string, number>> }> | undefined
+}
+
+/**
  * Every usage object `onLlmResponse` reads (SPEC 17.10): the contract's shape or one of the SDKs'.
  * These are the library's own structural types, so the SDKs' objects are accepted without a cast
  * and without the SDKs installed.
@@ -175,6 +194,7 @@ export type ProviderUsage =
   | LanguageModelV3UsageShape
   | AiSdkV5Usage
   | LangChainUsage
+  | OpenAIAgentsUsage
 
 /**
  * Which row of the SPEC 17.10 table a usage object matched.
@@ -192,6 +212,7 @@ export type UsageShape =
   | 'ai-sdk-v3'
   | 'ai-sdk-v5'
   | 'langchain'
+  | 'openai-agents'
 
 /**
  * A decoded usage object: the row it matched and the contract usage it stands for. For the
@@ -291,6 +312,7 @@ const lastMessageIteration = (usage: Fields): { readonly index: number; readonly
  * `cache_read_input_tokens` / `cache_creation_input_tokens` / `iterations` → Anthropic (the last
  * `type: "message"` iteration when there is one); `prompt_tokens` → OpenAI Chat;
  * `input_tokens_details` → OpenAI Responses; `input_token_details` → LangChain `UsageMetadata`;
+ * `requestUsageEntries` / `inputTokensDetails` → OpenAI Agents SDK `Usage` (its last request entry);
  * `inputTokenDetails` → AI SDK v6; `inputTokens` an
  * object → `LanguageModelV3Usage`; `inputTokens` a number → AI SDK v5; plain `input_tokens` →
  * contract. Absent, null or undefined cache fields count as 0.
@@ -344,6 +366,7 @@ export const decodeUsage = (value: unknown): E.Either<string, DecodedUsage> => {
       output: usage.output_tokens,
     })
   }
+  if (has(usage, 'requestUsageEntries') || has(usage, 'inputTokensDetails')) return decodeAgentsUsage(usage)
   if (has(usage, 'inputTokenDetails')) {
     const details = fieldsOf(usage.inputTokenDetails)
     return toContract('ai-sdk', {
@@ -378,6 +401,31 @@ export const decodeUsage = (value: unknown): E.Either<string, DecodedUsage> => {
     `usage matches no known shape (found ${found.length === 0 ? 'no fields' : `fields ${found.join(', ')}`}; expected input_tokens, ` +
       'Anthropic cache_read_input_tokens, OpenAI prompt_tokens or input_tokens_details, or AI SDK inputTokens)',
   )
+}
+
+/**
+ * The Agents SDK row: the last `requestUsageEntries` entry when there is one (a running total's
+ * latest request), else the object itself, which must then be one request's (`requests` absent
+ * or 1: a total without entries cannot be split per request).
+ */
+const decodeAgentsUsage = (usage: Fields): E.Either<string, DecodedUsage> => {
+  const entries = Array.isArray(usage.requestUsageEntries) ? usage.requestUsageEntries : []
+  const last: unknown = entries.length > 0 ? entries[entries.length - 1] : undefined
+  const path = entries.length > 0 ? `usage.requestUsageEntries[${entries.length - 1}]` : 'usage'
+  if (last === undefined && usage.requests !== undefined && usage.requests !== null && usage.requests !== 1) {
+    return E.left(`usage.requests is ${JSON.stringify(usage.requests)}: a running total over several requests without requestUsageEntries; pass the usage of one model response (ModelResponse.usage)`)
+  }
+  const entry = fieldsOf(last ?? usage)
+  const details: unknown = entry.inputTokensDetails
+  // a list holds one record per request: the last is this request's
+  const record = fieldsOf(Array.isArray(details) ? details[details.length - 1] : details)
+  return toContract('openai-agents', {
+    input: requiredCount(entry.inputTokens, `${path}.inputTokens`),
+    read: optionalCount(record.cached_tokens, `${path}.inputTokensDetails.cached_tokens`),
+    write: E.right(0),
+    inputExcludesCache: false,
+    output: entry.outputTokens,
+  })
 }
 
 /** A plain `{input_tokens, ...}` with none of the other rows' markers: the contract shape. */

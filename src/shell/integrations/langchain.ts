@@ -11,9 +11,8 @@
  * message the library adds (the compaction notice, a summary) needs `HumanMessage`, imported from
  * `@langchain/core/messages` (an optional peer dependency) the first time one is needed.
  */
-import type { LlmResponsePayload } from '../../core/meter/usage.js'
-import type { Message, MessageInput } from '../../core/messages/message.js'
-import { InvalidRequestError } from '../../core/errors.js'
+import type { Message } from '../../core/messages/message.js'
+import { isChangedPiece, makeChatHistorySync, pieceText, requestPieces, requireChatFormat, type ChatFrameworkContext, type SyncEntry } from './chat-history-sync.js'
 
 /**
  * A LangChain message as the middleware reads it (`BaseMessage` of `@langchain/core` v1:
@@ -70,20 +69,13 @@ export interface LangChainModelRequest {
 
 /**
  * What the middleware needs of a manager: a `ContextManager` created with
- * `{ format: 'openai-chat' }` (LangChain's message types are the Chat roles one to one). Any object
- * with these methods works; a `format` other than `openai-chat` is refused.
+ * `{ format: 'openai-chat' }` (LangChain's message types are the Chat roles one to one); see
+ * `ChatFrameworkContext`.
  *
  * @example
  * const context: LangChainContext = new ContextManager({ max_tokens: 200_000 }, { format: 'openai-chat' })
  */
-export interface LangChainContext {
-  readonly format?: string
-  getMessages(): Promise<ReadonlyArray<unknown>>
-  addMessage(message: MessageInput): Promise<void>
-  setMessages(messages: ReadonlyArray<MessageInput>): Promise<void>
-  getMessagesForRequest(options: { readonly tokenBudget?: number | null; readonly format: 'contract' }): Promise<ReadonlyArray<Message>>
-  onLlmResponse(data: LlmResponsePayload): Promise<unknown>
-}
+export type LangChainContext = ChatFrameworkContext
 
 /**
  * Options of the middleware: `tokenBudget` (tokens) for every view, null or absent: the manager's
@@ -191,9 +183,6 @@ const toManagerMessage = (message: LangChainMessage, key: string): Record<string
   return base
 }
 
-/** The text a view piece stands for (a truncated result's marker and head, a stub). */
-const pieceText = (piece: Message): string => (typeof piece.content === 'string' ? piece.content : JSON.stringify(piece.content ?? ''))
-
 /**
  * A changed message (a truncated tool result, a stubbed user turn) rebuilt with its own class:
  * every field kept (`id`, `name`, `tool_call_id`, `status`, `artifact`, `additional_kwargs`,
@@ -255,14 +244,12 @@ const loadHumanMessage = (): Promise<HumanMessageClass> => {
  * await agent.invoke({ messages: [{ role: 'user', content: 'Where is the tokenizer built?' }] })
  */
 export const makeContextLangChainMiddleware = (context: LangChainContext, options: LangChainContextOptions = {}): LangChainContextMiddleware => {
-  if (context.format !== undefined && context.format !== 'openai-chat') {
-    throw new InvalidRequestError('format', `the LangChain middleware needs a manager in the openai-chat format (new ContextManager(config, { format: 'openai-chat' })), got ${JSON.stringify(context.format)}`)
-  }
+  requireChatFormat(context, 'the LangChain middleware')
+  const sync = makeChatHistorySync(context)
   const fingerprints = new WeakMap<object, string>()
-  let given: Array<string> | null = null
 
   /** The message's key (its id, or its place when it has none) and its manager form's fingerprint. */
-  const describe = (message: LangChainMessage, key: string): { readonly managed: Record<string, unknown>; readonly fingerprint: string } => {
+  const describe = (message: LangChainMessage, key: string): SyncEntry => {
     const managed = toManagerMessage(message, key)
     const cached = typeof message === 'object' ? fingerprints.get(message) : undefined
     const fingerprint = cached !== undefined && cached.startsWith(`${key}\u0000`) ? cached : `${key}\u0000${JSON.stringify(managed)}`
@@ -278,7 +265,7 @@ export const makeContextLangChainMiddleware = (context: LangChainContext, option
       const systemText = system === undefined ? (request.systemPrompt ?? '') : system.content
       const hasSystem = systemText !== '' && !(Array.isArray(systemText) && systemText.length === 0)
       const byKey = new Map<string, LangChainMessage>()
-      const entries: Array<{ readonly managed: Record<string, unknown>; readonly fingerprint: string }> = []
+      const entries: Array<SyncEntry> = []
       if (hasSystem) {
         const systemMessage: LangChainMessage = system ?? { type: 'system', content: systemText }
         entries.push(describe(systemMessage, SYSTEM_KEY))
@@ -289,26 +276,15 @@ export const makeContextLangChainMiddleware = (context: LangChainContext, option
         entries.push(describe(message, key))
         byKey.set(key, message)
       })
-      // Sync: append what continues the given list, else replace the history.
-      if (given === null) given = (await context.getMessages()).length === 0 ? [] : null
-      const prints = entries.map((entry) => entry.fingerprint)
-      const continues = given !== null && prints.length >= given.length && given.every((print, index) => prints[index] === print)
-      if (continues) {
-        for (const entry of entries.slice((given as Array<string>).length)) await context.addMessage(entry.managed)
-      } else {
-        await context.setMessages(entries.map((entry) => entry.managed))
-      }
-      given = prints
-
-      const view = await context.getMessagesForRequest({ tokenBudget: options.tokenBudget ?? null, format: 'contract' })
+      await sync(entries)
+      const view = await requestPieces(context, options.tokenBudget)
       const messages: Array<LangChainMessage> = []
       for (const piece of view) {
         const metadata = isRecord(piece.metadata) ? piece.metadata : {}
         const key = typeof metadata[KEY] === 'string' ? metadata[KEY] : undefined
         const original = key === undefined ? undefined : byKey.get(key)
         if (key === SYSTEM_KEY) continue // the call's system message stays where LangChain keeps it
-        const changed = piece._truncated === true || piece._stubbed === true
-        if (original !== undefined) messages.push(changed ? rebuild(original, pieceText(piece)) : original)
+        if (original !== undefined) messages.push(isChangedPiece(piece) ? rebuild(original, pieceText(piece)) : original)
         else {
           const HumanMessage = await loadHumanMessage()
           messages.push(new HumanMessage({ content: pieceText(piece) }))

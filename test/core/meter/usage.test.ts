@@ -6,7 +6,7 @@ import { isLeft } from 'fp-ts/lib/Either.js'
 import type { CompletionUsage } from 'openai/resources/completions'
 import { describe, expect, it } from 'vitest'
 import { decodeUsage, toRecordedUsage, type ContractUsage, type ProviderUsage } from '../../../src/core/meter/usage.js'
-import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage, langchainUsage } from '../../support/sdk-usage.js'
+import { aiSdkUsage, anthropicUsage, betaUsage, openaiChatUsage, openaiResponsesUsage, v3Usage, v5Usage, langchainUsage, agentsResponseUsage, agentsRunUsage } from '../../support/sdk-usage.js'
 
 /** Measured tokens of a decoded usage: the contract's `input_tokens + cache_write_tokens`. */
 const measuredOf = (usage: unknown): number | string => {
@@ -16,6 +16,22 @@ const measuredOf = (usage: unknown): number | string => {
 }
 
 describe('decodeUsage: the rows of SPEC 17.10', () => {
+  it('OpenAI Agents SDK Usage (has inputTokensDetails / requestUsageEntries): one response as is; a run total by its last request entry; a total without entries refused', () => {
+    const expected = { _tag: 'Right', right: { shape: 'openai-agents', usage: { input_tokens: 9_304, output_tokens: 50, cache_read_tokens: 9_000, cache_write_tokens: 0 } } }
+    expect(decodeUsage(agentsResponseUsage)).toEqual(expected)
+    expect(measuredOf(agentsResponseUsage)).toBe(9_304)
+    // the running total (10,504 input tokens over two requests) is read as its last request, never summed
+    expect(agentsRunUsage.inputTokens).toBe(10_504)
+    expect(decodeUsage(agentsRunUsage)).toEqual(expected)
+    const { requestUsageEntries: _entries, ...withoutEntries } = agentsRunUsage as typeof agentsRunUsage & { readonly requestUsageEntries?: unknown }
+    expect(decodeUsage(withoutEntries)).toEqual({
+      _tag: 'Left',
+      left: 'usage.requests is 2: a running total over several requests without requestUsageEntries; pass the usage of one model response (ModelResponse.usage)',
+    })
+    // the details as a record (the stream's response_done usage) read the same
+    expect(decodeUsage({ inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, inputTokensDetails: { cached_tokens: 9_000 } })).toEqual(expected)
+  })
+
   it('LangChain UsageMetadata (has input_token_details): input_tokens already holds the cache reads and writes; cache_read / cache_creation are the cache fields', () => {
     expect(decodeUsage(langchainUsage)).toEqual({
       _tag: 'Right',
