@@ -95,7 +95,8 @@ export interface LangChainContextOptions {
  * a name and a `wrapModelCall` hook. Pass it in `createAgent({ middleware: [...] })`.
  *
  * @example
- * const middleware: LangChainContextMiddleware = makeContextLangChainMiddleware(context)
+ * const middleware: LangChainContextMiddleware = makeContextLangChainMiddleware(new ContextManager({}, { format: 'openai-chat' }))
+ * middleware.name // => 'ContextSimpleMiddleware'
  */
 export interface LangChainContextMiddleware {
   readonly name: string
@@ -239,9 +240,12 @@ const loadHumanMessage = (): Promise<HumanMessageClass> => {
  * shape cannot hold (a tool call without an id).
  *
  * @example
+ * import { FakeToolCallingModel, createAgent } from 'langchain'
  * const context = new ContextManager({ max_tokens: 200_000 }, { format: 'openai-chat' })
- * const agent = createAgent({ model, tools, systemPrompt, middleware: [makeContextLangChainMiddleware(context)] })
- * await agent.invoke({ messages: [{ role: 'user', content: 'Where is the tokenizer built?' }] })
+ * const agent = createAgent({ model: new FakeToolCallingModel(), systemPrompt: 'You are a careful coding agent.', middleware: [makeContextLangChainMiddleware(context)] })
+ * const result = await agent.invoke({ messages: [{ role: 'user', content: 'Where is the tokenizer built?' }] })
+ * result.messages.length // => 2
+ * (await context.getMessages()).length // => 2
  */
 export const makeContextLangChainMiddleware = (context: LangChainContext, options: LangChainContextOptions = {}): LangChainContextMiddleware => {
   requireChatFormat(context, 'the LangChain middleware')

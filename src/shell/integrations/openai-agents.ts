@@ -67,7 +67,7 @@ export interface AgentsContextOptions {
  * are the ones it was given, or copies of them with new text.
  *
  * @example
- * const filter: AgentsCallModelInputFilter = makeContextCallModelInputFilter(context)
+ * const filter: AgentsCallModelInputFilter = makeContextCallModelInputFilter(new ContextManager({}, { format: 'openai-chat' }))
  */
 export type AgentsCallModelInputFilter = <I extends object>(args: {
   readonly modelData: { readonly input: ReadonlyArray<I>; readonly instructions?: string | undefined }
@@ -213,9 +213,14 @@ const rebuild = (item: AgentsInputItem, piece: Message): AgentsInputItem => {
  * Throws `InvalidRequestError` (field `format`) when the manager's format is not `openai-chat`.
  *
  * @example
+ * import { Runner } from '@openai/agents'
+ * import { OpenAIProvider } from '@openai/agents-openai'
  * const context = new ContextManager({ max_tokens: 200_000 }, { format: 'openai-chat' })
- * const runner = new Runner({ callModelInputFilter: makeContextCallModelInputFilter(context), modelProvider: makeContextModelProvider(context, new OpenAIProvider()) })
- * await runner.run(agent, 'Where is the tokenizer built?', { session })
+ * const runner = new Runner({ callModelInputFilter: makeContextCallModelInputFilter(context), modelProvider: makeContextModelProvider(context, new OpenAIProvider({ apiKey: 'sk-...' })) })
+ * // what the filter does on each call: the view as the SDK's items, the instructions apart
+ * const { input, instructions } = await makeContextCallModelInputFilter(context)({ modelData: { input: [{ role: 'user', content: 'hi' }], instructions: 'Be brief.' } })
+ * input // => [{ role: 'user', content: 'hi' }]
+ * instructions // => 'Be brief.'
  */
 export const makeContextCallModelInputFilter = (context: AgentsContext, options: AgentsContextOptions = {}): AgentsCallModelInputFilter => {
   requireChatFormat(context, 'the Agents SDK filter')
@@ -250,7 +255,8 @@ export const makeContextCallModelInputFilter = (context: AgentsContext, options:
  * the response's `usage`.
  *
  * @example
- * const model: AgentsModel = await new OpenAIProvider().getModel('gpt-5')
+ * import { OpenAIProvider } from '@openai/agents-openai'
+ * const model: AgentsModel = await new OpenAIProvider({ apiKey: 'sk-...' }).getModel('gpt-5')
  */
 export interface AgentsModel {
   getResponse(request: never): Promise<{ readonly usage?: unknown }>
@@ -261,7 +267,8 @@ export interface AgentsModel {
  * A model provider of the Agents SDK (`ModelProvider`): `getModel(name?)`.
  *
  * @example
- * const provider: AgentsModelProvider = new OpenAIProvider()
+ * import { OpenAIProvider } from '@openai/agents-openai'
+ * const provider: AgentsModelProvider = new OpenAIProvider({ apiKey: 'sk-...' })
  */
 export interface AgentsModelProvider {
   getModel(modelName?: string): Promise<AgentsModel> | AgentsModel
@@ -282,7 +289,10 @@ const plainUsage = (usage: unknown): OpenAIAgentsUsage | null => {
  * entry). Every other call goes through unchanged.
  *
  * @example
- * const runner = new Runner({ modelProvider: makeContextModelProvider(context, new OpenAIProvider({ apiKey })), callModelInputFilter: makeContextCallModelInputFilter(context) })
+ * import { OpenAIProvider } from '@openai/agents-openai'
+ * const context = new ContextManager({}, { format: 'openai-chat' })
+ * const provider = makeContextModelProvider(context, new OpenAIProvider({ apiKey: 'sk-...' }))
+ * typeof (await provider.getModel('gpt-5')).getResponse // => 'function'
  */
 export const makeContextModelProvider = <P extends AgentsModelProvider>(context: Pick<ChatFrameworkContext, 'onLlmResponse' | 'format'>, provider: P): P => {
   requireChatFormat(context, 'the Agents SDK model provider')
