@@ -8,12 +8,13 @@
  * local fake server that checks every request against the Anthropic rules; point `baseURL` at the
  * real API to run it for real.
  *
- * `middleware: 'none'` runs the same loop without it, and `'trim'` with LangChain's own answer
+ * `middleware: 'none'` runs the same loop without it, `'trim'` with LangChain's own answer
  * (`trimMessages` in a `wrapModelCall` keeping the last `tokenBudget` tokens as LangChain counts
- * them, `countTokensApproximately`), for comparison.
+ * them, `countTokensApproximately`), and `'summarization'` with its `summarizationMiddleware`
+ * (triggered at `tokenBudget` tokens, keeping the last 6 messages), for comparison.
  */
 import { ChatAnthropic } from '@langchain/anthropic'
-import { createAgent, createMiddleware, countTokensApproximately, tool, trimMessages, type BaseMessage } from 'langchain'
+import { createAgent, createMiddleware, countTokensApproximately, summarizationMiddleware, tool, trimMessages, type BaseMessage } from 'langchain'
 import { z } from 'zod'
 import { makeContextLangChainMiddleware } from '../src/index.js'
 import { SYSTEM_PROMPT, TASK, readFile, startLoop, type AgentLoopOptions, type AgentLoopReport } from './support/agent-loop.js'
@@ -34,7 +35,9 @@ export interface LangChainLoopResult extends AgentLoopReport {
 
 /** Options of the LangChain loop: the common ones and which middleware runs (default the library's). */
 export interface LangChainLoopOptions extends AgentLoopOptions {
-  readonly middleware?: 'context-simple' | 'trim' | 'none'
+  readonly middleware?: 'context-simple' | 'trim' | 'summarization' | 'none'
+  /** Where `summarizationMiddleware`'s own model calls go (default `baseURL`). */
+  readonly summarizerBaseURL?: string
 }
 
 export async function run(options: LangChainLoopOptions): Promise<LangChainLoopResult> {
@@ -78,8 +81,15 @@ export async function run(options: LangChainLoopOptions): Promise<LangChainLoopR
     wrapModelCall: async (request, handler) =>
       handler({ ...request, messages: await trimMessages(request.messages, { maxTokens: tokenBudget, strategy: 'last', tokenCounter: countTokensApproximately, startOn: 'human', includeSystem: true }) }),
   })
+  const summarizer = new ChatAnthropic({ model: options.model ?? 'claude-opus-4-6', anthropicApiUrl: options.summarizerBaseURL ?? options.baseURL, apiKey: options.apiKey ?? 'sk-ant-local-test', maxRetries: 0, maxTokens: 1024 })
   const middleware =
-    options.middleware === 'none' ? [watcher] : options.middleware === 'trim' ? [watcher, trim] : [watcher, makeContextLangChainMiddleware(context, { tokenBudget })]
+    options.middleware === 'none'
+      ? [watcher]
+      : options.middleware === 'trim'
+        ? [watcher, trim]
+        : options.middleware === 'summarization'
+          ? [summarizationMiddleware({ model: summarizer, trigger: { tokens: tokenBudget }, keep: { messages: 6 } }), watcher]
+          : [watcher, makeContextLangChainMiddleware(context, { tokenBudget })]
 
   const agent = createAgent({ model, tools: [readFileTool], systemPrompt: SYSTEM_PROMPT, middleware })
   let finalText: string | null = null

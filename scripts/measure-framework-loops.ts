@@ -28,6 +28,12 @@ console.log('label | requests | refused | compaction passes | meter measured_tok
 await row('langchain middleware 12r@6000', 12, (url) => lc({ baseURL: url, tokenBudget: 6000 }))
 await row('langchain none', 12, (url) => lc({ baseURL: url, tokenBudget: 6000, middleware: 'none' }))
 await row('langchain trimMessages', 12, (url) => lc({ baseURL: url, tokenBudget: 6000, middleware: 'trim' }))
+{
+  const summarizer = await startFakeProvider({ toolRounds: 0, parallelCalls: 1, tool: 'read_file' })
+  await row('langchain summarizationMiddleware', 12, (url) => lc({ baseURL: url, summarizerBaseURL: summarizer.url, tokenBudget: 6000, middleware: 'summarization' }))
+  console.log(`  (summarizer: ${summarizer.requests.length} calls, prompts ${summarizer.usages.map((usage) => usage.promptTokens).join(', ')} tokens)`)
+  await summarizer.close()
+}
 await row('agents filter chat 2x10r@8000', 10, (url) => ag({ baseURL: url, tokenBudget: 8000 }))
 await row('agents none chat', 10, (url) => ag({ baseURL: url, tokenBudget: 8000, filter: 'none' }))
 await row('agents filter responses 1x10r@8000', 10, (url) => ag({ baseURL: url, tokenBudget: 8000, api: 'responses', followUp: false }))

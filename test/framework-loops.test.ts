@@ -44,7 +44,7 @@ describe('LangChain.js v1 agent (createAgent + ChatAnthropic) with makeContextLa
     expect(result.warnings).toEqual([])
   })
 
-  it('for comparison: with no middleware the prompt grows past the budget; with trimMessages (LangChain’s answer) the conversation is trimmed to nothing and the provider refuses the request', async () => {
+  it('for comparison: with no middleware the prompt grows past the budget; with trimMessages the conversation is trimmed to nothing and the provider refuses the request; summarizationMiddleware rewrites the agent’s state', async () => {
     server = await startFakeProvider({ toolRounds: 12, parallelCalls: 2, tool: 'read_file' })
     const none = await runLangChain({ baseURL: server.url, tokenBudget: 6_000, middleware: 'none' })
     expect(none.requests).toBe(13)
@@ -59,6 +59,21 @@ describe('LangChain.js v1 agent (createAgent + ChatAnthropic) with makeContextLa
     expect(server.requests.at(-1)?.body.messages).toEqual([])
     expect(server.requests.filter((request) => request.violations.length > 0)).toHaveLength(1)
     expect(trim.requests).toBe(server.requests.length - 1)
+    await server.close()
+    // summarizationMiddleware (LangChain's other answer): valid requests, but it rewrites the
+    // agent's state (the summary replaces the messages it covers) and makes model calls of its own
+    server = await startFakeProvider({ toolRounds: 12, parallelCalls: 2, tool: 'read_file' })
+    const summarizer = await startFakeProvider({ toolRounds: 0, parallelCalls: 1, tool: 'read_file' })
+    try {
+      const summarized = await runLangChain({ baseURL: server.url, summarizerBaseURL: summarizer.url, tokenBudget: 6_000, middleware: 'summarization' })
+      expect(server.requests.flatMap((request) => request.violations)).toEqual([])
+      expect(summarized.finalText).toBe('Done after 12 rounds of read_file.')
+      expect(summarized.stateOnlyGrew).toBe(false)
+      expect(summarized.stateMessages).toBeLessThan(1 + 12 * 3 + 1)
+      expect(summarizer.requests.length).toBeGreaterThan(0)
+    } finally {
+      await summarizer.close()
+    }
   })
 })
 

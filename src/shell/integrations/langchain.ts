@@ -250,15 +250,18 @@ const loadHumanMessage = (): Promise<HumanMessageClass> => {
 export const makeContextLangChainMiddleware = (context: LangChainContext, options: LangChainContextOptions = {}): LangChainContextMiddleware => {
   requireChatFormat(context, 'the LangChain middleware')
   const sync = makeChatHistorySync(context)
-  const fingerprints = new WeakMap<object, string>()
+  // The agent resends its whole list before every call: each message object is converted once
+  // (per key), not once per call.
+  const described = new WeakMap<object, { readonly key: string; readonly entry: SyncEntry }>()
 
-  /** The message's key (its id, or its place when it has none) and its manager form's fingerprint. */
+  /** The message's manager form under `key` (its id, or its place when it has none) and its fingerprint. */
   const describe = (message: LangChainMessage, key: string): SyncEntry => {
+    const cached = described.get(message)
+    if (cached !== undefined && cached.key === key) return cached.entry
     const managed = toManagerMessage(message, key)
-    const cached = typeof message === 'object' ? fingerprints.get(message) : undefined
-    const fingerprint = cached !== undefined && cached.startsWith(`${key}\u0000`) ? cached : `${key}\u0000${JSON.stringify(managed)}`
-    if (cached === undefined && typeof message === 'object') fingerprints.set(message, fingerprint)
-    return { managed, fingerprint }
+    const entry = { managed, fingerprint: `${key}\u0000${JSON.stringify(managed)}` }
+    described.set(message, { key, entry })
+    return entry
   }
 
   return {
