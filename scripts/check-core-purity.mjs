@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Checks that src/core stays a pure functional core: no imports from src/shell, Node built-ins or
 // mitt, and no clock, randomness, environment, console or timer access. Exits 1 on a violation.
+// This is the layer rule of docs/architecture.md: every import form counts (`import type`,
+// `export … from`, `import('…')` types), and so does the package's own name, which reaches
+// src/shell through src/index.ts. Import cycles are scripts/check-import-cycles.mjs's concern.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { join, relative, resolve } from 'node:path'
@@ -8,6 +11,7 @@ import { join, relative, resolve } from 'node:path'
 const root = resolve(process.argv[2] ?? 'src/core')
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]))
 const forbiddenPackages = new Set(['mitt'])
+const ownName = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).name
 const forbiddenGlobals = [
   [/\bDate\s*\.\s*now\b|\bnew\s+Date\b|\bDate\s*\(/, 'reads the clock (time arrives on events)'],
   [/\bperformance\s*\./, 'reads the clock (performance)'],
@@ -40,6 +44,7 @@ for (const file of files) {
       const spec = match[1]
       const target = spec.startsWith('.') ? resolve(file, '..', spec) : null
       if (target !== null && !target.startsWith(root)) problems.push(`${where}: imports ${spec} from outside src/core`)
+      else if (spec === ownName || spec.startsWith(`${ownName}/`)) problems.push(`${where}: imports ${spec}, the package itself (src/index.ts re-exports src/shell)`)
       else if (builtins.has(spec)) problems.push(`${where}: imports the Node built-in ${spec}`)
       else if (forbiddenPackages.has(spec.split('/')[0])) problems.push(`${where}: imports ${spec} (the shell's event bus)`)
     }
