@@ -51,9 +51,9 @@ export type OverflowLimit = { readonly kind: 'budget' } | { readonly kind: 'wind
  * as invalid.
  *
  * @example
- * selectRepeatedCallIds({ config: {}, now: '', ops: [] }).size // 0
+ * selectRepeatedRecordingCallIds({ config: {}, now: '', ops: [] }).size // 0
  */
-export const selectRepeatedCallIds = (recording: Recording): ReadonlySet<string> => {
+export const selectRepeatedRecordingCallIds = (recording: Recording): ReadonlySet<string> => {
   const seen = new Set<string>()
   const repeated = new Set<string>()
   for (const op of recording.ops) {
@@ -91,7 +91,7 @@ export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, re
  * toSessionMetrics(result, recording, { kind: 'budget' }, prices.models['gpt-4o']).invalid_views // 0
  */
 export const toSessionMetrics = (result: ReplayResult, recording: Recording, limit: OverflowLimit, price: ModelPrice | null): SessionMetrics => {
-  const repeated = selectRepeatedCallIds(recording)
+  const repeated = selectRepeatedRecordingCallIds(recording)
   let boundaries = 0
   let highest = 0
   let invalid = 0

@@ -305,13 +305,23 @@ export const isFormatView = (value: unknown): boolean => Array.isArray(value) ||
 const REPEATED_ID_RULES: ReadonlySet<string> = new Set(['A4', 'R4', 'O3', 'S4'])
 
 /**
- * The call ids that `history` itself uses more than once (RECORDING.md: such a repeat is the
+ * True when `problem` (a line of `findFormatViolations`) breaks a rule about one call id used
+ * twice (A4, R4, O3, S4): when the input itself repeats the id, the view only repeats the input
+ * (docs/recording-format.md).
+ *
+ * @example
+ * isRepeatedIdProblem('R4 duplicate call id a') // true
+ */
+export const isRepeatedIdProblem = (problem: string): boolean => REPEATED_ID_RULES.has(problem.split(' ')[0])
+
+/**
+ * The call ids that `history` itself uses more than once (docs/recording-format.md: such a repeat is the
  * input's, not a problem of the view).
  *
  * @example
- * selectRepeatedCallIds([{ role: 'assistant', tool_calls: [{ id: 'a' }] }, { role: 'assistant', tool_calls: [{ id: 'a' }] }]) // Set {'a'}
+ * selectRepeatedHistoryCallIds([{ role: 'assistant', tool_calls: [{ id: 'a' }] }, { role: 'assistant', tool_calls: [{ id: 'a' }] }]) // Set {'a'}
  */
-export const selectRepeatedCallIds = (history: Messages): ReadonlySet<string> => {
+export const selectRepeatedHistoryCallIds = (history: Messages): ReadonlySet<string> => {
   const seen = new Set<string>()
   const repeated = new Set<string>()
   for (const message of toPlainArray(history)) {
@@ -349,11 +359,8 @@ export const toRequestView = <V extends MessageFormat>(
   const found = findFormatViolations(viewFormat, converted)
   // The history is walked only when a duplicate-id problem needs it: a request stays O(view).
   const history = options.history
-  if (history === undefined || !found.some((problem) => REPEATED_ID_RULES.has(problem.split(' ')[0]))) return { view: converted, problems: found, repaired }
-  const repeated = selectRepeatedCallIds(history)
-  const problems = found.filter((problem) => {
-    const parts = problem.split(' ')
-    return !(REPEATED_ID_RULES.has(parts[0]) && repeated.has(parts[parts.length - 1]))
-  })
+  if (history === undefined || !found.some(isRepeatedIdProblem)) return { view: converted, problems: found, repaired }
+  const repeated = selectRepeatedHistoryCallIds(history)
+  const problems = found.filter((problem) => !(isRepeatedIdProblem(problem) && repeated.has(problem.split(' ').at(-1) ?? '')))
   return { view: converted, problems, repaired }
 }

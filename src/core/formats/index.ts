@@ -3,7 +3,7 @@
  */
 export { PROVIDER_FORMATS, isProviderFormat, carrierOf } from './carrier.js'
 export type { MessageFormat, ProviderFormat, NativeCarrier, Piece } from './carrier.js'
-export { validateFormatMessage, expandMessage, toFormatView, toNativeHistory, findFormatViolations, makeFormatEstimator, repairToolPairing, REPAIR_NO_RESULT, toRequestView, selectRepeatedCallIds } from './dispatch.js'
+export { validateFormatMessage, expandMessage, toFormatView, toNativeHistory, findFormatViolations, makeFormatEstimator, repairToolPairing, REPAIR_NO_RESULT, toRequestView, selectRepeatedHistoryCallIds, isRepeatedIdProblem } from './dispatch.js'
 export type { FormatViews, FormatView, FormatCheckOptions } from './dispatch.js'
 export { toAnthropicView, findAnthropicViolations, canonicalJson, expandAnthropicMessage } from './anthropic.js'
 export type { AnthropicView, AnthropicMessage, AnthropicBlock, AnthropicCheckOptions } from './anthropic.js'

@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
-import { toRequestView } from '../../core/formats/dispatch.js'
+import { isRepeatedIdProblem, toRequestView } from '../../core/formats/dispatch.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
@@ -45,9 +45,6 @@ interface CompareFlags extends Omit<ReplayInputFlags, 'preset' | 'config' | 'ses
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json'), 'utf8')) as { version: string }).version
 
-/** Rules about call ids the input itself repeats (RECORDING.md): not counted as broken views. */
-const REPEATED_ID_RULES = new Set(['A4', 'R4', 'O3', 'S4'])
-
 /** The rule codes of each view format, for the summary line. */
 const RULE_NAMES: Readonly<Record<ProviderFormat, string>> = {
   anthropic: 'anthropic rules A1-A7',
@@ -74,7 +71,7 @@ export const toFormatLine = (
 ): { readonly line: ReplayOutputLine; readonly problems: ReadonlyArray<string>; readonly repaired: boolean } => {
   if (line.view === null) return { line, problems: [], repaired: false }
   const { view, problems, repaired } = toRequestView(format, line.view, { repair: options.repair === true })
-  return { line: { ...line, view: view as unknown as ReplayOutputLine['view'] }, problems: problems.filter((problem) => !REPEATED_ID_RULES.has(problem.split(' ')[0])), repaired }
+  return { line: { ...line, view: view as unknown as ReplayOutputLine['view'] }, problems: problems.filter((problem) => !isRepeatedIdProblem(problem)), repaired }
 }
 
 /** A table row of `replay`: `repaired` is true when `--repair` changed the request's view. */

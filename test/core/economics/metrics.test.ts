@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
-import { hasOwnPairingProblem, selectRepeatedCallIds, toSessionMetrics } from '../../../src/core/economics/metrics.js'
+import { hasOwnPairingProblem, selectRepeatedRecordingCallIds, toSessionMetrics } from '../../../src/core/economics/metrics.js'
 import { selectPairingProblems } from '../../../src/core/formats/tool-pairing.js'
 import { makeCachedEstimator } from '../../../src/core/meter/estimate.js'
 import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../../src/core/replay/recording.js'
@@ -66,7 +66,7 @@ describe('repeated call ids', () => {
         { op: 'set_messages', messages: [{ role: 'assistant', content: '', tool_calls: [call('a')] }] },
       ],
     }
-    const repeated = selectRepeatedCallIds(recording)
+    const repeated = selectRepeatedRecordingCallIds(recording)
     expect([...repeated]).toEqual(['a'])
     const orphan = { role: 'tool', tool_call_id: 'a', content: 'x' }
     expect(hasOwnPairingProblem(selectPairingProblems([{ role: 'user', content: 'u' }, orphan]), repeated)).toBe(false)
