@@ -1,5 +1,5 @@
 #!/usr/bin/env node --expose-gc
-// Benchmarks of the public API (issue 14; run `npm run bench`): requests and adds through
+// Benchmarks of the public API (docs/performance.md; run `npm run bench`): requests and adds through
 // ContextManager (queue included) at 1,000 to 100,000 stored messages, the 3 MB Claude Code
 // session, heap per stored byte, snapshot / restore, and 1,000 sessions in one process.
 // Prints figures; asserts nothing. Needs `--expose-gc` for the heap figures.

@@ -100,7 +100,7 @@ const ops = synthetic(10000)
 print(runOps('synthetic 10,000 messages, window 200k', ops, DEFAULT_CONFIG, claudeWindow))
 print(runOps('synthetic 10,000 messages, budget 60k (compacting)', ops, DEFAULT_CONFIG, () => ({ tokenBudget: 60000, provider: null })))
 
-// `compare` over every shared session with three configurations (issue 11: under 60 s here), as a
+// `compare` over every shared session with three configurations (docs/evaluation.md: under 60 s here), as a
 // user runs it: the compiled CLI in a child process, worker threads on.
 const compareRun = (label, args) => {
   const start = performance.now()

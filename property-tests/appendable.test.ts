@@ -1,4 +1,4 @@
-// Appendable lists (issue 14): every version keeps its contents whatever is appended to it or to
+// Appendable lists (docs/architecture.md): every version keeps its contents whatever is appended to it or to
 // any other version of its lineage (branches included), and reads like the plain array a model
 // builds with copies: indexing, length, iteration, array methods, keys, JSON, equality.
 import fc from 'fast-check'
@@ -31,7 +31,7 @@ const expectSame = (list: ReadonlyArray<number>, model: ReadonlyArray<number>): 
   expect(Array.isArray(list)).toBe(true)
 }
 
-describe('appendable lists (issue 14)', () => {
+describe('appendable lists', () => {
   it('every version equals its model after any sequence of appends and replacements on any version', () => {
     fc.assert(
       fc.property(fc.array(fc.integer(), { maxLength: 5 }), fc.array(opArb, { maxLength: 30 }), (start, ops) => {

@@ -395,7 +395,7 @@ export interface Scenario {
   readonly ops: ReadonlyArray<RecordingOp>
 }
 
-/** The recording of a scenario (RECORDING.md shape) on the default replay clock. */
+/** The recording of a scenario (docs/recording-format.md shape) on the default replay clock. */
 export const toRecording = (scenario: Scenario): Recording => ({ config: scenario.rawConfig, now: DEFAULT_REPLAY_NOW, ops: scenario.ops })
 
 const actionToOps = (action: Action, baseBudget: number, added: Message[], counters: Counters): RecordingOp[] => {
@@ -614,7 +614,7 @@ export const rawConfigArb = (options: ConfigOptions = {}): fc.Arbitrary<Record<s
 }
 
 /**
- * The optional keys added after the arbitraries above were written (issue 12: guards, anchors,
+ * The optional keys added after the arbitraries above were written (docs/configuration.md: guards, anchors,
  * notice repetition, summary hysteresis), each present or absent, to merge into a raw config.
  */
 export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(

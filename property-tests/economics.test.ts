@@ -1,4 +1,4 @@
-// The provider model folded through random sessions (issue 11): simulated readings never change
+// The provider model folded through random sessions (docs/evaluation.md): simulated readings never change
 // the views an estimate-metered replay sends; every request's split adds up; prefix breaks are
 // exactly the views that do not begin with the previous view minus its ephemeral tail; the
 // reading handed to the meters totals the simulated input.

@@ -43,7 +43,7 @@ const check = (format: ProviderFormat, session: Session, repair = false): void =
   const request = (label: string): void => {
     const event = { type: 'request_received', tokenBudget: null, provider: null, providerGiven: false, systemPrompt: 'You are a careful agent.', now: NOW } as const
     const result = step(state, event)
-    // Issue 14: the memo of earlier requests (extended across appends and merged Responses items)
+    // docs/architecture.md: the memo of earlier requests (extended across appends and merged Responses items)
     // never changes a result: a fresh reducer gives the same view, effects and state.
     const fresh = makeStep(deps)(state, event)
     expect(result.view, `${label}: view with the memo`).toEqual(fresh.view)

@@ -1,4 +1,4 @@
-// Production guards (issue 12) folded through the pure reducer on generated sessions:
+// Production guards (docs/configuration.md) folded through the pure reducer on generated sessions:
 // - compaction_floor_guard: no pass records a decision (removal, truncation, stub) that was not
 //   needed to reach its stop point, `floor > target ? E : target`: every pass that decided
 //   something started over that point;

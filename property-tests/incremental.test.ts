@@ -1,4 +1,4 @@
-// Incremental requests (issue 14): the reducer's memo (the previous request's working list,
+// Incremental requests (docs/architecture.md): the reducer's memo (the previous request's working list,
 // estimates, sticky-applied list and stripped views, extended by what was appended) never
 // changes a result. Folding a recording through one reducer gives exactly the output of folding
 // it with a fresh reducer (empty memo) after every operation, and two sessions interleaved

@@ -1,4 +1,4 @@
-// The reducer's memo never changes a result (issue 14), under everything that can invalidate it:
+// The reducer's memo never changes a result (docs/architecture.md), under everything that can invalidate it:
 // random sessions in the contract format and every provider format (Responses merges included),
 // with the ingress cap (cut at once, or after a spill), tool-result spills answered written or
 // failed in any order, a system prompt factory switching texts, the summary strategy with its

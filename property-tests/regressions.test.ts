@@ -1,4 +1,4 @@
-// Counterexamples found by the property tests, kept as fixed regression tests (STYLE.md, Tests).
+// Counterexamples found by the property tests, kept as fixed regression tests (docs/style.md, Tests).
 // Each case names the property that found it, the seed, and what it pins.
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../src/core/config.js'
@@ -231,7 +231,7 @@ describe('regressions', () => {
     expect(second.view?.map((message) => message.uid ?? message.content)).toEqual(['m2', 'm3', 'm4', 'm5', '<system-reminder source="context-summary">\na\n</system-reminder>'])
   })
 
-  // Reproductions from the adversarial run of issue 8 (SPEC 17.8). A request made while a parallel
+  // Reproductions from an adversarial run (SPEC 17.8, 17.9). A request made while a parallel
   // call is only partly answered used to let the ladder remove the open group starting from its
   // first result (levels 3, 5, 7 lacked the open-tail guard the assistant branch had), so the
   // second result arrived as an orphan in every later view.

@@ -1,4 +1,4 @@
-// Deterministic replay (RECORDING.md, STYLE.md "Deterministic replay"): a recording built from a
+// Deterministic replay (docs/recording-format.md, docs/style.md "Deterministic replay"): a recording built from a
 // random op sequence replays to identical output every time (same or fresh deps, and after a
 // JSON round trip that gives every message a new identity), and the replay equals folding the
 // same events through the pure reducer by hand.

@@ -1,4 +1,4 @@
-// Snapshots (issue 14): folding a recording with the state handed over at an arbitrary op — encoded
+// Snapshots (docs/embedding.md): folding a recording with the state handed over at an arbitrary op — encoded
 // with toSnapshot, passed through JSON.stringify/JSON.parse, decoded, and folded on by a fresh
 // reducer — gives exactly the output of the uninterrupted fold; and every state a fold reaches
 // is accepted by the decoder (never reported inconsistent).

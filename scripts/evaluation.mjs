@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the measurements of docs/evaluation.md (issue 11) with the compiled CLI and prints them as
+// Runs the measurements of docs/evaluation.md with the compiled CLI and prints them as
 // Markdown tables: every shared session under `reference`, `recommended` and
 // `recommended-summary` (--summarizer extractive), Claude Code at --window 200000 --max-output
 // 64000 and at --budget 60000, tau-bench at --budget 4500 --model gpt-4o; per session and total.

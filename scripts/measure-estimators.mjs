@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Estimators against provider usage on the shared Claude Code sessions, as deltas (issue 12):
+// Estimators against provider usage on the shared Claude Code sessions, as deltas (docs/configuration.md, "A typed estimator"):
 // for consecutive requests k-1, k with no compact boundary between them, the provider's reading
 // grew by reading[k] - reading[k-1]; each estimator estimates the messages added in between. Prints
 // the median and p90 absolute relative error per estimator. Run `npm run build` first.

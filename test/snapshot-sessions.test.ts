@@ -1,4 +1,4 @@
-// Snapshots on the shared real sessions (fixtures/sessions) (issue 14): each session replayed at the issue's budget
+// Snapshots on the shared real sessions (fixtures/sessions): each session replayed at the test's budget
 // (Claude Code --budget 60000, tau-bench --budget 4500) and handed over through a JSON snapshot at
 // five cut points gives exactly the output of the uninterrupted replay.
 import { describe, expect, it } from 'vitest'

@@ -22,7 +22,7 @@ const isTokenLimit = (value: unknown): value is number => typeof value === 'numb
  * The request budget in tokens (SPEC 4). An explicit `tokenBudget` is returned as is (even 0 or
  * negative); a provider window with a truthy context window and max output gives
  * `context_window − trunc(max_output_tokens × output_reserve_fraction) − 4096` when both are
- * finite positive numbers (SPEC 17.9); otherwise `max_tokens` (with the issue 12 budget keys
+ * finite positive numbers (SPEC 17.9); otherwise `max_tokens` (with the budget keys of docs/configuration.md
  * as `resolveBudget` says). `max_tokens` never caps a provider-derived budget. All values are
  * tokens; `output_reserve_fraction` is a fraction of the max output. Never throws.
  *
@@ -32,7 +32,7 @@ const isTokenLimit = (value: unknown): value is number => typeof value === 'numb
 export const computeBudget = (config: Config, tokenBudget: number | null, provider: ProviderWindow | null): number => resolveBudget(config, tokenBudget, provider).budget
 
 /**
- * Where a request budget came from (issue 12, guard `budget_provenance`): the explicit
+ * Where a request budget came from (guard `budget_provenance`, docs/configuration.md): the explicit
  * `token_budget`, the provider's window, the configured fallback window, `max_tokens`, or the cap
  * `budget_cap_tokens` when it lowered the budget from any of those.
  *
@@ -71,7 +71,7 @@ const fromWindow = (config: Config, window: unknown, maxOutput: unknown, source:
 }
 
 /**
- * The request budget and where it came from (SPEC 4 with the issue 12 budget guards): an
+ * The request budget and where it came from (SPEC 4 with the budget guards of docs/configuration.md): an
  * explicit `tokenBudget` as is; else the provider's window (`context_window −
  * trunc(max_output_tokens × output_reserve_fraction) − 4096`); else, when
  * `fallback_context_window` is set, the same formula over it and `fallback_max_output_tokens`
@@ -97,7 +97,7 @@ export const resolveBudget = (config: Config, tokenBudget: number | null, provid
 }
 
 /**
- * The `context:budget` payload (issue 12): where the budget came from, the window and output
+ * The `context:budget` payload (docs/configuration.md, `budget_provenance`): where the budget came from, the window and output
  * reserve it used (null when none), the cap (null when none) and the effective budget E, tokens.
  *
  * @example

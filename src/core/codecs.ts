@@ -80,7 +80,7 @@ export const SkipCapCodec = t.union([t.number, t.string, t.boolean])
 export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
 
 /**
- * Null or a positive integer (the guard keys of issue 12 that count passes or tokens).
+ * Null or a positive integer (the guard keys of docs/configuration.md that count passes or tokens).
  *
  * @example
  * OptionalCountCodec.is(null) // true

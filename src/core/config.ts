@@ -70,7 +70,7 @@ export interface Config {
   readonly tool_result_spill_dir: string | null
   readonly replay_last_user_on_compaction: boolean
   /**
-   * Issue 8: at level 8, once the old stubs are gone and the view is still over the target,
+   * `remove_short_user_messages` (docs/configuration.md): at level 8, once the old stubs are gone and the view is still over the target,
    * remove old short user messages too (string content of 80 characters or fewer, which are
    * never stubbed), oldest first, before the level-8 protected zone, never the first or the last
    * user message. Default false (the contract: short user messages are never removed, so a
@@ -86,55 +86,55 @@ export interface Config {
    */
   readonly hybrid_rejected_anchor_override: boolean
   /**
-   * Guard (issue 12): when the irreducible floor (system messages, protected messages, the open
+   * Guard (docs/configuration.md): when the irreducible floor (system messages, protected messages, the open
    * tool group) is above the target, compact only while the view is over E and stop as soon as it
    * fits; report `context:compaction-infeasible` once per change. Default false (the contract).
    */
   readonly compaction_floor_guard: boolean
   /**
-   * Guard (issue 12): after this many consecutive compaction passes that end over E, emit
+   * Guard (docs/configuration.md): after this many consecutive compaction passes that end over E, emit
    * `context:compaction-breaker` once and stop re-escalating until a view fits again. Null (the
    * default, the contract) disables the breaker. A count ≥ 1.
    */
   readonly compaction_breaker_passes: number | null
   /**
-   * Guard (issue 12): a view still over the request budget after compaction raises a typed
+   * Guard (SPEC 17.11): a view still over the request budget after compaction raises a typed
    * `ContextLengthError` with the breakdown instead of being returned; the failed call changes
    * neither history nor sticky decisions. Default false (the contract returns it and logs).
    */
   readonly strict_fit: boolean
   /**
-   * Guard (issue 12): a cap on the request budget (tokens) on every path: explicit budget,
+   * Guard (docs/configuration.md): a cap on the request budget (tokens) on every path: explicit budget,
    * provider window, fallback window and `max_tokens`. Null (the default, the contract): no cap.
    */
   readonly budget_cap_tokens: number | null
   /**
-   * Guard (issue 12): the model window (tokens) used when no `token_budget` is given and the
+   * Guard (docs/configuration.md): the model window (tokens) used when no `token_budget` is given and the
    * provider reports none, before `max_tokens`. Null (the default, the contract): not used.
    */
   readonly fallback_context_window: number | null
   /** The max output tokens that go with `fallback_context_window` (null: 0). */
   readonly fallback_max_output_tokens: number | null
   /**
-   * Guard (issue 12): emit `context:budget` `{source, context_window, output_reserve, cap,
+   * Guard (docs/configuration.md): emit `context:budget` `{source, context_window, output_reserve, cap,
    * effective_budget}` whenever the effective budget or its source changes. Default false.
    */
   readonly budget_provenance: boolean
   /**
-   * Guard (issue 12): the first/last user protections anchor on prompts a human typed, not on
+   * Guard (docs/configuration.md): the first/last user protections anchor on prompts a human typed, not on
    * hook-injected (`metadata.source: "hook"`), ephemeral, notice, replay or summary messages.
    * Default false (the contract: any user-role message).
    */
   readonly human_anchors: boolean
   /**
-   * Guard (issue 12, notice hygiene): what later requests carry after the full notice of a
+   * Guard (docs/configuration.md, notice hygiene): what later requests carry after the full notice of a
    * compaction went out: `"full"` (the contract: the full text again, with token figures and the
    * "ephemeral" claim), `"standing"` (a short standing notice) or `"none"`. Other than `"full"`,
    * the full text also leaves out the token figures and the "affects only this request" claim.
    */
   readonly compaction_notice_repeat: NoticeRepeat
   /**
-   * Summary hysteresis (issue 12): the summary trigger measures the view (sticky decisions
+   * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
    * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
    * swap never adds a boundary of its own. Default false (the contract: the trigger measures the
@@ -148,21 +148,21 @@ export interface Config {
   /** Summary hysteresis: requests to wait after a summary is requested before the next (null: 0). */
   readonly summary_cooldown_requests: number | null
   /**
-   * Guard (issue 12): which estimator the manager and the CLI build when none is passed:
+   * Guard (docs/configuration.md): which estimator the manager and the CLI build when none is passed:
    * `"reference"` (SPEC 5, the contract), `"typed"` (media blocks and base64 payloads cost their
    * provider's image/document amount instead of their characters), or `"tokenizer"` (the typed
    * split with text counted by the optional `gpt-tokenizer` package, o200k_base vocabulary).
    */
   readonly token_estimator: TokenEstimatorKind
   /**
-   * Guard (issue 12, foreground usage): `"all"` (the contract) records every `llm:response`
+   * Guard (docs/configuration.md, foreground usage): `"all"` (the contract) records every `llm:response`
    * reading; `"foreground"` records only payloads marked `foreground: true` (the agent loop's own
    * calls) and observes the others; a malformed foreground reading keeps the last good one, marked
    * stale in the meter stats.
    */
   readonly usage_intake: UsageIntakeMode
   /**
-   * Guard (issue 12): tool results whose text is larger than this many UTF-8 bytes are cut with a
+   * Guard (docs/configuration.md): tool results whose text is larger than this many UTF-8 bytes are cut with a
    * visible marker when added; with `tool_result_spill_dir` the whole original is spilled first
    * and the marker names the file (a failed spill keeps the result whole). Null (default): no cap.
    */
@@ -319,7 +319,7 @@ export const DEFAULT_CONFIG: Config = {
 }
 
 /**
- * The production-guard keys (issue 12) at their defaults: every guard off, so a configuration
+ * The production-guard keys (docs/configuration.md) at their defaults: every guard off, so a configuration
  * without them reproduces the contract exactly. Also part of `DEFAULT_CONFIG`.
  *
  * @example

@@ -51,7 +51,7 @@ export interface ContextLengthDetails {
 }
 
 /**
- * Raised by `getMessagesForRequest` under `strict_fit` (issue 12) when the view, after every
+ * Raised by `getMessagesForRequest` under `strict_fit` (SPEC 17.11) when the view, after every
  * compaction the configuration allows, is still over the request budget. `details` holds the
  * breakdown. The failed call changes neither the history nor the sticky decisions; the manager
  * stays usable (add less, raise the budget, or lower `protected_recent` /

@@ -35,12 +35,12 @@ export interface CompactionSkippedPayload {
  * - `context:compaction-skipped`: the predicate refused a pass (SPEC 14.3);
  * - `context:pre_summarize` / `context:post_summarize`: around a background summary (SPEC 12.3);
  * - `context:compaction-infeasible` / `context:compaction-breaker` / `context:budget` /
- *   `context:tool_result_ingress_truncated`: the guards of issue 12
+ *   `context:tool_result_ingress_truncated`: the guards of docs/configuration.md
  *   (`compaction_floor_guard`, `compaction_breaker_passes`, `budget_provenance`,
  *   `tool_result_ingress_cap_bytes`; never emitted at the defaults);
  * - `context:view-invalid`: a provider-format view breaks that format's rules (docs/formats.md);
  * - `context:spill_failed`: a spill write was refused or failed (`error` the reason): no view
- *   points at `path` (SPEC 17.9); an ingress spill (issue 12) leaves its result whole;
+ *   points at `path` (SPEC 17.9); an ingress spill (docs/configuration.md) leaves its result whole;
  * - `llm:response`: consumed; the provider response whose `usage` anchors the meter (SPEC 10.2, 17.10).
  * A host with events of its own extends it: `makeMittHooks<HookEventMap & { 'tool:pre': ToolCall }>()`.
  *

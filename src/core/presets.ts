@@ -27,13 +27,13 @@ const recommended: Partial<Config> = Object.freeze({
   target_usage: 0.4,
   compaction_notice_verbosity: 'minimal',
   compaction_notice_token_reserve: 400,
-  // Issue 12, notice hygiene: the notice once per compaction, not on every later request
+  // Notice hygiene (docs/configuration.md): the notice once per compaction, not on every later request
   // (docs/configuration.md, "Notice hygiene": tau-bench at 4,500 −1.2 % input cost, Claude Code
   // at 60k −0.1 %, boundaries and overflows unchanged).
   compaction_notice_repeat: 'none' as const,
 })
 
-// Issue 12, summary hysteresis: with it the summary strategy makes no more boundaries than
+// Summary hysteresis (docs/configuration.md): with it the summary strategy makes no more boundaries than
 // `recommended` on every shared session (docs/configuration.md, "The summary refire loop").
 const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: true })
 

@@ -50,7 +50,7 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
     switch (event.type) {
       case 'message_added': {
         const added = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
-        // Issue 12: the ingress cap replaces the message just stored (O(1), the history's last item).
+        // The ingress cap (docs/configuration.md) replaces the message just stored (O(1), the history's last item).
         const capped = applyIngressCap(deps.config, added)
         recordAppend(memo, capped.state.history, state.history)
         return { state: capped.state, view: undefined, effects: capped.effects }

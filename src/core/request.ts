@@ -42,7 +42,7 @@ export const toWorkingList = (history: Messages, systemPrompt: string | null, me
 }
 
 /**
- * The step of a request whose view does not fit under `strict_fit` (issue 12): the state as it
+ * The step of a request whose view does not fit under `strict_fit` (SPEC 17.11): the state as it
  * was (history, sticky decisions, summary and guard state untouched; only the meter stats of this
  * request recorded), the `context:token_meter` event and logs already produced, and a
  * `ContextLengthError` carrying the view's size, the budgets and the floor of `list`.
@@ -123,7 +123,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     }
   }
 
-  // W and its estimate, extended from the previous request's when the history only grew (issue 14).
+  // W and its estimate, extended from the previous request's when the history only grew (docs/architecture.md).
   const factoryMessage = event.systemPrompt === null ? null : toFactoryMessage(event.systemPrompt, memo)
   const selected = selectWorking(memo, state.history, event.systemPrompt, factoryMessage, estimate)
   const working = selected.entry.working
@@ -131,7 +131,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const measured = measureRequest(config, working, estimated, effective, state.meter, estimate)
   let meterStats = withForegroundStats(config, measured.stats, state.guards)
   if (config.token_estimator !== 'reference') {
-    // Issue 12: say when media were present and how many could not be measured.
+    // The media meter stats (docs/configuration.md, `token_estimator`): say when media were present and how many could not be measured.
     const media = selectMedia(memo, selected)
     meterStats = { ...meterStats, media_items: media.media, media_unmeasured: media.unmeasured }
   }
@@ -141,7 +141,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
 
   const context = makePassContext(config, estimate, state.toolNames, memo, state.spillFailed)
   if (config.compaction_strategy === 'summary') {
-    // Summary hysteresis (issue 12): the trigger may measure the view (sticky decisions applied)
+    // Summary hysteresis (docs/configuration.md): the trigger may measure the view (sticky decisions applied)
     // instead of the whole history, and waits out a cooldown after each request.
     const used = config.summary_hysteresis ? selectAppliedView(memo, selected, state.sticky, context).tokens : meterStats.used_tokens
     const cooling = guards.summaryCooldown > 0

@@ -74,7 +74,7 @@ export interface SummaryState {
 }
 
 /**
- * Production-guard state (issue 12): whether the last measured floor was above the target (so
+ * Production-guard state (docs/configuration.md): whether the last measured floor was above the target (so
  * `context:compaction-infeasible` is emitted once per change), the breaker's count of consecutive
  * passes that ended over E, whether it has tripped, and the effective budget (tokens) it tripped
  * under (a different budget re-arms it).
@@ -114,7 +114,7 @@ export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0
  * next `_seq` to assign, `toolNames` maps call ids to tool names when per-tool config is active,
  * `spillWritten` memoizes spill paths known to be written, `replayMarker` the boundary identity of
  * the last replay that went out, `skipStreak` the predicate's consecutive refusals, `guards` the
- * production guards' state (issue 12).
+ * production guards' state (docs/configuration.md).
  *
  * @example
  * const state: State = makeInitialState()

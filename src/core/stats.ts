@@ -58,11 +58,11 @@ export interface TokenMeterStats {
   readonly provenance_overrides: number
   readonly budget: number
   readonly ratio: number | null
-  /** `usage_intake: "foreground"` only (issue 12): the last foreground reading was malformed. */
+  /** `usage_intake: "foreground"` only (docs/configuration.md): the last foreground reading was malformed. */
   readonly usage_stale?: boolean
   /** `usage_intake: "foreground"` only: readings observed, not recorded. */
   readonly usage_observed_only?: number
-  /** `token_estimator` typed/tokenizer only (issue 12): media items in W, at their provider cost. */
+  /** `token_estimator` typed/tokenizer only (docs/configuration.md): media items in W, at their provider cost. */
   readonly media_items?: number
   /** `token_estimator` typed/tokenizer only: media charged a ceiling (size not readable). */
   readonly media_unmeasured?: number

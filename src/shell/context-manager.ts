@@ -600,7 +600,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * reading shows in the next request's `lastTokenMeterStats.measured_tokens` (for Anthropic:
    * `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`). A recorder receives
    * the usage normalised to the contract shape. A malformed payload is ignored with a warning.
-   * With `usage_intake: "foreground"` (issue 12) only payloads marked `foreground: true` (the
+   * With `usage_intake: "foreground"` (docs/configuration.md) only payloads marked `foreground: true` (the
    * agent loop's own calls) are recorded; the others are observed and counted.
    * Never throws to the dispatcher; resolves `{ action: 'continue' }` once the reading is applied.
    *

@@ -1,5 +1,5 @@
 /**
- * The token estimator a manager or the CLI builds from `token_estimator` (issue 12): the
+ * The token estimator a manager or the CLI builds from `token_estimator` (docs/configuration.md): the
  * reference estimator (SPEC 5), the typed one (media at provider cost), or the typed split with
  * text counted by a real tokenizer (the optional `gpt-tokenizer` package), memoised per message.
  */

@@ -21,7 +21,7 @@ export interface Recorder {
 
 /**
  * A recorder that keeps its ops: `ops` in order, `toRecording()` the whole recording (a snapshot),
- * `toJsonLines()` the RECORDING.md file text (header line, then one op per line, each line ending
+ * `toJsonLines()` the docs/recording-format.md file text (header line, then one op per line, each line ending
  * with `\n`).
  *
  * @example

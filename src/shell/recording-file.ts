@@ -146,7 +146,7 @@ const NumberOrNullCodec = t.union([t.number, t.null])
 const ObjectOrNullCodec = t.union([JsonObjectCodec, t.null])
 
 /**
- * The fields each op accepts (RECORDING.md). Other fields are ignored; an op name not listed here
+ * The fields each op accepts (docs/recording-format.md). Other fields are ignored; an op name not listed here
  * is an error.
  */
 const OP_FIELDS = {
@@ -171,7 +171,7 @@ const OP_FIELDS = {
 } as const satisfies Readonly<Record<RecordingOp['op'], Readonly<Record<string, FieldRule>>>>
 
 /**
- * The op names a recording may use, in RECORDING.md order.
+ * The op names a recording may use, in docs/recording-format.md order.
  *
  * @example
  * RECORDING_OP_NAMES.includes('summary_result') // true
@@ -263,7 +263,7 @@ const isHeaderLine = (value: unknown): value is Readonly<Record<string, unknown>
   JsonObjectCodec.is(value) && value.type === 'recording' && value.op === undefined
 
 /**
- * Decodes a recording file (JSON Lines, RECORDING.md). The first non-empty line may be the header
+ * Decodes a recording file (JSON Lines, docs/recording-format.md). The first non-empty line may be the header
  * `{"type":"recording","version":1,"config":{...},"now"?:"..."}`; without it the configuration
  * is `{}` and `now` is `DEFAULT_REPLAY_NOW`. Every other non-empty line is one op, checked with
  * io-ts codecs; fields an op does not know are ignored.

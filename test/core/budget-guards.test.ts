@@ -1,4 +1,4 @@
-// Unit tests for the budget guards of issue 12 (guard 4) in src/core/budget.ts and request.ts:
+// Unit tests for the budget guards of docs/configuration.md ("A real budget cap") in src/core/budget.ts and request.ts:
 // budget_cap_tokens caps every path, fallback_context_window stands in for a provider that reports
 // no window, and budget_provenance emits context:budget once per change.
 import fc from 'fast-check'

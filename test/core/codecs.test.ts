@@ -105,7 +105,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
     expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS }, warnings: [] })
   })
 
-  it('guard keys (issue 12) are decoded, and a wrong type names the key', () => {
+  it('guard keys (production guards) are decoded, and a wrong type names the key', () => {
     const guards = { compaction_floor_guard: true, compaction_breaker_passes: 2 }
     expect(right(decodeConfig(guards)).config).toEqual({ ...DEFAULT_CONFIG, ...guards })
     expect(left(decodeConfig({ compaction_breaker_passes: 0 })).message).toMatch(/^config\.compaction_breaker_passes: expected null or a positive integer/)
@@ -311,7 +311,7 @@ describe('decodeConfig: SPEC 17.6 types', () => {
   })
 })
 
-describe('decodeConfig: unknown keys and strict (issue 10)', () => {
+describe('decodeConfig: unknown keys and strict', () => {
   const unknownOf = (raw: unknown) => {
     const decoded = decodeConfig(raw)
     if (isLeft(decoded)) throw decoded.left

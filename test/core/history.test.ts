@@ -153,7 +153,7 @@ describe('add_message (SPEC 1.4)', () => {
   })
 })
 
-describe('add_message appends without copying the history (issue 14)', () => {
+describe('add_message appends without copying the history', () => {
   it('each add extends an appendable list; every earlier state keeps its own history', () => {
     const step = stepFor()
     const states: State[] = [makeInitialState()]
@@ -185,7 +185,7 @@ describe('views and stored history (SPEC 1.5, 1.6)', () => {
   it('B-DM-6/11: a compacting request leaves every stored message and its metadata as it was', () => {
     const step = stepFor({ max_tokens: 3000, compaction_notice_enabled: false, compact_threshold: 0.5, target_usage: 0.6, truncate_chars: 50, protected_recent: 0.5, protected_tool_results: 4 })
     const state = withMessages(step, workedExampleTurns())
-    // A deep copy through JSON: an appended history is an appendable view, which structuredClone cannot copy (issue 14).
+    // A deep copy through JSON: an appended history is an appendable view, which structuredClone cannot copy (docs/architecture.md).
     const snapshot = JSON.parse(JSON.stringify(state.history)) as unknown
     const next = step(state, request())
     expect(next.state.compactionStats?.messages_truncated).toBe(4)

@@ -1,23 +1,13 @@
 // The import cycle check (scripts/check-import-cycles.mjs): src/ has no cycle beyond its allow-list,
 // and on a folder of its own the check names a cycle made only of type-only imports and
 // re-exports, and passes an acyclic one.
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { runScript } from '../support/run-script.js'
 
-const SCRIPT = resolve(process.cwd(), 'scripts/check-import-cycles.mjs')
-
-const check = (...args: string[]): { code: number; output: string } => {
-  try {
-    const output = execFileSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-    return { code: 0, output }
-  } catch (error) {
-    const failure = error as { status: number; stderr: string }
-    return { code: failure.status, output: failure.stderr }
-  }
-}
+const check = (...args: string[]): { code: number; output: string } => runScript('scripts/check-import-cycles.mjs', ...args)
 
 const folder = (files: Record<string, string>): string => {
   const dir = mkdtempSync(join(tmpdir(), 'cycles-'))

@@ -55,7 +55,7 @@ describe('incremental work (no timing, counts)', () => {
   })
 })
 
-describe('incremental requests (issue 14; counts, no timing)', () => {
+describe('incremental requests (counts, no timing)', () => {
   /** Estimator calls of one sticky-only request made after one added message, at a history of `turns` turns. */
   const callsPerQuietRequest = (turns: number, systemPrompt: string | null): number => {
     const calls = { count: 0 }

@@ -1,22 +1,12 @@
 // The core purity check (scripts/check-core-purity.mjs): clean on src/core, and it catches each
 // kind of violation the design forbids.
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { runScript } from '../support/run-script.js'
 
-const SCRIPT = resolve(process.cwd(), 'scripts/check-core-purity.mjs')
-
-const check = (dir: string): { code: number; output: string } => {
-  try {
-    const output = execFileSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-    return { code: 0, output }
-  } catch (error) {
-    const failure = error as { status: number; stderr: string }
-    return { code: failure.status, output: failure.stderr }
-  }
-}
+const check = (...args: string[]): { code: number; output: string } => runScript('scripts/check-core-purity.mjs', ...args)
 
 describe('core purity check', () => {
   it('passes on src/core', () => {

@@ -60,7 +60,7 @@ const fakeCore = (script: Partial<Record<Event['type'], ReadonlyArray<Effect>>> 
 const untypedConfig = (config: Readonly<Record<string, unknown>>): ContextConfig => config as ContextConfig
 
 describe('ContextManager with the real core', () => {
-  it('stamps added messages with the clock and returns the history as frozen messages (issue 14: shared, not copied)', async () => {
+  it('stamps added messages with the clock and returns the history as frozen messages (shared, not copied)', async () => {
     const manager = new ContextManager({}, { clock, logger: silentLogger })
     const message = { role: 'user', content: [{ type: 'text', text: 'hi' }] }
     await manager.addMessage(message)

@@ -1,4 +1,4 @@
-// Known answer of the provider model (issue 11): at a budget where the replay never compacts,
+// Known answer of the provider model (docs/evaluation.md): at a budget where the replay never compacts,
 // the simulated input equals the recorded input on every request that has a reading and was not
 // clamped, on every shared Claude Code session.
 import { readdirSync } from 'node:fs'

@@ -25,7 +25,7 @@ describe('makeRecorder', () => {
     expect(recorder.ops).toHaveLength(3)
   })
 
-  it('carries the now and session options and writes RECORDING.md JSON Lines', () => {
+  it('carries the now and session options and writes docs/recording-format.md JSON Lines', () => {
     const recorder = makeRecorder({}, { now: '2026-03-01T12:00:00.000+00:00', session: 'task-1-t0' })
     recorder.record({ op: 'clear' })
     expect(recorder.toRecording()).toEqual({ config: {}, now: '2026-03-01T12:00:00.000+00:00', ops: [{ op: 'clear' }], session: 'task-1-t0' })

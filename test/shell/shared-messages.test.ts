@@ -1,4 +1,4 @@
-/** Issue 14: the manager hands out frozen, structurally shared messages instead of deep copies. */
+/** The manager hands out frozen, structurally shared messages instead of deep copies. */
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../../src/core/messages/message.js'
 import { fixedClock } from '../../src/shell/clock.js'

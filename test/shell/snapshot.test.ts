@@ -1,4 +1,4 @@
-/** Tests of ContextManager.snapshot() / ContextManager.restore (issue 14) with the real core. */
+/** Tests of ContextManager.snapshot() / ContextManager.restore (docs/embedding.md) with the real core. */
 import type { ContextConfig } from '../../src/core/config.js'
 import { describe, expect, it, vi } from 'vitest'
 import { SnapshotError } from '../../src/core/errors.js'

@@ -1,5 +1,5 @@
 // Stored messages are JSON values owned by the library (SPEC 17.9), through the public manager:
-// the reproductions of issue 8 (aliasing, deep chains, __proto__ keys, non-JSON values, metadata).
+// the reproductions of SPEC 17.9 (aliasing, deep chains, __proto__ keys, non-JSON values, metadata).
 import { describe, expect, it } from 'vitest'
 import { MAX_JSON_DEPTH } from '../../src/core/messages/json-value.js'
 import type { Message } from '../../src/core/messages/message.js'

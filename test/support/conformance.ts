@@ -1,5 +1,5 @@
 // Runs the conformance cases of fixtures/conformance through the pure replay fold and compares
-// every output line with the expected one (CONFORMANCE.md rules).
+// every output line with the expected one (docs/conformance.md rules).
 import { createHash } from 'node:crypto'
 import { readdirSync, existsSync } from 'node:fs'
 import { resolve } from 'node:path'

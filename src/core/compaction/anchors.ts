@@ -1,5 +1,5 @@
 /**
- * Human anchors (issue 12, guard `human_anchors`): which user-role messages are prompts a human
+ * Human anchors (guard `human_anchors`, docs/configuration.md): which user-role messages are prompts a human
  * typed, so the first/last-user protections anchor on them and not on injected text.
  */
 import type { Config } from '../config.js'

@@ -27,7 +27,7 @@ export interface PassContext {
   /** The truncated form `truncate` would give, without recording its spill (for measuring). */
   readonly truncatedForm: (message: Message) => Message
   readonly stub: (message: Message) => Message
-  /** The messages first/last-user protections anchor on (`human_anchors`, issue 12). */
+  /** The messages first/last-user protections anchor on (`human_anchors`, docs/configuration.md). */
   readonly isAnchor: (message: Message) => boolean
   readonly spills: Map<string, SpillRequest>
   /** Spill paths never pointed at again (SPEC 17.9; the state's `spillFailed`). */

@@ -1,5 +1,5 @@
 /**
- * The irreducible floor (issue 12, guard `compaction_floor_guard`): what the ladder can never take
+ * The irreducible floor (guard `compaction_floor_guard`, docs/configuration.md): what the ladder can never take
  * out of a view — system messages, the messages its deepest level protects, the open tool group —
  * and the `context:compaction-infeasible` payload when that floor sits above the target.
  */

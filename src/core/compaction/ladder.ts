@@ -197,7 +197,7 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
     cursor.current -= STUB_REMOVAL_TOKENS
   }
   if (context.config.remove_short_user_messages) {
-    // Issue 8 (off by default): short user messages are never stubbed, so without this they
+    // `remove_short_user_messages` (docs/configuration.md; off by default): short user messages are never stubbed, so without this they
     // are never removed; oldest first, same zone, never the first or the last user message.
     for (let i = 0; i < boundary && i < working.length; i += 1) {
       if (cursor.current <= target) break

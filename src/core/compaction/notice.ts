@@ -36,7 +36,7 @@ const affectedLines = (level: number, protectedToolResults: number): ReadonlyArr
 }
 
 /**
- * The short standing notice of `compaction_notice_repeat: "standing"` (issue 12): carried by the
+ * The short standing notice of `compaction_notice_repeat: "standing"` (docs/configuration.md, notice hygiene): carried by the
  * requests after the one that carried the full notice, until the next compaction. No figures.
  *
  * @example

@@ -44,7 +44,7 @@ export interface PassInput {
   readonly now: string
   readonly guards: GuardState
   /**
-   * The sticky decisions already re-applied to W (issue 14: derived incrementally by the
+   * The sticky decisions already re-applied to W (docs/architecture.md, incremental requests: derived incrementally by the
    * request); used when no summary can be swapped in, instead of splitting and re-applying here.
    */
   readonly applied?: PreparedList

@@ -9,7 +9,7 @@ import type { InputSplit } from './prices.js'
 
 /**
  * Which usage the meters and the economics see: `recorded` readings as the input holds them, or
- * `simulated` readings derived from the view the replay sent (issue 11).
+ * `simulated` readings derived from the view the replay sent (docs/evaluation.md, the provider model).
  *
  * @example
  * const mode: UsageMode = 'simulated'

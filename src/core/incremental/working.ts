@@ -1,5 +1,5 @@
 /**
- * Incremental requests (issue 14): the working list, its estimate, the sticky-applied list and the
+ * Incremental requests (docs/architecture.md): the working list, its estimate, the sticky-applied list and the
  * stripped views of the previous request, extended by the messages appended since, so a request
  * that does not compact costs what is new plus the length of its view, not the history length.
  */
@@ -112,7 +112,7 @@ export const selectWorking = (
 }
 
 /**
- * The media counts of W (issue 12's `media_items` / `media_unmeasured`), extending the previous
+ * The media counts of W (the meter stats `media_items` / `media_unmeasured`, docs/configuration.md), extending the previous
  * request's by the added messages: O(added) between compactions, O(W) when derived afresh.
  *
  * @example

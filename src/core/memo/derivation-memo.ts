@@ -59,7 +59,7 @@ export interface WorkingEntry {
   media?: MediaCounts
 }
 
-/** Media items in W and how many of them no estimator could measure (issue 12). */
+/** Media items in W and how many of them no estimator could measure (docs/configuration.md, `token_estimator`). */
 export interface MediaCounts {
   readonly media: number
   readonly unmeasured: number
@@ -96,11 +96,11 @@ export interface DerivationMemo {
   readonly notice: WeakMap<object, Message | null>
   /** The factory's system message for the last prompt text seen. */
   factoryMessage: Message | null
-  /** Lineage tokens: histories made from one another by appends share one (`recordAppend`, issue 14). */
+  /** Lineage tokens: histories made from one another by appends share one (`recordAppend`, docs/architecture.md). */
   readonly lineage: WeakMap<Messages, object>
   /** What the last request derived from its history (`selectWorking`), extended by the next one. */
   working: WorkingEntry | null
-  /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (issue 12). */
+  /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (docs/configuration.md). */
   readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
 }
 

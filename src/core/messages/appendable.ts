@@ -1,5 +1,5 @@
 /**
- * Appendable lists (issue 14): immutable arrays that grow in O(items appended) and change their
+ * Appendable lists (docs/architecture.md): immutable arrays that grow in O(items appended) and change their
  * last item in O(1), instead of a copy of every reference. The stored history is one, so
  * `add_message` costs O(message size) at any history length while every state keeps an array
  * whose contents never change.

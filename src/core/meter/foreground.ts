@@ -1,5 +1,5 @@
 /**
- * Foreground usage (issue 12, `usage_intake: "foreground"`): only the agent loop's own model calls
+ * Foreground usage (`usage_intake: "foreground"`, docs/configuration.md): only the agent loop's own model calls
  * feed the meter; other `llm:response` readings (titles, evaluators, sub-agents) are observed and
  * counted, not recorded; a malformed foreground reading keeps the last good one, marked stale.
  */

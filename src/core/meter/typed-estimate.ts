@@ -1,5 +1,5 @@
 /**
- * The typed estimator (issue 12, `token_estimator: "typed"`): text is counted as the reference
+ * The typed estimator (`token_estimator: "typed"`, docs/configuration.md): text is counted as the reference
  * estimator counts it (SPEC 5), but image and document blocks and base64 payloads are never
  * counted as text: each costs a documented per-provider amount instead.
  */
@@ -8,7 +8,7 @@ import { pyreprLength } from './estimate.js'
 import { isPlainObject } from '../messages/values.js'
 
 /**
- * Token costs of media, per provider, from their documentation (issue 12). Anthropic: an image
+ * Token costs of media, per provider, from their documentation (docs/configuration.md, "A typed estimator"). Anthropic: an image
  * costs `width × height / 750` after it is scaled to at most 1,568 px on the long edge and
  * 1.15 megapixels, so at most about 1,600; OpenAI: `detail: "low"` costs 85, otherwise 85 + 170
  * per 512-px tile after the image is fitted into 2,048 × 2,048 and its short side scaled to 768
@@ -165,7 +165,7 @@ export const isBase64Payload = (value: string): boolean =>
   DATA_URL.test(value) || (value.length >= BASE64_MIN_LENGTH && BASE64.test(value))
 
 /**
- * A message split into its text and its media (issue 12): `text` is the message with every media
+ * A message split into its text and its media (docs/configuration.md, `token_estimator`): `text` is the message with every media
  * block and base64 string replaced by an empty string (the value the text estimators count),
  * `mediaTokens` the summed media cost, `media` the number of media items and `unmeasured` how many
  * of them were charged a ceiling because their size could not be read.
@@ -247,7 +247,7 @@ export const estimateTyped = (message: Message): number => {
 }
 
 /**
- * Media in a list of messages (`token_estimator` typed or tokenizer, issue 12): how many media
+ * Media in a list of messages (`token_estimator` typed or tokenizer, docs/configuration.md): how many media
  * items the estimate charged, and how many of them a ceiling because their size could not be read.
  * `memo` caches the per-message counts (messages are immutable).
  *

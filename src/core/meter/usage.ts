@@ -7,7 +7,7 @@ import * as E from 'fp-ts/lib/Either.js'
 import { isPlainObject } from '../messages/values.js'
 
 /**
- * The contract's usage (SPEC 10.2, RECORDING.md): `input_tokens` is the gross input (fresh plus
+ * The contract's usage (SPEC 10.2, docs/recording-format.md): `input_tokens` is the gross input (fresh plus
  * cache reads), `cache_write_tokens` is billed on top, so the measured tokens are
  * `input_tokens + cache_write_tokens`. Absent or null cache fields count as 0. All tokens.
  *

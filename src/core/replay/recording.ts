@@ -6,7 +6,7 @@ import type { Message } from '../messages/message.js'
 import type { ProviderFormat } from '../formats/carrier.js'
 
 /**
- * The provider-reported usage of one `llm:response`, as RECORDING.md shapes it (tokens;
+ * The provider-reported usage of one `llm:response`, as docs/recording-format.md shapes it (tokens;
  * `cache_read_tokens` is included in `input_tokens`, SPEC 10.2).
  *
  * @example
@@ -32,7 +32,7 @@ export interface RecordedProvider {
 }
 
 /**
- * One operation of a recording, applied in order to one context manager (RECORDING.md).
+ * One operation of a recording, applied in order to one context manager (docs/recording-format.md).
  * `token_budget` is in tokens; `summary_result` answers the in-flight summary request;
  * `spill_result` (SPEC 17.9) follows the op whose spill write at `path` did not succeed (`ok`
  * false, `error` the reason); without one a write is taken as written.
@@ -84,7 +84,7 @@ export interface Recording {
 }
 
 /**
- * The module's default replay clock value (RECORDING.md), in the module timestamp format.
+ * The module's default replay clock value (docs/recording-format.md), in the module timestamp format.
  *
  * @example
  * DEFAULT_REPLAY_NOW // '2026-01-01T00:00:00.000+00:00'
@@ -103,7 +103,7 @@ export interface ReplayEvent {
 }
 
 /**
- * One replay output line, produced per `get_messages_for_request` (RECORDING.md). `view` is
+ * One replay output line, produced per `get_messages_for_request` (docs/recording-format.md). `view` is
  * `null` and `error` is set when the request raised the fail-loud error of SPEC 14.4. `op_index`
  * is the 0-based index of the request op; `events` are the hook events since the previous line.
  *

@@ -1,5 +1,5 @@
 /**
- * Deterministic replay (RECORDING.md): a fold of a recording's operations through the pure
+ * Deterministic replay (docs/recording-format.md): a fold of a recording's operations through the pure
  * reducer on a fixed clock, producing one output line per request.
  */
 import { makeStep, toStepDeps } from '../reducer.js'
@@ -209,7 +209,7 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
   }
 
   const applyOp = (op: RecordingOp, index: number): void => {
-    // The spill_result lines right after this op answer its spill writes (RECORDING.md).
+    // The spill_result lines right after this op answer its spill writes (docs/recording-format.md).
     spillFailures = new Map()
     for (let next = index + 1; next < recording.ops.length; next += 1) {
       const following = recording.ops[next]

@@ -1,5 +1,5 @@
 /**
- * The session snapshot (issue 14): a JSON value `{version, config, state}` of a whole manager and
+ * The session snapshot (docs/embedding.md, saving and restoring): a JSON value `{version, config, state}` of a whole manager and
  * its decoder, which rejects a malformed, other-version or inconsistent snapshot as a whole.
  */
 import * as E from 'fp-ts/lib/Either.js'

@@ -214,7 +214,7 @@ const toSpanTokens = (history: Messages, seqs: ReadonlyArray<number>, estimate: 
  * The summary trigger (SPEC 12.2): when nothing is in flight or pending, a provider is known,
  * `used / E ≥ summary_trigger` and `used` exceeds the target, select a span and request its
  * summary (an id from the state's counter). `used` and `effective` (E) are tokens. Returns the new
- * summary state and effects. Hysteresis keys (issue 12): `summary_target_usage` replaces
+ * summary state and effects. Hysteresis keys (docs/configuration.md): `summary_target_usage` replaces
  * `target_usage` as the post-absorb target; a span under `summary_min_span_tokens` is not sent.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The ingress cap for tool results (issue 12, `tool_result_ingress_cap_bytes`): a tool result
+ * The ingress cap for tool results (`tool_result_ingress_cap_bytes`, docs/configuration.md): a tool result
  * whose text is larger than the cap is cut with a visible marker when it is added, after its whole
  * original has been spilled when a spill directory is set, so nothing is lost.
  */

@@ -155,7 +155,7 @@ const toolResultText = (content: unknown): string => {
 }
 
 /**
- * Maps Anthropic usage to the contract's `llm_response` usage (RECORDING.md, SPEC 17.10) with the
+ * Maps Anthropic usage to the contract's `llm_response` usage (docs/recording-format.md, SPEC 17.10) with the
  * core's `decodeUsage`, the decoder `onLlmResponse` uses, so imported and live recordings hold
  * the same figures: `input_tokens` = `input_tokens + cache_read_input_tokens`, `cache_read_tokens`
  * = `cache_read_input_tokens`, `cache_write_tokens` = `cache_creation_input_tokens` (absent = 0),
@@ -231,7 +231,7 @@ const selectSessionModel = (lines: ReadonlyArray<ConversationLine>): string | nu
 }
 
 /**
- * Turns a Claude Code session JSONL into a recording (RECORDING.md "Importing other formats").
+ * Turns a Claude Code session JSONL into a recording (docs/recording-format.md "Importing other formats").
  *
  * Mapping:
  * - Lines other than `user`/`assistant` (progress, system, summary, file-history-snapshot,

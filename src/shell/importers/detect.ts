@@ -1,5 +1,5 @@
 /**
- * Input format recognition (`--format auto`, RECORDING.md) and loading any supported input into
+ * Input format recognition (`--format auto`, docs/recording-format.md) and loading any supported input into
  * recordings.
  */
 import * as t from 'io-ts'
@@ -52,7 +52,7 @@ const classifyLine = (value: unknown): InputFormat | undefined => {
 }
 
 /**
- * Recognises the format of an input text (RECORDING.md `--format auto`):
+ * Recognises the format of an input text (docs/recording-format.md `--format auto`):
  * - `openai-chat`: a JSON array whose first item is an object holding `traj`;
  * - `recording`: JSON Lines whose first deciding line is the `{"type":"recording"}` header or an
  *   object with a string `op`;

@@ -1,4 +1,4 @@
-// Unit tests for src/core/compaction/anchors.ts and the human_anchors guard (issue 12, guard 6):
+// Unit tests for src/core/compaction/anchors.ts and the human_anchors guard (docs/configuration.md, "Human anchors"):
 // first/last-user protection anchors on human prompts, not on hook-injected, ephemeral, notice,
 // replay or summary messages; off by default (any user-role message, the contract).
 import { describe, expect, it } from 'vitest'

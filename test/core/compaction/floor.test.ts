@@ -1,4 +1,4 @@
-// Unit tests for src/core/compaction/floor.ts and the guards it drives in pass.ts (issue 12, guard
+// Unit tests for src/core/compaction/floor.ts and the guards it drives in pass.ts (docs/configuration.md, guards
 // 2): the floor breakdown, `context:compaction-infeasible` once per change, removal that stops at
 // E when the floor is above the target, and the breaker (`compaction_breaker_passes`).
 import { describe, expect, it } from 'vitest'

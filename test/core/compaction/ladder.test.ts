@@ -561,7 +561,7 @@ describe('E ≤ 0 (SPEC 6.1)', () => {
   })
 })
 
-describe('remove_short_user_messages (issue 8; off by default = the contract)', () => {
+describe('remove_short_user_messages (off by default = the contract)', () => {
   const thanks = (): Message[] => {
     const history: Message[] = [user('please fix the build '.repeat(6))]
     for (let i = 0; i < 60; i += 1) history.push(user(`thanks ${i}`), { role: 'assistant', content: `ok ${i}` })

@@ -1,4 +1,4 @@
-// Unit tests for notice hygiene (issue 12, guard 7: compaction_notice_repeat): the full notice
+// Unit tests for notice hygiene (docs/configuration.md, compaction_notice_repeat): the full notice
 // goes out once per compaction, later requests carry a short standing notice or none, and the
 // hygienic text has no estimator token figures and no "affects only this request" claim.
 import { describe, expect, it } from 'vitest'

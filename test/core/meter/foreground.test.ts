@@ -1,4 +1,4 @@
-// Unit tests for foreground usage (issue 12, guard 8: usage_intake) in src/core/meter/foreground.ts:
+// Unit tests for foreground usage (docs/configuration.md, usage_intake) in src/core/meter/foreground.ts:
 // only payloads marked foreground: true feed the meter, others are observed; a malformed
 // foreground reading keeps the last good one, marked stale; off by default.
 import { describe, expect, it } from 'vitest'

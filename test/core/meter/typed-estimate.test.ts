@@ -1,4 +1,4 @@
-// Unit tests for src/core/meter/typed-estimate.ts and src/shell/estimators.ts (issue 12, guard 1):
+// Unit tests for src/core/meter/typed-estimate.ts and src/shell/estimators.ts (docs/configuration.md, token_estimator):
 // media blocks and base64 payloads are never counted as text, images cost their provider's
 // amount (from their dimensions when the payload shows them, else the ceiling), the typed
 // estimator equals the reference estimator on text, and the per-message sum is the list figure.

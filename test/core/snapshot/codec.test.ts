@@ -1,4 +1,4 @@
-/** Tests of the snapshot codec (issue 14): encoding, decoding and the consistency checks. */
+/** Tests of the snapshot codec (docs/embedding.md): encoding, decoding and the consistency checks. */
 import * as E from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'

@@ -1,4 +1,4 @@
-// Unit tests for the summary hysteresis keys of issue 12 (guard 9) in src/core/summary/summary.ts,
+// Unit tests for the summary hysteresis keys of docs/configuration.md in src/core/summary/summary.ts,
 // request.ts and compaction/pass.ts: the trigger measures the view, a finished summary is swapped
 // in only by a pass that escalates anyway (and the ladder then runs to the target), a minimum
 // span, a separate post-absorb target and a cooldown in requests. All off by default.

@@ -1,4 +1,4 @@
-// Unit tests for src/core/tool-results/ingress-cap.ts (issue 12, guard 3: tool_result_ingress_cap_bytes): a
+// Unit tests for src/core/tool-results/ingress-cap.ts (docs/configuration.md, tool_result_ingress_cap_bytes): a
 // tool result over the cap is cut with a visible marker when added; with a spill directory the
 // whole original is spilled first and the marker names the file; a failed spill keeps it whole
 // and emits context:spill_failed; one context:tool_result_ingress_truncated per cut; off by default.
@@ -28,7 +28,7 @@ describe('tool_result_ingress_cap_bytes', () => {
     expect(state.history[2].metadata).toMatchObject({ _seq: 2 })
   })
 
-  it('a cut result replaces the history\'s last item: the history stays an appendable list and the request after it extends the previous one (issue 14)', () => {
+  it('a cut result replaces the history\'s last item: the history stays an appendable list and the request after it extends the previous one', () => {
     const raw = { tool_result_ingress_cap_bytes: 1001 }
     const step = stepFor(raw)
     const { state: before } = fold(step, [...events.slice(0, 2), request()])

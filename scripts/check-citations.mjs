@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Fails on citations a clone of the repository cannot follow, in src/, test/, property-tests/,
+// scripts/ and bench/ (comments and test names alike; docs/style.md: comments cite sections of
+// docs/contract.md or files in the repository):
+//   - a tracker issue number (the word issue and a number, "issues" and several, or # and a number);
+//   - a document of the shared folder by its bare name (RECORDING.md, SPEC.md, STYLE.md,
+//     CONFORMANCE.md), which the repository holds under docs/;
+//   - a docs/*.md file that does not exist.
+// (This file names the shared documents it looks for, so it does not read itself.)
+//
+//   npm run check:citations                            # this check alone
+//   node scripts/check-citations.mjs [dir or file ...] # other paths (the tests use a folder)
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { extname, join, relative, resolve } from 'node:path'
+
+const ROOTS = ['src', 'test', 'property-tests', 'scripts', 'bench']
+const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.sh'])
+const SHARED = {
+  'RECORDING.md': 'docs/recording-format.md',
+  'SPEC.md': 'docs/contract.md (section 17 overrides the rest)',
+  'STYLE.md': 'docs/style.md',
+  'CONFORMANCE.md': 'docs/conformance.md',
+}
+const FIX =
+  'cite a section of docs/contract.md ("SPEC 17.9") or a file of the repository (docs/configuration.md, "Strict fit") instead'
+
+const repo = resolve(new URL('..', import.meta.url).pathname)
+const targets = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : ROOTS.map((p) => join(repo, p))
+
+const self = resolve(new URL(import.meta.url).pathname)
+const files = []
+const walk = (path) => {
+  if (!existsSync(path) || path === self) return
+  if (statSync(path).isDirectory()) {
+    for (const name of readdirSync(path).sort()) if (name !== 'node_modules') walk(join(path, name))
+  } else if (EXTENSIONS.has(extname(path))) files.push(path)
+}
+targets.forEach(walk)
+
+const rules = [
+  [/\bissues?\s+#?\d+(?:(?:\s*,\s*|\s+and\s+|\s+or\s+)#?\d+)*/gi, (m) => `cites the tracker's ${m[0]}: ${FIX}`],
+  [/(?<![\w&#./'"`$-])#\d+\b(?![\w-])/g, (m) => `cites the tracker's ${m[0]}: ${FIX}`],
+  [/(?<![\w./-])(RECORDING|SPEC|STYLE|CONFORMANCE)\.md\b/g, (m) => `cites ${m[0]} of the shared folder: the repository holds it as ${SHARED[m[0]]}`],
+  [/(?<![\w./-])docs\/[\w./-]+?\.md\b/g, (m) => (existsSync(join(repo, m[0])) ? null : `cites ${m[0]}, which the repository does not hold`)],
+]
+
+const problems = []
+for (const file of files) {
+  const lines = readFileSync(file, 'utf8').split('\n')
+  lines.forEach((line, index) => {
+    for (const [pattern, describe] of rules) {
+      for (const match of line.matchAll(pattern)) {
+        const why = describe(match)
+        if (why !== null) problems.push(`${relative(process.cwd(), file)}:${index + 1}: ${why}`)
+      }
+    }
+  })
+}
+
+if (problems.length > 0) {
+  console.error(
+    `citation check failed (${problems.length}):\n` +
+      problems.map((p) => `  ${p}`).join('\n') +
+      '\n  A clone cannot open the tracker or the shared folder. Re-run with `npm run check:citations`.',
+  )
+  process.exit(1)
+}
+console.log(`citation check: ${files.length} files, no tracker issue numbers or missing documents cited`)

@@ -1,0 +1,49 @@
+// The citation check (scripts/check-citations.mjs): clean on the repository, and on a folder of its
+// own it names each kind of citation a clone cannot follow. The offending texts are assembled at run
+// time so that this file does not cite anything itself.
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { runScript } from '../support/run-script.js'
+
+const check = (...args: string[]): { code: number; output: string } => runScript('scripts/check-citations.mjs', ...args)
+
+const withFile = (text: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'citations-'))
+  writeFileSync(join(dir, 'a.ts'), `export const x = 1\n${text}\n`)
+  return dir
+}
+
+const word = 'iss' + 'ue'
+
+describe('citation check', () => {
+  it('passes on src/, test/, property-tests/, scripts/ and bench/', () => {
+    expect(check()).toMatchObject({ code: 0 })
+  })
+
+  it.each([
+    [`// the guard of ${word} 12`, /a\.ts:2: cites the tracker's iss/],
+    [`/** ${word.replace(/^i/, 'I')} 8: short messages */`, /a\.ts:2: cites the tracker's Iss/],
+    [`// ${word}s 11 and 14`, new RegExp(`cites the tracker's ${word}s 11 and 14`)],
+    [`it('keeps the prefix (${word} 14)', () => {})`, /cites the tracker's/],
+    ['// fixed in #' + '42', new RegExp("cites the tracker's #" + '42')],
+    ['// see ' + 'RECORDING' + '.md', /holds it as docs\/recording-format\.md/],
+    ['// (' + 'STYLE' + '.md, Tests)', /holds it as docs\/style\.md/],
+    ['// docs/' + 'no-such-page.md', /docs\/no-such-page\.md, which the repository does not hold/],
+  ])('rejects %s', (line, pattern) => {
+    const { code, output } = check(withFile(line))
+    expect(code).toBe(1)
+    expect(output).toMatch(pattern)
+    expect(output).toMatch(/npm run check:citations/)
+  })
+
+  it.each([
+    '// SPEC 17.9; docs/recording-format.md; docs/configuration.md "Strict fit"',
+    "const id = 'tau.json#7-t0'",
+    "const color = 'x#12'",
+    '// a guard of the issue: the view is over budget',
+  ])('accepts %s', (line) => {
+    expect(check(withFile(line))).toMatchObject({ code: 0 })
+  })
+})
