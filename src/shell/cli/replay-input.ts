@@ -113,7 +113,12 @@ export interface ReplayedInput {
  * for an unreadable file, invalid JSON or a non-object.
  *
  * @example
- * readConfigFile('recommended.json') // { compact_threshold: 0.85 }
+ * import { writeFileSync } from 'node:fs'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ * const path = join(tmpdir(), 'context-simple-config-example.json')
+ * writeFileSync(path, '{ "compact_threshold": 0.85 }')
+ * readConfigFile(path) // => { compact_threshold: 0.85 }
  */
 export const readConfigFile = (path: string): Record<string, unknown> => {
   let text: string
