@@ -155,7 +155,7 @@ for (const example of examples) {
   let resultCount = 0
   const lines = code.map((line, index) => {
     const m = RESULT.exec(line)
-    if (!run || m === null || /^(const|let|var|type|interface|import|export)\b/.test(m[2].trim())) return line
+    if (!run || m === null || m[2].includes('//') || /^(const|let|var|type|interface|import|export)\b/.test(m[2].trim())) return line
     resultCount += 1
     const where = `${rel}:${example.first + index}`
     return `${m[1]}checkResult(${JSON.stringify(where)}, ${JSON.stringify(m[2])}, (${m[2]}), (${m[3]}))`
@@ -171,9 +171,15 @@ if (run) {
     join(out, 'check-result.ts'),
     [
       "import { isDeepStrictEqual, inspect } from 'node:util'",
+      '/** Arrays and objects as plain ones (an appendable list is an array of another prototype). */',
+      'const plain = (value: unknown): unknown =>',
+      '  Array.isArray(value) ? Array.from(value, plain)',
+      "    : value !== null && typeof value === 'object' && !(value instanceof Set) && !(value instanceof Map) && !(value instanceof Error)",
+      '      ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item)]))',
+      '      : value',
       '/** Records a false `// =>` result comment of an example; the runner fails on any. */',
       'export const checkResult = (where: string, source: string, actual: unknown, expected: unknown): void => {',
-      '  if (isDeepStrictEqual(actual, expected)) return',
+      '  if (isDeepStrictEqual(plain(actual), plain(expected))) return',
       '  process.exitCode = 1',
       '  console.error(`${where}: ${source} is ${inspect(actual, { depth: 6 })}, the example says ${inspect(expected, { depth: 6 })}`)',
       '}',

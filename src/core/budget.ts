@@ -27,7 +27,7 @@ const isTokenLimit = (value: unknown): value is number => typeof value === 'numb
  * tokens; `output_reserve_fraction` is a fraction of the max output. Never throws.
  *
  * @example
- * computeBudget(DEFAULT_CONFIG, null, { context_window: 200000, max_output_tokens: 64000 }) // 163904
+ * computeBudget(DEFAULT_CONFIG, null, { context_window: 200000, max_output_tokens: 64000 }) // => 163904
  */
 export const computeBudget = (config: Config, tokenBudget: number | null, provider: ProviderWindow | null): number => resolveBudget(config, tokenBudget, provider).budget
 
@@ -80,7 +80,7 @@ const fromWindow = (config: Config, window: unknown, maxOutput: unknown, source:
  * throughout; never throws.
  *
  * @example
- * resolveBudget({ ...DEFAULT_CONFIG, budget_cap_tokens: 150000 }, null, { context_window: 1000000, max_output_tokens: 64000 }).source // 'cap'
+ * resolveBudget({ ...DEFAULT_CONFIG, budget_cap_tokens: 150000 }, null, { context_window: 1000000, max_output_tokens: 64000 }).source // => 'cap'
  */
 export const resolveBudget = (config: Config, tokenBudget: number | null, provider: ProviderWindow | null): ResolvedBudget => {
   let resolved: ResolvedBudget | null = null
@@ -115,7 +115,7 @@ export interface BudgetPayload {
  * The `context:budget` payload of a resolved budget and its effective budget E (tokens).
  *
  * @example
- * toBudgetPayload(resolveBudget(DEFAULT_CONFIG, 10000, null), 9200) // { source: 'token_budget', context_window: null, output_reserve: null, cap: null, effective_budget: 9200 }
+ * toBudgetPayload(resolveBudget(DEFAULT_CONFIG, 10000, null), 9200) // => { source: 'token_budget', context_window: null, output_reserve: null, cap: null, effective_budget: 9200 }
  */
 export const toBudgetPayload = (resolved: ResolvedBudget, effective: number): BudgetPayload => ({
   source: resolved.source,
@@ -129,7 +129,7 @@ export const toBudgetPayload = (resolved: ResolvedBudget, effective: number): Bu
  * True when two `context:budget` payloads differ in any field (the event is emitted on change).
  *
  * @example
- * isSameBudget(a, { ...a }) // true
+ * isSameBudget(a, { ...a }) // => true
  */
 export const isSameBudget = (a: BudgetPayload | null, b: BudgetPayload): boolean =>
   a !== null && a.source === b.source && a.context_window === b.context_window && a.output_reserve === b.output_reserve && a.cap === b.cap && a.effective_budget === b.effective_budget
@@ -150,7 +150,7 @@ const nonPositiveBudgetWarning = (budget: number, effective: number): string =>
  * Budget, reserve and result are in tokens. Never throws: the warning is a `log` effect.
  *
  * @example
- * computeEffectiveBudget(DEFAULT_CONFIG, 10000) // { effective: 9200, effects: [] }
+ * computeEffectiveBudget(DEFAULT_CONFIG, 10000) // => { effective: 9200, effects: [] }
  */
 export const computeEffectiveBudget = (
   config: Config,

@@ -18,8 +18,8 @@ import { decodeJsonValue, describeValue, toProblemText } from './messages/json-v
  * `ConfigError` in `decodeConfig`.
  *
  * @example
- * PositiveIntCodec.is(200000) // true
- * PositiveIntCodec.is(0) // false
+ * PositiveIntCodec.is(200000) // => true
+ * PositiveIntCodec.is(0) // => false
  */
 export const PositiveIntCodec = t.refinement(t.number, (n) => Number.isInteger(n) && n > 0, 'PositiveInt')
 
@@ -28,9 +28,9 @@ export const PositiveIntCodec = t.refinement(t.number, (n) => Number.isInteger(n
  * fractions, characters or seconds, see `Config`). NaN and ±Infinity are rejected (SPEC 17.9).
  *
  * @example
- * NumberCodec.is(0.92) // true
- * NumberCodec.is(Number.NaN) // false
- * NumberCodec.is('0.92') // false
+ * NumberCodec.is(0.92) // => true
+ * NumberCodec.is(Number.NaN) // => false
+ * NumberCodec.is('0.92') // => false
  */
 export const NumberCodec = t.refinement(t.number, Number.isFinite, 'FiniteNumber')
 
@@ -38,8 +38,8 @@ export const NumberCodec = t.refinement(t.number, Number.isFinite, 'FiniteNumber
  * A boolean or null (null reads as false: truthiness, SPEC 3).
  *
  * @example
- * FlagCodec.is(null) // true
- * FlagCodec.is('yes') // false
+ * FlagCodec.is(null) // => true
+ * FlagCodec.is('yes') // => false
  */
 export const FlagCodec = t.union([t.boolean, t.null])
 
@@ -47,7 +47,7 @@ export const FlagCodec = t.union([t.boolean, t.null])
  * A string or null (`summarization_model`, `summarization_prompt_path`, `tool_result_spill_dir`).
  *
  * @example
- * OptionalStringCodec.is(null) // true
+ * OptionalStringCodec.is(null) // => true
  */
 export const OptionalStringCodec = t.union([t.string, t.null])
 
@@ -56,8 +56,8 @@ export const OptionalStringCodec = t.union([t.string, t.null])
  * raw; an unparseable one disables the predicate with a warning when resolved, never an error.
  *
  * @example
- * ClearAtLeastCodec.is('20000') // true
- * ClearAtLeastCodec.is([1]) // false
+ * ClearAtLeastCodec.is('20000') // => true
+ * ClearAtLeastCodec.is([1]) // => false
  */
 export const ClearAtLeastCodec = t.union([t.null, t.number, t.string, t.boolean])
 
@@ -66,8 +66,8 @@ export const ClearAtLeastCodec = t.union([t.null, t.number, t.string, t.boolean]
  * a string that is not an integer is rejected afterwards by `decodeConfig`.
  *
  * @example
- * SkipCapCodec.is(' 4 ') // true
- * SkipCapCodec.is(null) // false
+ * SkipCapCodec.is(' 4 ') // => true
+ * SkipCapCodec.is(null) // => false
  */
 export const SkipCapCodec = t.union([t.number, t.string, t.boolean])
 
@@ -75,7 +75,7 @@ export const SkipCapCodec = t.union([t.number, t.string, t.boolean])
  * `tool_result_exempt_tools`: an array of tool-name strings, or null for none (SPEC 11.4).
  *
  * @example
- * ExemptToolsCodec.is(['load_skill']) // true
+ * ExemptToolsCodec.is(['load_skill']) // => true
  */
 export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
 
@@ -83,8 +83,8 @@ export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
  * Null or a positive integer (the guard keys of docs/configuration.md that count passes or tokens).
  *
  * @example
- * OptionalCountCodec.is(null) // true
- * OptionalCountCodec.is(0) // false
+ * OptionalCountCodec.is(null) // => true
+ * OptionalCountCodec.is(0) // => false
  */
 export const OptionalCountCodec = t.union([t.null, PositiveIntCodec])
 
@@ -211,8 +211,8 @@ const toSnakeCase = (key: string): string => key.replace(/[A-Z]/g, (letter) => `
  * snake_case form of a camelCase key when that is known, else the closest by edit distance.
  *
  * @example
- * toUnknownConfigKey('compact_treshold').closest // 'compact_threshold'
- * toUnknownConfigKey('tokenMeter').closest // 'token_meter'
+ * toUnknownConfigKey('compact_treshold').closest // => 'compact_threshold'
+ * toUnknownConfigKey('tokenMeter').closest // => 'token_meter'
  */
 export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
   const snake = toSnakeCase(key)

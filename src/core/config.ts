@@ -268,7 +268,7 @@ export type ConfigKey = Exclude<keyof ContextConfig, 'strict'>
  * The contract's defaults (SPEC 3), used for every key a configuration leaves out.
  *
  * @example
- * DEFAULT_CONFIG.compact_threshold // 0.92
+ * DEFAULT_CONFIG.compact_threshold // => 0.92
  */
 export const DEFAULT_CONFIG: Config = {
   max_tokens: 200_000,
@@ -323,7 +323,7 @@ export const DEFAULT_CONFIG: Config = {
  * without them reproduces the contract exactly. Also part of `DEFAULT_CONFIG`.
  *
  * @example
- * GUARD_DEFAULTS.compaction_floor_guard // false
+ * GUARD_DEFAULTS.compaction_floor_guard // => false
  */
 export const GUARD_DEFAULTS: Pick<
   Config,
@@ -353,7 +353,7 @@ export const GUARD_DEFAULTS: Pick<
  * configured, so tool names are harvested from tool calls.
  *
  * @example
- * isPerToolConfigActive(DEFAULT_CONFIG) // false
+ * isPerToolConfigActive(DEFAULT_CONFIG) // => false
  */
 export const isPerToolConfigActive = (config: Config): boolean =>
   Object.keys(config.tool_result_budget_by_tool).length > 0 || config.tool_result_exempt_tools.length > 0

@@ -121,7 +121,7 @@ export class InvalidRequestError extends Error {
  * `snapshot.state.sticky.removed`. Nothing is restored when it is raised.
  *
  * @example
- * new SnapshotError('snapshot.version', 'expected 1, got 2').message // 'snapshot.version: expected 1, got 2'
+ * new SnapshotError('snapshot.version', 'expected 1, got 2').message // => 'snapshot.version: expected 1, got 2'
  */
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError'

@@ -16,6 +16,6 @@ const immer = new Immer({ autoFreeze: false })
  * next state, sharing every untouched part and never letting a draft escape.
  *
  * @example
- * update({ count: 1 }, (draft) => { draft.count += 1 }) // { count: 2 }
+ * update({ count: 1 }, (draft) => { draft.count += 1 }) // => { count: 2 }
  */
 export const update: Immer['produce'] = immer.produce

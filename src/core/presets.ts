@@ -9,7 +9,7 @@ import type { Config } from './config.js'
  * The names of the presets, in the order docs and `compare` list them.
  *
  * @example
- * PRESET_NAMES[0] // 'reference'
+ * PRESET_NAMES[0] // => 'reference'
  */
 export const PRESET_NAMES = ['reference', 'recommended', 'recommended-summary'] as const
 
@@ -54,8 +54,8 @@ const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: t
  *
  * @example
  * const config = decodeConfig({ ...presets.recommended, max_tokens: 100_000 })
- * presets['recommended-summary'].compaction_strategy // 'summary'
- * presets.recommended.target_usage // 0.4
+ * presets['recommended-summary'].compaction_strategy // => 'summary'
+ * presets.recommended.target_usage // => 0.4
  */
 export const presets: Readonly<Record<PresetName, Partial<Config>>> = Object.freeze({
   reference: Object.freeze({}),
@@ -67,7 +67,7 @@ export const presets: Readonly<Record<PresetName, Partial<Config>>> = Object.fre
  * True when `name` is one of `PRESET_NAMES`.
  *
  * @example
- * isPresetName('recommended') // true
- * isPresetName('fast') // false
+ * isPresetName('recommended') // => true
+ * isPresetName('fast') // => false
  */
 export const isPresetName = (name: string): name is PresetName => (PRESET_NAMES as ReadonlyArray<string>).includes(name)

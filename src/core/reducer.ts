@@ -35,7 +35,7 @@ import { makeFormatEstimator } from './formats/dispatch.js'
  * Replay uses it too, so its view figures count what the reducer counts.
  *
  * @example
- * toStepDeps({ config: DEFAULT_CONFIG, estimate: estimateOne }).estimate === estimateOne // true
+ * toStepDeps({ config: DEFAULT_CONFIG, estimate: estimateOne }).estimate === estimateOne // => true
  */
 export const toStepDeps = (given: CoreDeps): CoreDeps => {
   const format = given.format ?? 'contract'

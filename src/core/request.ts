@@ -32,7 +32,7 @@ import { copyMeterStats, decideTrigger, measureRequest } from './meter/token-met
  * one factory message object is reused while the prompt text is unchanged (`memo` is updated).
  *
  * @example
- * toWorkingList(history, 'You are helpful.')[0] // { role: 'system', content: 'You are helpful.' }
+ * toWorkingList(history, 'You are helpful.')[0] // => { role: 'system', content: 'You are helpful.' }
  */
 export const toWorkingList = (history: Messages, systemPrompt: string | null, memo?: DerivationMemo): Messages => {
   if (systemPrompt === null) return history

@@ -105,7 +105,7 @@ export interface GuardState {
  * Guard state with nothing observed.
  *
  * @example
- * EMPTY_GUARDS.breakerTripped // false
+ * EMPTY_GUARDS.breakerTripped // => false
  */
 export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0, usageStale: false, usageObservedOnly: 0, ingressPending: {} }
 
@@ -144,7 +144,7 @@ export interface State {
  * Sticky state with nothing decided (level 0). Shared: never mutate it.
  *
  * @example
- * hasStickyDecisions(EMPTY_STICKY) // false
+ * hasStickyDecisions(EMPTY_STICKY) // => false
  */
 export const EMPTY_STICKY: StickyState = { removed: new Set(), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 }
 
@@ -152,7 +152,7 @@ export const EMPTY_STICKY: StickyState = { removed: new Set(), truncated: new Se
  * Meter state before any reading: no measurement, no anchor, all counters 0.
  *
  * @example
- * EMPTY_METER.measured // null
+ * EMPTY_METER.measured // => null
  */
 export const EMPTY_METER: MeterState = {
   measured: null,
@@ -171,7 +171,7 @@ export const EMPTY_METER: MeterState = {
  * Summary state with nothing cached, in flight or pending; request numbering starts at 1.
  *
  * @example
- * EMPTY_SUMMARY.nextRequestNumber // 1
+ * EMPTY_SUMMARY.nextRequestNumber // => 1
  */
 export const EMPTY_SUMMARY: SummaryState = {
   providerKnown: false,
@@ -187,7 +187,7 @@ export const EMPTY_SUMMARY: SummaryState = {
  * The state of a new manager: empty history, nothing decided, no readings.
  *
  * @example
- * makeInitialState().history.length // 0
+ * makeInitialState().history.length // => 0
  */
 export const makeInitialState = (): State => ({
   history: [],
@@ -209,7 +209,7 @@ export const makeInitialState = (): State => ({
  * True when sticky decisions exist (SPEC 17.1): any set non-empty or the cumulative level > 0.
  *
  * @example
- * hasStickyDecisions(EMPTY_STICKY) // false
+ * hasStickyDecisions(EMPTY_STICKY) // => false
  */
 export const hasStickyDecisions = (sticky: StickyState): boolean =>
   sticky.removed.size > 0 || sticky.truncated.size > 0 || sticky.stubbed.size > 0 || sticky.cumulativeLevel > 0

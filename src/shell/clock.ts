@@ -9,7 +9,7 @@
  *
  * @example
  * const clock: Clock = { now: () => Date.UTC(2026, 0, 1) }
- * clock.now() // 1767225600000
+ * clock.now() // => 1767225600000
  */
 export interface Clock {
   /** The current time in milliseconds since 1970-01-01T00:00:00Z. */
@@ -20,7 +20,7 @@ export interface Clock {
  * The real clock: `Date.now()`.
  *
  * @example
- * typeof systemClock.now() // 'number'
+ * typeof systemClock.now() // => 'number'
  */
 export const systemClock: Clock = { now: () => Date.now() }
 
@@ -29,7 +29,7 @@ export const systemClock: Clock = { now: () => Date.now() }
  * Throws a `RangeError` when `iso` does not parse.
  *
  * @example
- * fixedClock('2026-01-01T00:00:00.000+00:00').now() // 1767225600000
+ * fixedClock('2026-01-01T00:00:00.000+00:00').now() // => 1767225600000
  */
 export const fixedClock = (iso: string): Clock => {
   const ms = Date.parse(iso)
@@ -43,7 +43,7 @@ export const fixedClock = (iso: string): Clock => {
  * Fractional milliseconds are truncated. Throws a `RangeError` for a time `Date` cannot represent.
  *
  * @example
- * formatTimestamp(Date.UTC(2026, 1, 6, 10, 0, 0, 123)) // '2026-02-06T10:00:00.123+00:00'
+ * formatTimestamp(Date.UTC(2026, 1, 6, 10, 0, 0, 123)) // => '2026-02-06T10:00:00.123+00:00'
  */
 export const formatTimestamp = (ms: number): string => {
   const iso = new Date(Math.trunc(ms)).toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ (throws RangeError)

@@ -147,7 +147,7 @@ export interface RequestOptions<V extends MessageFormat = MessageFormat> {
  * What a hook handler returns to the host: the `llm:response` listener always continues.
  *
  * @example
- * await manager.onLlmResponse({ usage: { input_tokens: 10 } }) // { action: 'continue' }
+ * await manager.onLlmResponse({ usage: { input_tokens: 10 } }) // => { action: 'continue' }
  */
 export interface HookResult {
   readonly action: 'continue'
@@ -577,7 +577,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * Host protocol: always `false` (compaction happens inside `getMessagesForRequest`, SPEC 2.7).
    *
    * @example
-   * await manager.shouldCompact() // false
+   * await manager.shouldCompact() // => false
    */
   async shouldCompact(): Promise<boolean> {
     return false
@@ -605,7 +605,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * Never throws to the dispatcher; resolves `{ action: 'continue' }` once the reading is applied.
    *
    * @example
-   * await manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300 } }) // { action: 'continue' }
+   * await manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300 } }) // => { action: 'continue' }
    * await manager.onLlmResponse({ usage: message.usage })     // Anthropic Message
    * await manager.onLlmResponse({ usage: completion.usage })  // OpenAI ChatCompletion
    * await manager.onLlmResponse({ usage: result.usage })      // AI SDK generateText result

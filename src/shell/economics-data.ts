@@ -28,7 +28,7 @@ const DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data')
  * The bundled price table: the absolute path of `data/prices.json`.
  *
  * @example
- * DEFAULT_PRICES_FILE.endsWith('data/prices.json') // true
+ * DEFAULT_PRICES_FILE.endsWith('data/prices.json') // => true
  */
 export const DEFAULT_PRICES_FILE = resolve(DATA_DIR, 'prices.json')
 
@@ -36,7 +36,7 @@ export const DEFAULT_PRICES_FILE = resolve(DATA_DIR, 'prices.json')
  * The bundled window table: the absolute path of `data/windows.json`.
  *
  * @example
- * DEFAULT_WINDOWS_FILE.endsWith('data/windows.json') // true
+ * DEFAULT_WINDOWS_FILE.endsWith('data/windows.json') // => true
  */
 export const DEFAULT_WINDOWS_FILE = resolve(DATA_DIR, 'windows.json')
 
@@ -72,7 +72,7 @@ const loadTable = <Entry>(path: string, codec: t.Mixed): ModelTable<Entry> => {
  * for an unreadable file or a wrong shape.
  *
  * @example
- * loadPriceTable().models['gpt-4o'].input // 2.5
+ * loadPriceTable().models['gpt-4o'].input // => 2.5
  */
 export const loadPriceTable = (path: string = DEFAULT_PRICES_FILE): ModelTable<ModelPrice> => loadTable<ModelPrice>(path, PriceCodec)
 
@@ -81,7 +81,7 @@ export const loadPriceTable = (path: string = DEFAULT_PRICES_FILE): ModelTable<M
  * for an unreadable file or a wrong shape.
  *
  * @example
- * loadWindowTable().models['gpt-4o'].context_window // 128000
+ * loadWindowTable().models['gpt-4o'].context_window // => 128000
  */
 export const loadWindowTable = (path: string = DEFAULT_WINDOWS_FILE): ModelTable<ModelWindow> => loadTable<ModelWindow>(path, WindowCodec)
 
@@ -90,8 +90,8 @@ export const loadWindowTable = (path: string = DEFAULT_WINDOWS_FILE): ModelTable
  * `sonnet`, `haiku`), OpenAI otherwise; `fallback` when the model is unknown (null).
  *
  * @example
- * toCacheProvider('claude-opus-4-6', 'openai') // 'anthropic'
- * toCacheProvider(null, 'openai') // 'openai'
+ * toCacheProvider('claude-opus-4-6', 'openai') // => 'anthropic'
+ * toCacheProvider(null, 'openai') // => 'openai'
  */
 export const toCacheProvider = (model: string | null, fallback: CacheProvider): CacheProvider => {
   if (model === null) return fallback
@@ -102,7 +102,7 @@ export const toCacheProvider = (model: string | null, fallback: CacheProvider): 
  * The table entry of `model` (resolved through aliases and dated ids), or null.
  *
  * @example
- * lookupModel(loadPriceTable(), 'claude-sonnet-4-5-20250929')?.input // 3
+ * lookupModel(loadPriceTable(), 'claude-sonnet-4-5-20250929')?.input // => 3
  */
 export const lookupModel = <Entry>(table: ModelTable<Entry>, model: string | null): Entry | null => {
   if (model === null) return null

@@ -15,7 +15,7 @@ import { estimateTyped, splitMedia } from '../core/meter/typed-estimate.js'
  * formats add a few tokens per message; 4 is OpenAI's documented figure for gpt-4o-style chat).
  *
  * @example
- * MESSAGE_OVERHEAD_TOKENS // 4
+ * MESSAGE_OVERHEAD_TOKENS // => 4
  */
 export const MESSAGE_OVERHEAD_TOKENS = 4
 
@@ -39,7 +39,7 @@ const collectText = (value: unknown, out: string[]): void => {
  * sent), plus `MESSAGE_OVERHEAD_TOKENS`. Pure when `countTokens` is.
  *
  * @example
- * makeTokenizerEstimator((text) => text.split(' ').length)({ role: 'user', content: 'a b c' }) // 1 + 3 + 4
+ * makeTokenizerEstimator((text) => text.split(/\s+/).length)({ role: 'user', content: 'a b c' }) // => 1 + 3 + 4
  */
 export const makeTokenizerEstimator =
   (countTokens: (text: string) => number): TokenEstimator =>
@@ -58,7 +58,7 @@ let tokenizer: ((text: string) => number) | null = null
  * `ConfigError` naming `token_estimator` when the package is not installed.
  *
  * @example
- * loadTokenizer()('hello world') // 2
+ * loadTokenizer()('hello world') // => 2
  */
 export const loadTokenizer = (): ((text: string) => number) => {
   if (tokenizer !== null) return tokenizer
@@ -77,7 +77,7 @@ export const loadTokenizer = (): ((text: string) => number) => {
  * for `"tokenizer"`. Throws `ConfigError` when the tokenizer package is missing.
  *
  * @example
- * makeEstimatorFor({ ...DEFAULT_CONFIG, token_estimator: 'typed' })({ role: 'user', content: 'hi' }) // 8
+ * makeEstimatorFor({ ...DEFAULT_CONFIG, token_estimator: 'typed' })({ role: 'user', content: 'hi' }) // => 8
  */
 export const makeEstimatorFor = (config: Config): TokenEstimator => {
   switch (config.token_estimator) {

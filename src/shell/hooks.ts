@@ -151,7 +151,7 @@ const describe = (error: unknown): string => (error instanceof Error ? `${error.
  * bus.register('e', () => 'second', { priority: 10 })
  * bus.register('e', () => { throw new Error('boom') }, { name: 'bad' }) // logged, skipped
  * bus.register('e', async () => 'first', { priority: -1 })
- * await bus.emit('e', {}) // ['first', 'second']
+ * await bus.emit('e', {}) // => ['first', 'second']
  */
 export const makeMittHooks = <Events extends object = HookEventMap>(options: MittHooksOptions = {}): MittHookBus<Events> => {
   const logger = options.logger ?? consoleLogger

@@ -20,8 +20,8 @@ const owned = new WeakSet<object>()
  * froze is not owned (its nested values may still change).
  *
  * @example
- * isOwnedJson(freezeJson({ role: 'user', content: 'hi' })) // true
- * isOwnedJson(Object.freeze({ role: 'user', content: 'hi' })) // false
+ * isOwnedJson(freezeJson({ role: 'user', content: 'hi' })) // => true
+ * isOwnedJson(Object.freeze({ role: 'user', content: 'hi' })) // => false
  */
 export const isOwnedJson = (value: object): boolean => owned.has(value)
 
@@ -50,7 +50,7 @@ export const copyJson = <T>(value: T): T => {
  * objects). Everything it froze is owned afterwards (`isOwnedJson`).
  *
  * @example
- * Object.isFrozen(freezeJson({ role: 'user', content: 'hi' })) // true
+ * Object.isFrozen(freezeJson({ role: 'user', content: 'hi' })) // => true
  */
 export const freezeJson = <T>(value: T): T => {
   if (!isPlainData(value) || owned.has(value)) return value

@@ -62,7 +62,7 @@ export interface LogEntry {
  *
  * @example
  * const logger: MemoryLogger = memoryLogger()
- * logger.messages('warning') // []
+ * logger.messages('warning') // => []
  */
 export interface MemoryLogger extends Logger {
   readonly entries: ReadonlyArray<LogEntry>
@@ -76,7 +76,7 @@ export interface MemoryLogger extends Logger {
  * @example
  * const logger = memoryLogger()
  * logger.warning('careful')
- * logger.entries // [{ level: 'warning', message: 'careful' }]
+ * logger.entries // => [{ level: 'warning', message: 'careful' }]
  */
 export const memoryLogger = (): MemoryLogger => {
   const entries: Array<LogEntry> = []
@@ -96,6 +96,6 @@ export const memoryLogger = (): MemoryLogger => {
  * The text of an unknown thrown value.
  *
  * @example
- * describeError(new Error('disk full')) // 'disk full'
+ * describeError(new Error('disk full')) // => 'disk full'
  */
 export const describeError = (error: unknown): string => (error instanceof Error ? error.message || error.name : String(error))

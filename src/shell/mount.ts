@@ -46,7 +46,7 @@ export type MountOptions = Omit<ContextManagerOptions, 'hooks'>
  * The `llm:response` listener's registration (SPEC 2.8 step 4, 10.2).
  *
  * @example
- * METER_LISTENER.priority // 50
+ * METER_LISTENER.priority // => 50
  */
 export const METER_LISTENER = { event: 'llm:response', priority: 50, name: 'context-simple-meter' } as const
 

@@ -57,7 +57,7 @@ export interface RecorderOptions {
  * const recorder = makeRecorder({ max_tokens: 1000 })
  * const manager = new ContextManager({ max_tokens: 1000 }, { recorder })
  * await manager.addMessage({ role: 'user', content: 'hi' })
- * recorder.toRecording().ops[0].op // 'add_message'
+ * recorder.toRecording().ops[0].op // => 'add_message'
  */
 export const makeRecorder = (config: ContextConfig | Readonly<Record<string, unknown>> = {}, options: RecorderOptions = {}): SessionRecorder => {
   const ops: Array<RecordingOp> = []

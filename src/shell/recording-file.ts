@@ -16,8 +16,8 @@ import { decodeMessage, decodeMessages, describeValue, toProblemText } from '../
  *
  * @example
  * const error = new RecordingFormatError('recording.jsonl', 7, 'op "add_message" needs an object "message"')
- * error.message // 'recording.jsonl:7: op "add_message" needs an object "message"'
- * error.name // 'RecordingFormatError'
+ * error.message // => 'recording.jsonl:7: op "add_message" needs an object "message"'
+ * error.name // => 'RecordingFormatError'
  */
 export class RecordingFormatError extends Error {
   override readonly name: string = 'RecordingFormatError'
@@ -85,7 +85,7 @@ export function* iterateJsonLines(text: string, sourceName: string): Generator<J
  * Throws `RecordingFormatError` naming the first line that is not valid JSON.
  *
  * @example
- * readJsonLines('{"op":"clear"}\n', 'r.jsonl') // [{ line: 1, value: { op: 'clear' } }]
+ * readJsonLines('{"op":"clear"}\n', 'r.jsonl') // => [{ line: 1, value: { op: 'clear' } }]
  */
 export const readJsonLines = (text: string, sourceName: string): ReadonlyArray<JsonLine> => [
   ...iterateJsonLines(text, sourceName),
@@ -108,7 +108,7 @@ const JsonObjectCodec = t.UnknownRecord
  * docs/formats.md; absent: the contract shape). Other header fields are ignored.
  *
  * @example
- * RecordingHeaderCodec.is({ type: 'recording', version: 1, config: {} }) // true
+ * RecordingHeaderCodec.is({ type: 'recording', version: 1, config: {} }) // => true
  */
 export const RecordingHeaderCodec = t.intersection([
   t.type({ type: t.literal('recording') }),
@@ -127,7 +127,7 @@ export type RecordingHeader = t.TypeOf<typeof RecordingHeaderCodec>
  * The recording format version this module reads and writes.
  *
  * @example
- * JSON.parse(serializeRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [] })).version === RECORDING_VERSION // true
+ * JSON.parse(serializeRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [] })).version === RECORDING_VERSION // => true
  */
 export const RECORDING_VERSION = 1
 
@@ -174,7 +174,7 @@ const OP_FIELDS = {
  * The op names a recording may use, in docs/recording-format.md order.
  *
  * @example
- * RECORDING_OP_NAMES.includes('summary_result') // true
+ * RECORDING_OP_NAMES.includes('summary_result') // => true
  */
 export const RECORDING_OP_NAMES: ReadonlyArray<RecordingOp['op']> = Object.keys(OP_FIELDS) as Array<RecordingOp['op']>
 
@@ -280,8 +280,8 @@ const isHeaderLine = (value: unknown): value is Readonly<Record<string, unknown>
  *     '{"op":"get_messages_for_request","token_budget":1000}\n',
  *   'demo.jsonl',
  * )
- * recording.ops.length // 2
- * recording.config // { max_tokens: 3000 }
+ * recording.ops.length // => 2
+ * recording.config // => { max_tokens: 3000 }
  */
 export const parseRecordingJsonl = (text: string, sourceName: string): Recording => {
   let config: Readonly<Record<string, unknown>> = {}

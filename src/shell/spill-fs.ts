@@ -14,7 +14,7 @@ import { basename, dirname, resolve } from 'node:path'
  *
  * @example
  * const writer: SpillWriter = makeMemorySpillWriter()
- * await writer.write('/tmp/spill', '/tmp/spill/a.txt', 'full text') // 'written'
+ * await writer.write('/tmp/spill', '/tmp/spill/a.txt', 'full text') // => 'written'
  */
 export interface SpillWriter {
   readonly write: (directory: string, path: string, content: string) => Promise<'written' | 'exists'>
@@ -33,7 +33,7 @@ export type SpillRefusal = 'outside_directory' | 'directory_is_symlink' | 'targe
  * requested file. Nothing is written when it is thrown.
  *
  * @example
- * await makeFileSpillWriter().write('/tmp/s', '/tmp/s/../x.txt', 'x').catch((e) => e instanceof SpillRefusedError) // true
+ * await makeFileSpillWriter().write('/tmp/s', '/tmp/s/../x.txt', 'x').catch((e) => e instanceof SpillRefusedError) // => true
  */
 export class SpillRefusedError extends Error {
   override readonly name = 'SpillRefusedError'
@@ -54,7 +54,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * Typed `Uint8Array` (a Node `Buffer` at run time) so the published types need no Node types.
  *
  * @example
- * encodeSpillContent('é').length // 2
+ * encodeSpillContent('é').length // => 2
  */
 export const encodeSpillContent = (content: string): Uint8Array => spillBytes(content)
 
@@ -67,7 +67,7 @@ const spillBytes = (content: string): Buffer => Buffer.from(content.replace(LONE
  * (`outside_directory`) otherwise, e.g. for `dir/../x.txt`, `dir/sub/x.txt` or `dir` itself.
  *
  * @example
- * resolveSpillTarget('/tmp/s', '/tmp/s/./a.txt') // { directory: '/tmp/s', target: '/tmp/s/a.txt' }
+ * resolveSpillTarget('/tmp/s', '/tmp/s/./a.txt') // => { directory: '/tmp/s', target: '/tmp/s/a.txt' }
  */
 export const resolveSpillTarget = (directory: string, path: string): { readonly directory: string; readonly target: string } => {
   const resolvedDirectory = resolve(directory)
@@ -119,9 +119,14 @@ const requireResolvablePointer = async (path: string, target: string): Promise<v
  * encoded as UTF-8 with lone surrogates written as `?`.
  *
  * @example
+ * import { mkdtempSync } from 'node:fs'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ * const directory = mkdtempSync(join(tmpdir(), 'spill-'))
+ * const path = join(directory, 'tool-result-000001-0123456789abcdef.txt')
  * const writer = makeFileSpillWriter()
- * await writer.write('/tmp/spill', '/tmp/spill/tool-result-000001-0123456789abcdef.txt', 'full') // 'written'
- * await writer.write('/tmp/spill', '/tmp/spill/tool-result-000001-0123456789abcdef.txt', 'full') // 'exists'
+ * await writer.write(directory, path, 'full') // => 'written'
+ * await writer.write(directory, path, 'full') // => 'exists'
  */
 export const makeFileSpillWriter = (): SpillWriter => ({
   write: async (directory, path, content) => {
@@ -169,7 +174,7 @@ export const makeFileSpillWriter = (): SpillWriter => ({
  *
  * @example
  * const writer: MemorySpillWriter = makeMemorySpillWriter()
- * writer.files.size // 0
+ * writer.files.size // => 0
  */
 export interface MemorySpillWriter extends SpillWriter {
   readonly files: ReadonlyMap<string, string>
@@ -180,8 +185,8 @@ export interface MemorySpillWriter extends SpillWriter {
  *
  * @example
  * const writer = makeMemorySpillWriter()
- * await writer.write('/s', '/s/a.txt', 'x') // 'written'
- * writer.files.get('/s/a.txt') // 'x'
+ * await writer.write('/s', '/s/a.txt', 'x') // => 'written'
+ * writer.files.get('/s/a.txt') // => 'x'
  */
 export const makeMemorySpillWriter = (): MemorySpillWriter => {
   const files = new Map<string, string>()

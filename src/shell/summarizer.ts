@@ -55,7 +55,7 @@ export { TimeoutError }
  * Rejection of a summarization whose response text is empty after Python-style stripping.
  *
  * @example
- * new EmptySummaryError().message // 'the summarizer returned an empty summary'
+ * new EmptySummaryError().message // => 'the summarizer returned an empty summary'
  */
 export class EmptySummaryError extends Error {
   override readonly name = 'EmptySummaryError'
@@ -110,7 +110,7 @@ export interface ProviderSummarizerOptions {
  * non-list `content` gives `""`.
  *
  * @example
- * responseText({ content: [{ text: 'a' }, { type: 'thinking' }, { text: '' }, { text: 'b' }] }) // 'ab'
+ * responseText({ content: [{ text: 'a' }, { type: 'thinking' }, { text: '' }, { text: 'b' }] }) // => 'ab'
  */
 export const responseText = (response: unknown): string => {
   if (typeof response !== 'object' || response === null) throw new TypeError('the provider response is not an object')

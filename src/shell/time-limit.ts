@@ -8,7 +8,7 @@ import { TimeoutError } from '../core/errors.js'
  * The default limit on each call into caller code, in milliseconds (`callTimeoutMs`).
  *
  * @example
- * DEFAULT_CALL_TIMEOUT_MS // 30000
+ * DEFAULT_CALL_TIMEOUT_MS // => 30000
  */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000
 

@@ -17,8 +17,8 @@ const MACHINE_SOURCES = new Set(['hook', 'context-compaction', 'context-replay',
  * (`metadata.source` `context-*`, `metadata.type: "context_summary"`).
  *
  * @example
- * isHumanPrompt({ role: 'user', content: 'fix the bug' }) // true
- * isHumanPrompt({ role: 'user', content: 'lint passed', metadata: { source: 'hook' } }) // false
+ * isHumanPrompt({ role: 'user', content: 'fix the bug' }) // => true
+ * isHumanPrompt({ role: 'user', content: 'lint passed', metadata: { source: 'hook' } }) // => false
  */
 export const isHumanPrompt = (message: Message): boolean => {
   if (!isRealUserMessage(message)) return false
@@ -34,7 +34,7 @@ export const isHumanPrompt = (message: Message): boolean => {
  * user-role message (the contract), or only human prompts with `human_anchors` on.
  *
  * @example
- * selectAnchorPredicate(DEFAULT_CONFIG)({ role: 'user', content: 'x', metadata: { source: 'hook' } }) // true
+ * selectAnchorPredicate(DEFAULT_CONFIG)({ role: 'user', content: 'x', metadata: { source: 'hook' } }) // => true
  */
 export const selectAnchorPredicate = (config: Config): ((message: Message) => boolean) =>
   config.human_anchors ? isHumanPrompt : (message) => message.role === 'user'
@@ -43,7 +43,7 @@ export const selectAnchorPredicate = (config: Config): ((message: Message) => bo
  * Positions of the first and last anchor messages of `messages` (-1 when none).
  *
  * @example
- * toAnchorPositions([{ role: 'user' }, { role: 'assistant' }, { role: 'user' }], (m) => m.role === 'user') // { first: 0, last: 2 }
+ * toAnchorPositions([{ role: 'user' }, { role: 'assistant' }, { role: 'user' }], (m) => m.role === 'user') // => { first: 0, last: 2 }
  */
 export const toAnchorPositions = (messages: Messages, isAnchor: (message: Message) => boolean): { readonly first: number; readonly last: number } => {
   let first = -1

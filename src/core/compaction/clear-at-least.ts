@@ -28,7 +28,7 @@ const PY_FLOAT = /^[+-]?((\d(_?\d)*)?\.?\d(_?\d)*([eE][+-]?\d(_?\d)*)?|(\d(_?\d)
  * null when it cannot be converted.
  *
  * @example
- * toPythonFloat(' 1e4 ') // 10000
+ * toPythonFloat(' 1e4 ') // => 10000
  */
 export const toPythonFloat = (value: unknown): number | null => {
   if (typeof value === 'number') return value
@@ -51,7 +51,7 @@ export const toPythonFloat = (value: unknown): number | null => {
  * E and the floor are in tokens. Never throws: the warning is a `log` effect in `effects`.
  *
  * @example
- * resolveClearFloor(0.25, 100000).floor // 25000
+ * resolveClearFloor(0.25, 100000).floor // => 25000
  */
 export const resolveClearFloor = (raw: unknown, effective: number): ResolvedFloor => {
   if (raw === null || raw === undefined) return { floor: 0, effects: [] }
@@ -98,7 +98,7 @@ export interface Refusal {
  * `baseline_tokens`, `budget` (E, tokens), `protected_recent` (fraction), `protected_tool_results`.
  *
  * @example
- * toSkippedPayload(config, refusal).consecutive_skips // 1
+ * toSkippedPayload(config, refusal).consecutive_skips // => 1
  */
 export const toSkippedPayload = (config: Config, refusal: Refusal): CompactionSkippedPayload => ({
   freed_tokens: refusal.freed,
@@ -120,7 +120,7 @@ const rawRepr = (raw: unknown): string => (typeof raw === 'number' ? pyNumberRep
  * `CompactionSkipLimitError`; this function itself never throws.
  *
  * @example
- * toSkipLimitMessage(config, refusal).startsWith('context-simple: compact_clear_at_least=') // true
+ * toSkipLimitMessage(config, refusal).startsWith('context-simple: compact_clear_at_least=') // => true
  */
 export const toSkipLimitMessage = (config: Config, refusal: Refusal): string => {
   const tools = refusal.baseline.filter((message) => message.role === 'tool').length

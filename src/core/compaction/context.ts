@@ -83,7 +83,7 @@ export const makePassContext = (
  * The message as a view carries it (SPEC 1.6): `metadata` without `_seq`, memoized per message.
  *
  * @example
- * stripMessage({ role: 'user', metadata: { _seq: 0 } }, makeDerivationMemo()) // { role: 'user', metadata: {} }
+ * stripMessage({ role: 'user', metadata: { _seq: 0 } }, makeDerivationMemo()) // => { role: 'user', metadata: {} }
  */
 export const stripMessage = (message: Message, memo: DerivationMemo): Message => {
   const metadata = message.metadata

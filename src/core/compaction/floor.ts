@@ -106,7 +106,7 @@ export const measureFloor = (nonSystem: Messages, systemTokens: number, config: 
  * `protected_recent: 0`; the first that reaches the target is named, else null.
  *
  * @example
- * toInfeasiblePayload(floor, nonSystem, 8000, 4600, 9200, context).knob // 'protected_tool_results'
+ * toInfeasiblePayload(floor, nonSystem, 8000, 4600, 9200, context).knob // => 'protected_tool_results'
  */
 export const toInfeasiblePayload = (
   floor: FloorBreakdown,

@@ -19,7 +19,7 @@ import { toAnchorPositions } from './anchors.js'
  * to stop; the stats recount exactly; SPEC 6.5 step 2).
  *
  * @example
- * STUB_REMOVAL_TOKENS // 18
+ * STUB_REMOVAL_TOKENS // => 18
  */
 export const STUB_REMOVAL_TOKENS = 18
 

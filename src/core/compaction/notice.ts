@@ -40,7 +40,7 @@ const affectedLines = (level: number, protectedToolResults: number): ReadonlyArr
  * requests after the one that carried the full notice, until the next compaction. No figures.
  *
  * @example
- * STANDING_NOTICE_TEXT.includes('compacted') // true
+ * STANDING_NOTICE_TEXT.includes('compacted') // => true
  */
 export const STANDING_NOTICE_TEXT =
   '<system-reminder source="context-compaction">\nEarlier context was compacted: some older messages and tool results are truncated, stubbed or removed. Re-run tools if you need their full output.\n</system-reminder>'
@@ -52,7 +52,7 @@ export const STANDING_NOTICE_TEXT =
  * affects only this request.
  *
  * @example
- * toNoticeText(stats, 'minimal').startsWith('<system-reminder source="context-compaction">') // true
+ * toNoticeText(stats, 'minimal').startsWith('<system-reminder source="context-compaction">') // => true
  */
 export const toNoticeText = (stats: CompactionStats, verbosity: string, clean = false): string => {
   if (verbosity === 'minimal') return MINIMAL_TEXT
@@ -90,8 +90,8 @@ export const toNoticeText = (stats: CompactionStats, verbosity: string, clean = 
  * and it does not end with an AI SDK approval response whose call has not run (17.12).
  *
  * @example
- * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // false
- * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }, { id: 'b' }] }, { role: 'tool', tool_call_id: 'a' }]) // false
+ * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // => false
+ * endsOutsideToolCall([{ role: 'assistant', tool_calls: [{ id: 'a' }, { id: 'b' }] }, { role: 'tool', tool_call_id: 'a' }]) // => false
  */
 export const endsOutsideToolCall = (messages: Messages): boolean =>
   messages.length === 0 || (!isTruthy(messages[messages.length - 1].tool_calls) && !endsInOpenToolGroup(messages) && !endsAwaitingApproval(messages))
@@ -107,7 +107,7 @@ const STANDING_NOTICE: Message = { role: 'user', content: STANDING_NOTICE_TEXT, 
  * repeats the full text).
  *
  * @example
- * selectNotice(DEFAULT_CONFIG, null, []) // null
+ * selectNotice(DEFAULT_CONFIG, null, []) // => null
  */
 export const selectNotice = (
   config: Config,

@@ -16,7 +16,7 @@ const REMINDER_OPENER = '<system-reminder'
  * text block that, stripped, opens with `<system-reminder` (any attributes).
  *
  * @example
- * isRealUserMessage({ role: 'user', content: '<system-reminder source="x">hi</system-reminder>' }) // false
+ * isRealUserMessage({ role: 'user', content: '<system-reminder source="x">hi</system-reminder>' }) // => false
  */
 export const isRealUserMessage = (message: Message): boolean => {
   if (message.role !== 'user') return false
@@ -36,7 +36,7 @@ export const isRealUserMessage = (message: Message): boolean => {
  * object blocks joined by line feeds, or `''`.
  *
  * @example
- * toReplayText({ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }) // 'a\nb'
+ * toReplayText({ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }) // => 'a\nb'
  */
 export const toReplayText = (message: Message): string => {
   const content = message.content
@@ -53,7 +53,7 @@ export const toReplayText = (message: Message): string => {
  * The replay envelope around `text` (SPEC 13), exactly.
  *
  * @example
- * toReplayEnvelope('fix it').endsWith('fix it\n</system-reminder>') // true
+ * toReplayEnvelope('fix it').endsWith('fix it\n</system-reminder>') // => true
  */
 export const toReplayEnvelope = (text: string): string =>
   '<system-reminder source="context-replay">\nThis is a verbatim copy of your most recent instruction, repeated here because context compaction has moved it far from the end of the conversation. It is NOT a new request -- do not answer it again if it is already handled.\n\n' +
@@ -64,7 +64,7 @@ export const toReplayEnvelope = (text: string): string =>
  * The boundary identity of a compaction (SPEC 13): `(cumulative level, absorbed count)`.
  *
  * @example
- * toBoundaryIdentity(3, 0) // '3:0'
+ * toBoundaryIdentity(3, 0) // => '3:0'
  */
 export const toBoundaryIdentity = (level: number, absorbed: number): string => `${level}:${absorbed}`
 
@@ -75,7 +75,7 @@ export const toBoundaryIdentity = (level: number, absorbed: number): string => `
  * message to repeat (SPEC 13's real-user predicate; `isHumanPrompt` under `human_anchors`).
  *
  * @example
- * selectReplay(list, '3:0', null, 9200, estimateOne) // { role: 'user', content: '<system-reminder source="context-replay">…', metadata: { source: 'context-replay', ephemeral: true } }
+ * selectReplay(list, '3:0', null, 9200, estimateOne) // => { role: 'user', content: '<system-reminder source="context-replay">…', metadata: { source: 'context-replay', ephemeral: true } }
  */
 export const selectReplay = (
   list: Messages,

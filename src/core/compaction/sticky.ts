@@ -35,7 +35,7 @@ export interface StickyDraft {
  * Copies of the three sets of `sticky` (state or draft), for recording during a pass.
  *
  * @example
- * toStickyDraft(EMPTY_STICKY).removed.size // 0
+ * toStickyDraft(EMPTY_STICKY).removed.size // => 0
  */
 export const toStickyDraft = (sticky: StickySets): StickyDraft => ({
   removed: new Set(sticky.removed),
@@ -84,7 +84,7 @@ export const recordStubbed = (draft: StickyDraft, message: Message): void => {
  * True when the draft's sets differ from `sticky`'s (a pass decided something new, SPEC 17.5).
  *
  * @example
- * hasNewDecision(toStickyDraft(EMPTY_STICKY), EMPTY_STICKY) // false
+ * hasNewDecision(toStickyDraft(EMPTY_STICKY), EMPTY_STICKY) // => false
  */
 export const hasNewDecision = (draft: StickySets, sticky: StickySets): boolean => {
   const differs = (a: ReadonlySet<number>, b: ReadonlySet<number>): boolean => {

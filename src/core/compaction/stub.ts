@@ -16,7 +16,7 @@ export const STUB_MIN_LENGTH = 80
  * True when the message content is a string longer than 80 characters (code points).
  *
  * @example
- * isStubbable({ role: 'user', content: 'x'.repeat(81) }) // true
+ * isStubbable({ role: 'user', content: 'x'.repeat(81) }) // => true
  */
 export const isStubbable = (message: Message): boolean =>
   typeof message.content === 'string' && codePointLength(message.content) > STUB_MIN_LENGTH

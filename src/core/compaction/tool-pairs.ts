@@ -10,7 +10,7 @@ import { isPlainObject, isTruthy } from '../messages/values.js'
  * falsy), truthy ids only, in order. Empty for a message without truthy tool calls.
  *
  * @example
- * toCallIds({ role: 'assistant', tool_calls: [{ id: 'a' }, { tool_call_id: 'b' }] }) // ['a', 'b']
+ * toCallIds({ role: 'assistant', tool_calls: [{ id: 'a' }, { tool_call_id: 'b' }] }) // => ['a', 'b']
  */
 export const toCallIds = (message: Message): ReadonlyArray<unknown> => {
   const calls = message.tool_calls
@@ -28,7 +28,7 @@ export const toCallIds = (message: Message): ReadonlyArray<unknown> => {
  * True for an assistant message with truthy `tool_calls`.
  *
  * @example
- * isToolCallMessage({ role: 'assistant', tool_calls: [{ id: 'a' }] }) // true
+ * isToolCallMessage({ role: 'assistant', tool_calls: [{ id: 'a' }] }) // => true
  */
 export const isToolCallMessage = (message: Message): boolean =>
   message.role === 'assistant' && isTruthy(message.tool_calls)
@@ -39,7 +39,7 @@ export const isToolCallMessage = (message: Message): boolean =>
  * Returns `position + 1` when it has no adjacent results.
  *
  * @example
- * selectResultRunEnd([{ role: 'assistant', tool_calls: [{ id: 'a' }] }, { role: 'tool', tool_call_id: 'a' }], 0) // 2
+ * selectResultRunEnd([{ role: 'assistant', tool_calls: [{ id: 'a' }] }, { role: 'tool', tool_call_id: 'a' }], 0) // => 2
  */
 export const selectResultRunEnd = (messages: Messages, position: number): number => {
   const ids = toCallIds(messages[position])
@@ -61,7 +61,7 @@ export const selectResultRunEnd = (messages: Messages, position: number): number
  * tool group.
  *
  * @example
- * selectOpenToolGroupStart([{ role: 'user', content: 'go' }, { role: 'assistant', tool_calls: [{ id: 'a' }] }]) // 1
+ * selectOpenToolGroupStart([{ role: 'user', content: 'go' }, { role: 'assistant', tool_calls: [{ id: 'a' }] }]) // => 1
  */
 export const selectOpenToolGroupStart = (messages: Messages): number => {
   let position = messages.length - 1
@@ -78,6 +78,6 @@ export const selectOpenToolGroupStart = (messages: Messages): number => {
  * calls is followed only by some of its results (or none), so more results are still to come.
  *
  * @example
- * endsInOpenToolGroup([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // true
+ * endsInOpenToolGroup([{ role: 'assistant', tool_calls: [{ id: 'a' }] }]) // => true
  */
 export const endsInOpenToolGroup = (messages: Messages): boolean => selectOpenToolGroupStart(messages) >= 0

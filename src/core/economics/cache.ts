@@ -47,7 +47,7 @@ export interface CacheRequest {
  * The lifetime of a cache write: 5 minutes or 1 hour (refreshed on every read).
  *
  * @example
- * CACHE_LIFETIME_MS['1h'] // 3600000
+ * CACHE_LIFETIME_MS['1h'] // => 3600000
  */
 export type CacheLifetime = '5m' | '1h'
 
@@ -55,7 +55,7 @@ export type CacheLifetime = '5m' | '1h'
  * Cache lifetimes in milliseconds.
  *
  * @example
- * CACHE_LIFETIME_MS['5m'] // 300000
+ * CACHE_LIFETIME_MS['5m'] // => 300000
  */
 export const CACHE_LIFETIME_MS: Readonly<Record<CacheLifetime, number>> = { '5m': 300_000, '1h': 3_600_000 }
 
@@ -78,7 +78,7 @@ export interface CacheState {
  * The cache state before a session's first request.
  *
  * @example
- * EMPTY_CACHE.previous // null
+ * EMPTY_CACHE.previous // => null
  */
 export const EMPTY_CACHE: CacheState = { previous: null }
 
@@ -99,7 +99,7 @@ const sum = (items: ReadonlyArray<CacheItem>, count: number): number => {
  * older than its write lifetime (both times known).
  *
  * @example
- * sharedPrefixTokens({ previous: { overheadTokens: 100, keys: ['a'], timeMs: null, lifetime: '5m' } }, { overheadTokens: 100, items: [{ key: 'a', tokens: 5, ephemeral: false }], timeMs: null, lifetime: '5m' }) // 105
+ * sharedPrefixTokens({ previous: { overheadTokens: 100, keys: ['a'], timeMs: null, lifetime: '5m' } }, { overheadTokens: 100, items: [{ key: 'a', tokens: 5, ephemeral: false }], timeMs: null, lifetime: '5m' }) // => 105
  */
 export const sharedPrefixTokens = (state: CacheState, request: CacheRequest): number => {
   const previous = state.previous
@@ -117,7 +117,7 @@ export const sharedPrefixTokens = (state: CacheState, request: CacheRequest): nu
  * tail items change every request, so marking them would write what is never read again.
  *
  * @example
- * breakpointTokens({ overheadTokens: 10, items: [{ key: 'a', tokens: 5, ephemeral: false }, { key: 'n', tokens: 3, ephemeral: true }], timeMs: null, lifetime: '5m' }) // 15
+ * breakpointTokens({ overheadTokens: 10, items: [{ key: 'a', tokens: 5, ephemeral: false }, { key: 'n', tokens: 3, ephemeral: true }], timeMs: null, lifetime: '5m' }) // => 15
  */
 export const breakpointTokens = (request: CacheRequest): number => {
   let last = request.items.length
@@ -161,7 +161,7 @@ export const applyCacheRequest = (provider: CacheProvider, state: CacheState, re
  * first request of a session (`previous` null) is not one either.
  *
  * @example
- * isPrefixBreak([{ key: 'a', tokens: 1, ephemeral: false }, { key: 'n', tokens: 1, ephemeral: true }], [{ key: 'a', tokens: 1, ephemeral: false }, { key: 'b', tokens: 1, ephemeral: false }]) // false
+ * isPrefixBreak([{ key: 'a', tokens: 1, ephemeral: false }, { key: 'n', tokens: 1, ephemeral: true }], [{ key: 'a', tokens: 1, ephemeral: false }, { key: 'b', tokens: 1, ephemeral: false }]) // => false
  */
 export const isPrefixBreak = (previous: ReadonlyArray<CacheItem> | null, current: ReadonlyArray<CacheItem>): boolean => {
   if (previous === null) return false

@@ -14,7 +14,7 @@ const keys = new WeakMap<object, string>()
  * per message object.
  *
  * @example
- * toWireKey({ role: 'user', content: 'hi', metadata: { _seq: 1 } }) // '{"role":"user","content":"hi"}'
+ * toWireKey({ role: 'user', content: 'hi', metadata: { _seq: 1 } }) // => '{"role":"user","content":"hi"}'
  */
 export const toWireKey = (message: Message): string => {
   const known = keys.get(message)

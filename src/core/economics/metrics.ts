@@ -51,7 +51,7 @@ export type OverflowLimit = { readonly kind: 'budget' } | { readonly kind: 'wind
  * as invalid.
  *
  * @example
- * selectRepeatedRecordingCallIds({ config: {}, now: '', ops: [] }).size // 0
+ * selectRepeatedRecordingCallIds({ config: {}, now: '', ops: [] }).size // => 0
  */
 export const selectRepeatedRecordingCallIds = (recording: Recording): ReadonlySet<string> => {
   const seen = new Set<string>()
@@ -76,7 +76,7 @@ export const selectRepeatedRecordingCallIds = (recording: Recording): ReadonlySe
  * `repeated` (ids the input itself uses twice); R3 names none, so it always counts.
  *
  * @example
- * hasOwnPairingProblem([{ rule: 'R1', index: 3, callIds: ['a'], text: 'R1 result a at 3 has no call right before it' }], new Set(['a'])) // false
+ * hasOwnPairingProblem([{ rule: 'R1', index: 3, callIds: ['a'], text: 'R1 result a at 3 has no call right before it' }], new Set(['a'])) // => false
  */
 export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, repeated: ReadonlySet<string>): boolean =>
   problems.some((problem) => !problem.callIds.some((id) => repeated.has(String(id))))
@@ -88,7 +88,7 @@ export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, re
  * (under the provider model) exceeds the limit; costs use `price` (0 when null).
  *
  * @example
- * toSessionMetrics(result, recording, { kind: 'budget' }, prices.models['gpt-4o']).invalid_views // 0
+ * toSessionMetrics(result, recording, { kind: 'budget' }, prices.models['gpt-4o']).invalid_views // => 0
  */
 export const toSessionMetrics = (result: ReplayResult, recording: Recording, limit: OverflowLimit, price: ModelPrice | null): SessionMetrics => {
   const repeated = selectRepeatedRecordingCallIds(recording)

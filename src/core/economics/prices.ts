@@ -52,8 +52,8 @@ export interface ModelTable<Entry> {
  * entry or alias; `null` when none matches. Case-insensitive.
  *
  * @example
- * resolveModelName({ models: { 'claude-sonnet-4-5': x }, aliases: { sonnet: 'claude-sonnet-4-5' } }, 'claude-sonnet-4-5-20250929') // 'claude-sonnet-4-5'
- * resolveModelName(table, 'sonnet') // 'claude-sonnet-4-5'
+ * resolveModelName({ models: { 'claude-sonnet-4-5': x }, aliases: { sonnet: 'claude-sonnet-4-5' } }, 'claude-sonnet-4-5-20250929') // => 'claude-sonnet-4-5'
+ * resolveModelName(table, 'sonnet') // => 'claude-sonnet-4-5'
  */
 export const resolveModelName = <Entry>(table: ModelTable<Entry>, model: string): string | null => {
   const lookup = (name: string): string | null => {
@@ -87,7 +87,7 @@ export interface InputSplit {
  * `input`; all prices per million tokens.
  *
  * @example
- * toInputCostUsd({ input_tokens: 2_000_000, cache_read_tokens: 1_000_000, cache_write_tokens: 0, cache_write_1h_tokens: 0, uncached_input_tokens: 1_000_000 }, opus) // 5.5
+ * toInputCostUsd({ input_tokens: 2_000_000, cache_read_tokens: 1_000_000, cache_write_tokens: 0, cache_write_1h_tokens: 0, uncached_input_tokens: 1_000_000 }, opus) // => 5.5
  */
 export const toInputCostUsd = (split: InputSplit, price: ModelPrice): number => {
   const fiveMinute = split.cache_write_tokens - split.cache_write_1h_tokens

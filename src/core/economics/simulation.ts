@@ -42,7 +42,7 @@ const count = (value: unknown): number | null => (typeof value === 'number' && N
  * breakdown is present otherwise.
  *
  * @example
- * toReading({ input_tokens: 10, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 4 } })?.lifetime // '1h'
+ * toReading({ input_tokens: 10, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 4 } })?.lifetime // => '1h'
  */
 export const toReading = (usage: unknown): Reading | null => {
   if (!isPlainObject(usage)) return null
@@ -60,7 +60,7 @@ export const toReading = (usage: unknown): Reading | null => {
  * items (for prefix breaks) and the number of requests whose overhead was clamped at 0.
  *
  * @example
- * EMPTY_SIMULATION.overhead // null
+ * EMPTY_SIMULATION.overhead // => null
  */
 export interface SimulationState {
   readonly overhead: number | null
@@ -74,7 +74,7 @@ export interface SimulationState {
  * The provider model before a session's first request.
  *
  * @example
- * EMPTY_SIMULATION.clamped // 0
+ * EMPTY_SIMULATION.clamped // => 0
  */
 export const EMPTY_SIMULATION: SimulationState = { overhead: null, lifetime: '5m', cache: EMPTY_CACHE, previousItems: null, clamped: 0 }
 
@@ -126,7 +126,7 @@ export interface RequestEconomics {
  * advances.
  *
  * @example
- * applySimulatedRequest('anthropic', 'simulated', EMPTY_SIMULATION, { recorded: { total: 120, cacheRead: 0, cacheWrite: 120, output: 5, lifetime: '5m' }, sentTokens: 100, items: [{ key: 'a', tokens: 100, ephemeral: false }], timeMs: null }).economics.split.input_tokens // 120
+ * applySimulatedRequest('anthropic', 'simulated', EMPTY_SIMULATION, { recorded: { total: 120, cacheRead: 0, cacheWrite: 120, output: 5, lifetime: '5m' }, sentTokens: 100, items: [{ key: 'a', tokens: 100, ephemeral: false }], timeMs: null }).economics.split.input_tokens // => 120
  */
 export const applySimulatedRequest = (
   provider: CacheProvider,

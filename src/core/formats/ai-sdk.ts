@@ -30,7 +30,7 @@ const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content', 'providerO
  * reason; a v4-style `result` is read as JSON.
  *
  * @example
- * toOutputText({ type: 'json', value: { ok: true } }) // '{"ok":true}'
+ * toOutputText({ type: 'tool-result', output: { type: 'json', value: { ok: true } } }) // => '{"ok":true}'
  */
 export const toOutputText = (part: Readonly<Record<string, unknown>>): string => {
   const output = part.output
@@ -56,7 +56,7 @@ export const toOutputText = (part: Readonly<Record<string, unknown>>): string =>
  * with the same `approvalId` in `history` (latest first), or null.
  *
  * @example
- * findApprovalCall(history, 'ap1') // 'call_1'
+ * findApprovalCall(history, 'ap1') // => 'call_1'
  */
 export const findApprovalCall = (history: Messages, approvalId: unknown): unknown => {
   for (let i = history.length - 1; i >= 0; i -= 1) {
@@ -116,7 +116,7 @@ export const endsAwaitingApproval = (messages: Messages): boolean => {
  * `toolCallId`; approval response: its request's call). System and user: one piece.
  *
  * @example
- * expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'text', value: 'ok' } }] }, []).length // 1
+ * expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'text', value: 'ok' } }] }, []).length // => 1
  */
 export const expandAiSdkMessage = (message: Readonly<Record<string, unknown>>, history: Messages): ReadonlyArray<Piece> => {
   const content = message.content
@@ -194,7 +194,7 @@ const fromContract = (piece: Message, view: Messages): ReadonlyArray<Readonly<Re
  * The assembly codec of the AI SDK format.
  *
  * @example
- * aiSdkCodec.allowedKeys.has('providerOptions') // true
+ * aiSdkCodec.allowedKeys.has('providerOptions') // => true
  */
 export const aiSdkCodec: AssemblyCodec = { format: 'ai-sdk', allowedKeys: MESSAGE_KEYS, rebuildBlocks, fromContract }
 
@@ -204,7 +204,7 @@ export const aiSdkCodec: AssemblyCodec = { format: 'ai-sdk', allowedKeys: MESSAG
  * consecutive tool messages built from contract results are merged.
  *
  * @example
- * toAiSdkView([{ role: 'user', content: 'hi' }]) // [{ role: 'user', content: 'hi' }]
+ * toAiSdkView([{ role: 'user', content: 'hi' }]) // => [{ role: 'user', content: 'hi' }]
  */
 export const toAiSdkView = (view: Messages): ReadonlyArray<AiSdkMessage> => {
   const out: AssembledMessage[] = []
@@ -257,7 +257,7 @@ export interface AiSdkPrompt<M extends { readonly role: string }> {
  * package sends it as an empty text block, which Anthropic refuses). An open group at the very end is tolerated.
  *
  * @example
- * findAiSdkViolations([{ role: 'tool', content: [] }]) // ['S3 tool message at 0 has no assistant call right before it']
+ * findAiSdkViolations([{ role: 'tool', content: [] }]) // => ['S3 tool message at 0 has no assistant call right before it']
  */
 export const findAiSdkViolations = (view: unknown): ReadonlyArray<string> => {
   if (!Array.isArray(view)) return ['S1 view is not a list']

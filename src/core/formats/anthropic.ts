@@ -138,7 +138,7 @@ const toolResultText = (content: unknown): string => (typeof content === 'string
  * piece (a human turn) holding them; string content and system messages are one piece.
  *
  * @example
- * expandAnthropicMessage({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'text', text: 'go on' }] }).map((p) => p.message.role) // ['tool', 'user']
+ * expandAnthropicMessage({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }, { type: 'text', text: 'go on' }] }).map((p) => p.message.role) // => ['tool', 'user']
  */
 export const expandAnthropicMessage = (message: Readonly<Record<string, unknown>>): ReadonlyArray<Piece> => {
   const content = message.content
@@ -294,7 +294,7 @@ export interface AnthropicCheckOptions {
  * separators differ, so compare only canonicalJson with canonicalJson).
  *
  * @example
- * canonicalJson({ b: 1, a: [2] }) // '{"a":[2],"b":1}'
+ * canonicalJson({ b: 1, a: [2] }) // => '{"a":[2],"b":1}'
  */
 export const canonicalJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`

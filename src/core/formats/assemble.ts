@@ -28,7 +28,7 @@ export interface AssemblyCodec {
  * True when compaction changed the piece (truncated tool result or stubbed user text).
  *
  * @example
- * isModifiedPiece({ role: 'tool', content: 'x', _truncated: true }) // true
+ * isModifiedPiece({ role: 'tool', content: 'x', _truncated: true }) // => true
  */
 export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed)
 
@@ -66,7 +66,7 @@ export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Read
  * `assemblePieces` with each message marked `generated` when it was built from a contract message.
  *
  * @example
- * assembleEntries([{ role: 'tool', tool_call_id: 'a', content: 'x' }], anthropicCodec)[0].generated // true
+ * assembleEntries([{ role: 'tool', tool_call_id: 'a', content: 'x' }], anthropicCodec)[0].generated // => true
  */
 export const assembleEntries = (view: Messages, codec: AssemblyCodec): Array<AssembledMessage> => {
   const out: Array<AssembledMessage> = []

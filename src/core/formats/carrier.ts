@@ -29,7 +29,7 @@ export type ProviderFormat = 'anthropic' | 'openai-chat' | 'openai-responses' | 
  * Every provider format name, in documentation order.
  *
  * @example
- * PROVIDER_FORMATS.includes('ai-sdk') // true
+ * PROVIDER_FORMATS.includes('ai-sdk') // => true
  */
 export const PROVIDER_FORMATS: ReadonlyArray<ProviderFormat> = ['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']
 
@@ -37,8 +37,8 @@ export const PROVIDER_FORMATS: ReadonlyArray<ProviderFormat> = ['anthropic', 'op
  * True for a provider format name.
  *
  * @example
- * isProviderFormat('anthropic') // true
- * isProviderFormat('contract') // false
+ * isProviderFormat('anthropic') // => true
+ * isProviderFormat('contract') // => false
  */
 export const isProviderFormat = (value: unknown): value is ProviderFormat => typeof value === 'string' && (PROVIDER_FORMATS as ReadonlyArray<string>).includes(value)
 
@@ -82,7 +82,7 @@ export interface Piece {
  * compaction notice, the replay, summaries).
  *
  * @example
- * carrierOf({ role: 'user', content: 'hi' }) // null
+ * carrierOf({ role: 'user', content: 'hi' }) // => null
  */
 export const carrierOf = (message: Message): NativeCarrier | null => {
   const metadata = message.metadata
@@ -96,7 +96,7 @@ export const carrierOf = (message: Message): NativeCarrier | null => {
  * The provider message without `metadata`, keys in their order.
  *
  * @example
- * withoutMetadata({ role: 'user', content: 'hi', metadata: { a: 1 } }) // { role: 'user', content: 'hi' }
+ * withoutMetadata({ role: 'user', content: 'hi', metadata: { a: 1 } }) // => { role: 'user', content: 'hi' }
  */
 export const withoutMetadata = (message: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
   if (!Object.prototype.hasOwnProperty.call(message, 'metadata')) return message
@@ -108,7 +108,7 @@ export const withoutMetadata = (message: Readonly<Record<string, unknown>>): Rea
  * Only the keys in `allowed`, in their order; the same object when nothing is dropped.
  *
  * @example
- * pickKeys({ role: 'user', content: 'hi', _truncated: true }, new Set(['role', 'content'])) // { role: 'user', content: 'hi' }
+ * pickKeys({ role: 'user', content: 'hi', _truncated: true }, new Set(['role', 'content'])) // => { role: 'user', content: 'hi' }
  */
 export const pickKeys = (object: Readonly<Record<string, unknown>>, allowed: ReadonlySet<string>): Readonly<Record<string, unknown>> => {
   const keys = Object.keys(object)
@@ -123,7 +123,7 @@ export const pickKeys = (object: Readonly<Record<string, unknown>>, allowed: Rea
  * is no block.
  *
  * @example
- * toBlocks('hi') // [{ type: 'text', text: 'hi' }]
+ * toBlocks('hi') // => [{ type: 'text', text: 'hi' }]
  */
 export const toBlocks = (content: unknown): ReadonlyArray<unknown> =>
   Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : []
@@ -132,7 +132,7 @@ export const toBlocks = (content: unknown): ReadonlyArray<unknown> =>
  * The texts of the blocks whose `type` is in `types` (field `textKey`), joined with `\n`.
  *
  * @example
- * joinTexts([{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }], ['text']) // 'a\nb'
+ * joinTexts([{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }], ['text']) // => 'a\nb'
  */
 export const joinTexts = (blocks: ReadonlyArray<unknown>, types: ReadonlyArray<string>, textKey = 'text'): string => {
   const texts: string[] = []
@@ -173,7 +173,7 @@ export const placeText = (content: ReadonlyArray<unknown>, indices: ReadonlyArra
  * carrier, without `origin` (the reducer adds it when it numbers the piece).
  *
  * @example
- * pieceMetadata({ role: 'user', content: 'hi' }, { format: 'anthropic', blocks: null, parts: 1 }).native.format // 'anthropic'
+ * pieceMetadata({ role: 'user', content: 'hi' }, { format: 'anthropic', blocks: null, parts: 1 }).native.format // => 'anthropic'
  */
 export const pieceMetadata = (
   message: Readonly<Record<string, unknown>>,
@@ -200,7 +200,7 @@ export const withOrigin = (message: Message, origin: number): Message => {
  * never sent to a provider.
  *
  * @example
- * BOOKKEEPING_KEYS.has('_truncated') // true
+ * BOOKKEEPING_KEYS.has('_truncated') // => true
  */
 export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_truncated', '_original_tokens', '_stubbed', '_original_length'])
 
@@ -209,7 +209,7 @@ export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_trun
  * that is not JSON becomes `{ input: text }` so nothing is lost).
  *
  * @example
- * parseArguments('{"q":1}') // { q: 1 }
+ * parseArguments('{"q":1}') // => { q: 1 }
  */
 export const parseArguments = (text: unknown): unknown => {
   if (typeof text !== 'string') return isPlainObject(text) ? text : {}
@@ -226,7 +226,7 @@ export const parseArguments = (text: unknown): unknown => {
  * The contract tool calls of a message as `{id, name, arguments}` (arguments a JSON string).
  *
  * @example
- * toContractCalls({ role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{}' } }] }) // [{ id: 'a', name: 'f', arguments: '{}' }]
+ * toContractCalls({ role: 'assistant', tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{}' } }] }) // => [{ id: 'a', name: 'f', arguments: '{}' }]
  */
 export const toContractCalls = (message: Message): ReadonlyArray<{ readonly id: string; readonly name: string; readonly arguments: string }> => {
   if (!Array.isArray(message.tool_calls)) return []
@@ -249,7 +249,7 @@ export const toContractCalls = (message: Message): ReadonlyArray<{ readonly id: 
  * `\n`; anything else: empty).
  *
  * @example
- * contentText([{ type: 'text', text: 'a' }]) // 'a'
+ * contentText([{ type: 'text', text: 'a' }]) // => 'a'
  */
 export const contentText = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? joinTexts(content, ['text', 'input_text', 'output_text']) : '')
 

@@ -132,7 +132,7 @@ const selectFormatAdapter = (format: MessageFormat): FormatAdapter<ProviderForma
  * and what is wrong; null when it is valid. The contract shape accepts any object (SPEC 1.1).
  *
  * @example
- * validateFormatMessage('anthropic', { role: 'tool', content: 'x' })?.path // '.role'
+ * validateFormatMessage('anthropic', { role: 'tool', content: 'x' })?.path // => '.role'
  */
 export const validateFormatMessage = (format: MessageFormat, message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null =>
   format === 'contract' ? null : FORMAT_ADAPTERS[format].validateMessage(message)
@@ -142,7 +142,7 @@ export const validateFormatMessage = (format: MessageFormat, message: Readonly<R
  * stored history (the AI SDK resolves approval responses in it).
  *
  * @example
- * expandMessage('anthropic', { role: 'user', content: 'hi' }, []).length // 1
+ * expandMessage('anthropic', { role: 'user', content: 'hi' }, []).length // => 1
  */
 export const expandMessage = (format: ProviderFormat, message: Readonly<Record<string, unknown>>, history: Messages): ReadonlyArray<Piece> =>
   FORMAT_ADAPTERS[format].expandMessage(message, history)
@@ -153,7 +153,7 @@ export const expandMessage = (format: ProviderFormat, message: Readonly<Record<s
  * blocks exist only in their own format's pieces (docs/formats.md).
  *
  * @example
- * toFormatView('openai-chat', [{ role: 'user', content: 'hi', metadata: {} }]) // [{ role: 'user', content: 'hi' }]
+ * toFormatView('openai-chat', [{ role: 'user', content: 'hi', metadata: {} }]) // => [{ role: 'user', content: 'hi' }]
  */
 export const toFormatView = <F extends MessageFormat>(format: F, view: Messages): FormatView<F> => {
   const adapter = selectFormatAdapter(format)
@@ -213,7 +213,7 @@ export interface FormatCheckOptions {
  * id the input itself repeats is reported (R4/O3/S4/A4); filter by code to ignore it.
  *
  * @example
- * findFormatViolations('openai-responses', [{ type: 'function_call_output', call_id: 'x', output: '' }]) // ['O2 output x at 0 has no call before it']
+ * findFormatViolations('openai-responses', [{ type: 'function_call_output', call_id: 'x', output: '' }]) // => ['O2 output x at 0 has no call before it']
  */
 export const findFormatViolations = (format: MessageFormat, view: unknown, options: FormatCheckOptions = {}): ReadonlyArray<string> => {
   const adapter = selectFormatAdapter(format)
@@ -246,7 +246,7 @@ export const makeFormatEstimator = (format: MessageFormat, base: TokenEstimator)
  * The synthesized result content of the opt-in repair for a call that will never be answered.
  *
  * @example
- * REPAIR_NO_RESULT // '[no result recorded]'
+ * REPAIR_NO_RESULT // => '[no result recorded]'
  */
 export const REPAIR_NO_RESULT = '[no result recorded]'
 
@@ -258,7 +258,7 @@ export const REPAIR_NO_RESULT = '[no result recorded]'
  * nothing changes.
  *
  * @example
- * repairToolPairing([{ role: 'tool', tool_call_id: 'x', content: 'orphan' }, { role: 'user', content: 'hi' }]) // [{ role: 'user', content: 'hi' }]
+ * repairToolPairing([{ role: 'tool', tool_call_id: 'x', content: 'orphan' }, { role: 'user', content: 'hi' }]) // => [{ role: 'user', content: 'hi' }]
  */
 export const repairToolPairing = (view: Messages): Messages => {
   const out: Message[] = []
@@ -297,7 +297,7 @@ export const repairToolPairing = (view: Messages): Messages => {
  * True when `value` is a message list or an Anthropic `{messages}` view (for guards at the edges).
  *
  * @example
- * isFormatView({ messages: [] }) // true
+ * isFormatView({ messages: [] }) // => true
  */
 export const isFormatView = (value: unknown): boolean => Array.isArray(value) || (isPlainObject(value) && Array.isArray(value.messages))
 
@@ -310,7 +310,7 @@ const REPEATED_ID_RULES: ReadonlySet<string> = new Set(['A4', 'R4', 'O3', 'S4'])
  * (docs/recording-format.md).
  *
  * @example
- * isRepeatedIdProblem('R4 duplicate call id a') // true
+ * isRepeatedIdProblem('R4 duplicate call id a') // => true
  */
 export const isRepeatedIdProblem = (problem: string): boolean => REPEATED_ID_RULES.has(problem.split(' ')[0])
 
@@ -343,8 +343,8 @@ export const selectRepeatedHistoryCallIds = (history: Messages): ReadonlySet<str
  * dropped); always false without `repair: true` and for the `contract` format.
  *
  * @example
- * toRequestView('anthropic', view, { repair: false, history }).problems // []
- * toRequestView('openai-chat', interrupted, { repair: true }).repaired // true
+ * toRequestView('anthropic', view, { repair: false, history }).problems // => []
+ * toRequestView('openai-chat', interrupted, { repair: true }).repaired // => true
  */
 export const toRequestView = <V extends MessageFormat>(
   viewFormat: V,

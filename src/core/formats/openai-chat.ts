@@ -73,7 +73,7 @@ export type OpenAiChatMessage =
  * The message keys the Chat Completions API accepts (C5).
  *
  * @example
- * CHAT_MESSAGE_KEYS.has('tool_call_id') // true
+ * CHAT_MESSAGE_KEYS.has('tool_call_id') // => true
  */
 export const CHAT_MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content', 'name', 'tool_calls', 'tool_call_id', 'refusal', 'function_call', 'audio'])
 
@@ -82,7 +82,7 @@ export const CHAT_MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content'
  * text parts joined by `\n` (the parts stay in the carrier).
  *
  * @example
- * expandChatMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }] })[0].message.content // 'hi'
+ * expandChatMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }] })[0].message.content // => 'hi'
  */
 export const expandChatMessage = (message: Readonly<Record<string, unknown>>): ReadonlyArray<Piece> => {
   const content = Array.isArray(message.content) ? joinTexts(message.content, ['text']) : message.content
@@ -112,7 +112,7 @@ const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unk
  * assembler's whole-message path, so `rebuildBlocks` is used for the estimate only.
  *
  * @example
- * chatCodec.allowedKeys === CHAT_MESSAGE_KEYS // true
+ * chatCodec.allowedKeys === CHAT_MESSAGE_KEYS // => true
  */
 export const chatCodec: AssemblyCodec = { format: 'openai-chat', allowedKeys: CHAT_MESSAGE_KEYS, rebuildBlocks, fromContract }
 
@@ -121,7 +121,7 @@ export const chatCodec: AssemblyCodec = { format: 'openai-chat', allowedKeys: CH
  * API's keys kept), modified ones with their new content.
  *
  * @example
- * toChatView([{ role: 'user', content: 'hi', metadata: { timestamp: 't' } }]) // [{ role: 'user', content: 'hi' }]
+ * toChatView([{ role: 'user', content: 'hi', metadata: { timestamp: 't' } }]) // => [{ role: 'user', content: 'hi' }]
  */
 export const toChatView = (view: Messages): Array<OpenAiChatMessage> => {
   const out: Array<Readonly<Record<string, unknown>>> = []
@@ -149,7 +149,7 @@ export const toChatView = (view: Messages): Array<OpenAiChatMessage> => {
  * core's `selectPairingProblems` with duplicates. Each problem starts with its rule code.
  *
  * @example
- * findChatPairingViolations([{ role: 'tool', tool_call_id: 'a' }]) // ['R3 view starts with a tool result', 'R1 result a at 0 has no call right before it']
+ * findChatPairingViolations([{ role: 'tool', tool_call_id: 'a' }]) // => ['R3 view starts with a tool result', 'R1 result a at 0 has no call right before it']
  */
 export const findChatPairingViolations = (view: Messages): ReadonlyArray<string> =>
   selectPairingProblems(view, { duplicates: true }).map((problem) => problem.text)
@@ -159,7 +159,7 @@ export const findChatPairingViolations = (view: Messages): ReadonlyArray<string>
  * keys outside the API's on messages.
  *
  * @example
- * findChatViolations([{ role: 'user', content: 'hi', _truncated: true }]) // ['C5 message 0 extra keys _truncated']
+ * findChatViolations([{ role: 'user', content: 'hi', _truncated: true }]) // => ['C5 message 0 extra keys _truncated']
  */
 export const findChatViolations = (view: unknown): ReadonlyArray<string> => {
   if (!Array.isArray(view)) return ['R1 view is not a list']
@@ -177,7 +177,7 @@ export const findChatViolations = (view: unknown): ReadonlyArray<string> => {
  * role; tool messages with a `tool_call_id`; assistant `tool_calls` an array of calls with ids.
  *
  * @example
- * validateChatMessage({ role: 'tool', content: 'x' }) // { path: '.tool_call_id', detail: 'a tool message needs the non-empty string tool_call_id of its call' }
+ * validateChatMessage({ role: 'tool', content: 'x' }) // => { path: '.tool_call_id', detail: 'a tool message needs the non-empty string tool_call_id of its call' }
  */
 export const validateChatMessage = (message: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
   const role = message.role

@@ -29,7 +29,7 @@ export interface ResponsesItem {
  * (`metadata`, `_truncated`, a rollout's own fields) are on no list, so a view never carries them.
  *
  * @example
- * RESPONSES_ITEM_KEYS_BY_TYPE.computer_call.includes('pending_safety_checks') // true
+ * RESPONSES_ITEM_KEYS_BY_TYPE.computer_call.includes('pending_safety_checks') // => true
  */
 export const RESPONSES_ITEM_KEYS_BY_TYPE = {
   apply_patch_call: ['type', 'call_id', 'id', 'operation', 'status'],
@@ -72,7 +72,7 @@ const KEYS_BY_TYPE: ReadonlyMap<string, ReadonlySet<string>> = new Map(
  * an item of a type the table does not name keeps these.
  *
  * @example
- * RESPONSES_ITEM_KEYS.has('encrypted_content') // true
+ * RESPONSES_ITEM_KEYS.has('encrypted_content') // => true
  */
 export const RESPONSES_ITEM_KEYS: ReadonlySet<string> = new Set(Object.values(RESPONSES_ITEM_KEYS_BY_TYPE).flat())
 
@@ -80,7 +80,7 @@ export const RESPONSES_ITEM_KEYS: ReadonlySet<string> = new Set(Object.values(RE
  * The keys the API accepts on `item` (by its type; all known keys for a type the table lacks).
  *
  * @example
- * responsesKeysOf({ type: 'item_reference', id: 'x' }).has('call_id') // false
+ * responsesKeysOf({ type: 'item_reference', id: 'x' }).has('call_id') // => false
  */
 export const responsesKeysOf = (item: Readonly<Record<string, unknown>>): ReadonlySet<string> => KEYS_BY_TYPE.get(itemType(item)) ?? RESPONSES_ITEM_KEYS
 
@@ -95,7 +95,7 @@ const itemType = (item: Readonly<Record<string, unknown>>): string => (typeof it
  * consecutive ones form one assistant piece.
  *
  * @example
- * isAssistantSideItem({ type: 'reasoning', summary: [] }) // true
+ * isAssistantSideItem({ type: 'reasoning', summary: [] }) // => true
  */
 export const isAssistantSideItem = (item: Readonly<Record<string, unknown>>): boolean => {
   const type = itemType(item)
@@ -213,7 +213,7 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
  * text, contract messages converted (system messages as `{role: 'system', content}` in place).
  *
  * @example
- * toResponsesView([{ role: 'system', content: 'Be terse.' }]) // [{ role: 'system', content: 'Be terse.' }]
+ * toResponsesView([{ role: 'system', content: 'Be terse.' }]) // => [{ role: 'system', content: 'Be terse.' }]
  */
 export const toResponsesView = (view: Messages): ReadonlyArray<ResponsesItem> => {
   const out: Array<Readonly<Record<string, unknown>>> = []
@@ -243,7 +243,7 @@ export const toResponsesView = (view: Messages): ReadonlyArray<ResponsesItem> =>
  * the keys the API accepts on the item's type (`RESPONSES_ITEM_KEYS_BY_TYPE`).
  *
  * @example
- * findResponsesViolations([{ type: 'function_call_output', call_id: 'x', output: '' }]) // ['O2 output x at 0 has no call before it']
+ * findResponsesViolations([{ type: 'function_call_output', call_id: 'x', output: '' }]) // => ['O2 output x at 0 has no call before it']
  */
 export const findResponsesViolations = (view: unknown): ReadonlyArray<string> => {
   if (!Array.isArray(view)) return ['O1 view is not a list']
@@ -277,7 +277,7 @@ export const findResponsesViolations = (view: unknown): ReadonlyArray<string> =>
  * messages need a known role; calls and outputs a non-empty string `call_id`.
  *
  * @example
- * validateResponsesItem({ type: 'function_call_output', output: 'x' }) // { path: '.call_id', detail: 'a function_call_output item needs the non-empty string call_id of its call' }
+ * validateResponsesItem({ type: 'function_call_output', output: 'x' }) // => { path: '.call_id', detail: 'a function_call_output item needs the non-empty string call_id of its call' }
  */
 export const validateResponsesItem = (item: Readonly<Record<string, unknown>>): { readonly path: string; readonly detail: string } | null => {
   const type = itemType(item)

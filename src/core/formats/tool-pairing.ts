@@ -30,7 +30,7 @@ export interface PairingProblem {
  * after one, without an R2 problem.
  *
  * @example
- * selectPairingProblems([{ role: 'tool', tool_call_id: 'a' }]).map((problem) => problem.rule) // ['R3', 'R1']
+ * selectPairingProblems([{ role: 'tool', tool_call_id: 'a' }]).map((problem) => problem.rule) // => ['R3', 'R1']
  */
 export const selectPairingProblems = (view: Messages, options: { readonly duplicates?: boolean } = {}): ReadonlyArray<PairingProblem> => {
   const problems: PairingProblem[] = []
@@ -78,6 +78,6 @@ export const selectPairingProblems = (view: Messages, options: { readonly duplic
  * The R1–R3 violations of a view as text (empty when valid); see `selectPairingProblems`.
  *
  * @example
- * findPairingViolations([{ role: 'tool', tool_call_id: 'a' }]) // ['R3 view starts with a tool result', 'R1 result a at 0 has no call right before it']
+ * findPairingViolations([{ role: 'tool', tool_call_id: 'a' }]) // => ['R3 view starts with a tool result', 'R1 result a at 0 has no call right before it']
  */
 export const findPairingViolations = (view: Messages): ReadonlyArray<string> => selectPairingProblems(view).map((problem) => problem.text)

@@ -32,7 +32,7 @@ export interface Working {
  * message replaces it; a hook-injected one, `metadata.source === "hook"`, stays).
  *
  * @example
- * isReplacedSystem({ role: 'system', content: 'old prompt' }) // true
+ * isReplacedSystem({ role: 'system', content: 'old prompt' }) // => true
  */
 export const isReplacedSystem = (message: Message): boolean =>
   message.role === 'system' && !(isPlainObject(message.metadata) && message.metadata.source === 'hook')

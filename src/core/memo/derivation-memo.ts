@@ -108,7 +108,7 @@ export interface DerivationMemo {
  * Fresh, empty memo tables (one per reducer, see `makeStep`).
  *
  * @example
- * makeDerivationMemo().stub.has({ role: 'user' }) // false
+ * makeDerivationMemo().stub.has({ role: 'user' }) // => false
  */
 export const makeDerivationMemo = (): DerivationMemo => ({
   media: new WeakMap(),

@@ -120,7 +120,9 @@ const versionOf = <T>(list: ReadonlyArray<T>): Version<T> | undefined => version
  * @example
  * const one = appendTo([], [{ role: 'user', content: 'hi' }])
  * const two = appendTo(one, [{ role: 'assistant', content: 'hello' }])
- * one.length // 1; two.length // 2; Array.isArray(two) // true
+ * one.length // => 1
+ * two.length // => 2
+ * Array.isArray(two) // => true
  */
 export const appendTo = <T>(list: ReadonlyArray<T>, items: ReadonlyArray<T>): ReadonlyArray<T> => {
   if (items.length === 0) return list
@@ -138,8 +140,8 @@ export const appendTo = <T>(list: ReadonlyArray<T>, items: ReadonlyArray<T>): Re
  * True when `list` is a view made by `appendTo` (not cloneable; `toPlainArray` gives a plain one).
  *
  * @example
- * isAppendable(appendTo([], [1])) // true
- * isAppendable([1]) // false
+ * isAppendable(appendTo([], [1])) // => true
+ * isAppendable([1]) // => false
  */
 export const isAppendable = (list: ReadonlyArray<unknown>): boolean => versions.has(list)
 
@@ -150,7 +152,7 @@ const plain = new WeakMap<object, ReadonlyArray<unknown>>()
  * copy of its references, made once per version and shared. O(n) the first time, O(1) after.
  *
  * @example
- * structuredClone(toPlainArray(appendTo([], [1, 2]))) // [1, 2]
+ * structuredClone(toPlainArray(appendTo([], [1, 2]))) // => [1, 2]
  */
 export const toPlainArray = <T>(list: ReadonlyArray<T>): ReadonlyArray<T> => {
   const version = versionOf(list)
@@ -168,7 +170,7 @@ export const toPlainArray = <T>(list: ReadonlyArray<T>): ReadonlyArray<T> => {
  * array: O(items returned), without going through the view's traps.
  *
  * @example
- * sliceFrom(appendTo([1, 2], [3]), 1) // [2, 3]
+ * sliceFrom(appendTo([1, 2], [3]), 1) // => [2, 3]
  */
 export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
   const version = versionOf(list)
@@ -182,7 +184,7 @@ export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
  * The last item of `list`, or undefined when it is empty: O(1).
  *
  * @example
- * lastOf(appendTo([1], [2])) // 2
+ * lastOf(appendTo([1], [2])) // => 2
  */
 export const lastOf = <T>(list: ReadonlyArray<T>): T | undefined => {
   const version = versionOf(list)
@@ -195,7 +197,7 @@ export const lastOf = <T>(list: ReadonlyArray<T>): T | undefined => {
  * copy of the references for a plain array. `list` never changes.
  *
  * @example
- * replaceLast(appendTo([1], [2]), 3) // [1, 3]
+ * replaceLast(appendTo([1], [2]), 3) // => [1, 3]
  */
 export const replaceLast = <T>(list: ReadonlyArray<T>, item: T): ReadonlyArray<T> => {
   const version = versionOf(list)

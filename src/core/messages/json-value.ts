@@ -13,7 +13,7 @@ import { setOwn } from './values.js'
  * estimate, snapshot or recording can run out of stack. Real messages nest under 20.
  *
  * @example
- * MAX_JSON_DEPTH // 100
+ * MAX_JSON_DEPTH // => 100
  */
 export const MAX_JSON_DEPTH = 100
 
@@ -66,9 +66,9 @@ export interface JsonValueProblem {
  * for others, `[3]` for array indices.
  *
  * @example
- * toMemberPath('message', 'content') // 'message.content'
- * toMemberPath('message.content', 1) // 'message.content[1]'
- * toMemberPath('message', 'a b') // 'message["a b"]'
+ * toMemberPath('message', 'content') // => 'message.content'
+ * toMemberPath('message.content', 1) // => 'message.content[1]'
+ * toMemberPath('message', 'a b') // => 'message["a b"]'
  */
 export const toMemberPath = (path: string, key: string | number): string =>
   typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
@@ -80,10 +80,10 @@ export const toMemberPath = (path: string, key: string | number): string =>
  * instances by kind.
  *
  * @example
- * describeValue(Number.NaN) // 'NaN'
- * describeValue({ a: Infinity }) // '{"a":Infinity}'
- * describeValue(undefined) // 'nothing'
- * describeValue(new Map()) // 'a Map'
+ * describeValue(Number.NaN) // => 'NaN'
+ * describeValue({ a: Infinity }) // => '{"a":Infinity}'
+ * describeValue(undefined) // => 'nothing'
+ * describeValue(new Map()) // => 'a Map'
  */
 export const describeValue = (value: unknown): string => {
   const text = renderValue(value, 0, new Set())
@@ -353,7 +353,7 @@ export const decodeMessages = (value: unknown, path = 'messages', options: JsonV
  * there are.
  *
  * @example
- * toProblemText([{ kind: 'cycle', path: 'message.a', detail: 'expected a JSON value, got a cycle' }]) // 'expected a JSON value, got a cycle'
+ * toProblemText([{ kind: 'cycle', path: 'message.a', detail: 'expected a JSON value, got a cycle' }]) // => 'expected a JSON value, got a cycle'
  */
 export const toProblemText = (problems: ReadonlyArray<JsonValueProblem>): string => {
   const first = problems[0]

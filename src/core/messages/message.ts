@@ -73,7 +73,7 @@ export type MessageInput = Message | { readonly role: string } | { readonly type
  * The `_seq` of a message, or undefined when it has none (view-only messages).
  *
  * @example
- * seqOf({ role: 'user', metadata: { _seq: 3 } }) // 3
+ * seqOf({ role: 'user', metadata: { _seq: 3 } }) // => 3
  */
 export const seqOf = (message: Message): number | undefined => {
   const metadata = message.metadata

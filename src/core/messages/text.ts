@@ -68,9 +68,9 @@ const unitOffset = (s: string, target: number, fromUnit: number, fromPoint: numb
  * take a plain `String.prototype.slice`, whose semantics are the same for integer bounds.
  *
  * @example
- * codePointSlice('a😀bc', 0, 2) // 'a😀'
+ * codePointSlice('a😀bc', 0, 2) // => 'a😀'
  * codePointSlice('hello', 0, -3) // 'he' (Python s[:-3]: all but the last 3)
- * codePointSlice('a😀bc', -2) // 'bc'
+ * codePointSlice('a😀bc', -2) // => 'bc'
  */
 export const codePointSlice = (s: string, start: number, end?: number): string => {
   if (!SURROGATE.test(s)) return s.slice(start, end)
@@ -108,8 +108,8 @@ const isPyWhitespace = (c: number): boolean =>
  * it keeps `\ufeff` and strips `\x1c`–`\x1f` and `\x85`.
  *
  * @example
- * pyStrip('\x1c hi \x85') // 'hi'
- * pyStrip('\ufeffhi ') // '\ufeffhi'
+ * pyStrip('\x1c hi \x85') // => 'hi'
+ * pyStrip('\ufeffhi ') // => '\ufeffhi'
  */
 export const pyStrip = (s: string): string => {
   let start = 0
@@ -144,9 +144,9 @@ const integerDigits = (x: number): string => (Math.abs(x) < 1e21 ? String(x) : B
  * (not produced by the contract) groups the integer part of its Python float repr.
  *
  * @example
- * fmtInt(1250) // '1,250'
- * fmtInt(-1234) // '-1,234'
- * fmtInt(800) // '800'
+ * fmtInt(1250) // => '1,250'
+ * fmtInt(-1234) // => '-1,234'
+ * fmtInt(800) // => '800'
  */
 export const fmtInt = (n: number): string => {
   const text = Number.isInteger(n) ? integerDigits(n) : pyFloatRepr(n)
@@ -175,7 +175,7 @@ const roundHalfEvenNonNegative = (v: number): number => {
  * print `nan%`, `inf%`, `-inf%`.
  *
  * @example
- * fmtPct(0.3) // '30%'
+ * fmtPct(0.3) // => '30%'
  * fmtPct(0.125) // '12%' (12.5 is a tie, 12 is even)
  * fmtPct(0.015) // '2%' (0.015 * 100 = 1.5 exactly in double, a tie, 2 is even)
  */
@@ -199,10 +199,10 @@ export const fmtPct = (x: number): string => {
  * prints without the `.0` (`2`, `-0`); use `pyNumberRepr` for JSON numbers.
  *
  * @example
- * pyFloatRepr(2.5) // '2.5'
- * pyFloatRepr(0.0001) // '0.0001'
- * pyFloatRepr(0.00001) // '1e-05'
- * pyFloatRepr(1.5e300) // '1.5e+300'
+ * pyFloatRepr(2.5) // => '2.5'
+ * pyFloatRepr(0.0001) // => '0.0001'
+ * pyFloatRepr(0.00001) // => '1e-05'
+ * pyFloatRepr(1.5e300) // => '1.5e+300'
  */
 export const pyFloatRepr = (x: number): string => {
   if (Number.isNaN(x)) return 'nan'
@@ -228,8 +228,8 @@ export const pyFloatRepr = (x: number): string => {
  * as `pyFloatRepr`.
  *
  * @example
- * pyNumberRepr(1e21) // '1000000000000000000000'
- * pyNumberRepr(-0.5) // '-0.5'
+ * pyNumberRepr(1e21) // => '1000000000000000000000'
+ * pyNumberRepr(-0.5) // => '-0.5'
  */
 export const pyNumberRepr = (x: number): string => (Number.isInteger(x) ? integerDigits(x) : pyFloatRepr(x))
 
@@ -325,7 +325,7 @@ const pyStringRepr = (s: string): string => {
  * members.
  *
  * @example
- * isAbsentValue(undefined) // true
+ * isAbsentValue(undefined) // => true
  * isAbsentValue(null) // false (null is present and prints None)
  */
 export const isAbsentValue = (value: unknown): boolean =>

@@ -9,8 +9,8 @@
  * `NaN` included (as in Python), is truthy.
  *
  * @example
- * isTruthy([]) // false
- * isTruthy({ a: 1 }) // true
+ * isTruthy([]) // => false
+ * isTruthy({ a: 1 }) // => true
  */
 export const isTruthy = (value: unknown): boolean => {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return false
@@ -26,8 +26,8 @@ export const isTruthy = (value: unknown): boolean => {
  * True for a non-null, non-array object (a JSON object).
  *
  * @example
- * isPlainObject({}) // true
- * isPlainObject([]) // false
+ * isPlainObject({}) // => true
+ * isPlainObject([]) // => false
  */
 export const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -36,7 +36,7 @@ export const isPlainObject = (value: unknown): value is Readonly<Record<string, 
  * True when the key is an own property whose value is not `undefined` (SPEC 0 "present").
  *
  * @example
- * isPresent({ a: null }, 'a') // true
+ * isPresent({ a: null }, 'a') // => true
  */
 export const isPresent = (object: Readonly<Record<string, unknown>>, key: string): boolean =>
   Object.prototype.hasOwnProperty.call(object, key) && object[key] !== undefined

@@ -58,7 +58,7 @@ const stringReprLength = (s: string): number => {
  * function or symbol) are skipped, exactly as `pyrepr` skips them.
  *
  * @example
- * pyreprLength({ role: 'system', content: 'You are helpful.' }) // 49
+ * pyreprLength({ role: 'system', content: 'You are helpful.' }) // => 49
  * pyreprLength("it's") // 6, rendered "it's" with double quotes
  */
 export const pyreprLength = (value: unknown): number => {

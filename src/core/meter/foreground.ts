@@ -15,7 +15,7 @@ import { isPlainObject } from '../messages/values.js'
  * on the payload (`manager.onLlmResponse({ usage, foreground: true })`).
  *
  * @example
- * isForegroundPayload({ usage: { input_tokens: 1 }, foreground: true }) // true
+ * isForegroundPayload({ usage: { input_tokens: 1 }, foreground: true }) // => true
  */
 export const isForegroundPayload = (data: unknown): boolean => isPlainObject(data) && data.foreground === true
 
@@ -27,7 +27,7 @@ export const isForegroundPayload = (data: unknown): boolean => isPlainObject(dat
  * (`guards.usageStale`) until the next good one.
  *
  * @example
- * applyUsageIntake({ ...DEFAULT_CONFIG, usage_intake: 'foreground' }, state, { usage: { input_tokens: 9 } }).state.meter === state.meter // true
+ * applyUsageIntake({ ...DEFAULT_CONFIG, usage_intake: 'foreground' }, state, { usage: { input_tokens: 9 } }).state.meter === state.meter // => true
  */
 export const applyUsageIntake = (config: Config, state: State, data: unknown): Step => {
   if (config.usage_intake === 'foreground' && !isForegroundPayload(data)) {
@@ -52,7 +52,7 @@ export const applyUsageIntake = (config: Config, state: State, data: unknown): S
  * `usage_observed_only` (readings observed, not recorded, since the last reset).
  *
  * @example
- * withForegroundStats(config, stats, state.guards).usage_stale // false
+ * withForegroundStats(config, stats, state.guards).usage_stale // => false
  */
 export const withForegroundStats = (config: Config, stats: TokenMeterStats, guards: State['guards']): TokenMeterStats =>
   config.usage_intake === 'foreground' ? { ...stats, usage_stale: guards.usageStale, usage_observed_only: guards.usageObservedOnly } : stats

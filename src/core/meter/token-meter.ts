@@ -37,8 +37,8 @@ const isCount = (value: unknown): value is number => typeof value === 'number' &
  * usage/cache counters advance. A malformed payload changes nothing and yields a warning.
  *
  * @example
- * applyUsage(EMPTY_METER, { usage: { input_tokens: 300, cache_write_tokens: 80 } }, 2).meter.measured // 380
- * applyUsage(EMPTY_METER, { usage: { input_tokens: 4, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 300 } }, 2).meter.measured // 9304
+ * applyUsage(EMPTY_METER, { usage: { input_tokens: 300, cache_write_tokens: 80 } }, 2).meter.measured // => 380
+ * applyUsage(EMPTY_METER, { usage: { input_tokens: 4, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 300 } }, 2).meter.measured // => 9304
  */
 export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): UsageIntake => {
   const ignore = (why: string): UsageIntake => ({
@@ -131,7 +131,7 @@ export const readHybrid = (working: Messages, estimated: number, meter: MeterSta
  * numeric cache field; otherwise event count and sums in tokens.
  *
  * @example
- * toCacheAggregates(EMPTY_METER) // null
+ * toCacheAggregates(EMPTY_METER) // => null
  */
 export const toCacheAggregates = (meter: MeterState): CacheAggregates | null =>
   meter.usageEvents === 0 || meter.usageEventsWithCache !== meter.usageEvents
@@ -196,7 +196,7 @@ export const measureRequest = (
  * listener that mutates its payload can never change stored state.
  *
  * @example
- * copyMeterStats(stats) !== stats // true
+ * copyMeterStats(stats) !== stats // => true
  */
 export const copyMeterStats = (stats: TokenMeterStats): TokenMeterStats => ({
   ...stats,

@@ -17,7 +17,7 @@ import { isPlainObject } from '../messages/values.js'
  * whose page count is not read) costs `document` per block.
  *
  * @example
- * MEDIA_TOKENS.anthropicImageMax // 1600
+ * MEDIA_TOKENS.anthropicImageMax // => 1600
  */
 export const MEDIA_TOKENS = Object.freeze({ anthropicImageMax: 1600, openaiLow: 85, openaiHighMax: 1445, document: 1600 })
 
@@ -50,7 +50,7 @@ const decodePrefix = (base64: string, bytes: number): number[] => {
  * cannot be read from its first 64 KiB.
  *
  * @example
- * toImageDimensions('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==') // { width: 1, height: 1 }
+ * toImageDimensions('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==') // => { width: 1, height: 1 }
  */
 export const toImageDimensions = (base64: string): { readonly width: number; readonly height: number } | null => {
   if (base64.startsWith('iVBORw0KGgo')) {
@@ -83,7 +83,7 @@ export const toImageDimensions = (base64: string): { readonly width: number; rea
  * Anthropic's image cost for `width × height` pixels (tokens), after its downscaling.
  *
  * @example
- * toAnthropicImageTokens(1000, 1000) // 1334
+ * toAnthropicImageTokens(1000, 1000) // => 1334
  */
 export const toAnthropicImageTokens = (width: number, height: number): number => {
   let w = width
@@ -106,7 +106,7 @@ export const toAnthropicImageTokens = (width: number, height: number): number =>
  * OpenAI's image cost (tokens) for `width × height` pixels at `detail` (`"low"` = 85).
  *
  * @example
- * toOpenAiImageTokens(1024, 1024, 'high') // 765
+ * toOpenAiImageTokens(1024, 1024, 'high') // => 765
  */
 export const toOpenAiImageTokens = (width: number, height: number, detail: unknown): number => {
   if (detail === 'low') return MEDIA_TOKENS.openaiLow
@@ -171,7 +171,7 @@ export const isBase64Payload = (value: string): boolean =>
  * of them were charged a ceiling because their size could not be read.
  *
  * @example
- * splitMedia({ role: 'user', content: [{ type: 'text', text: 'hi' }] }).mediaTokens // 0
+ * splitMedia({ role: 'user', content: [{ type: 'text', text: 'hi' }] }).mediaTokens // => 0
  */
 export interface MediaSplit {
   readonly text: unknown
@@ -185,7 +185,7 @@ export interface MediaSplit {
  * when the message holds no media.
  *
  * @example
- * splitMedia({ role: 'user', content: 'data:image/png;base64,iVBORw0KGgo...' }).media // 1
+ * splitMedia({ role: 'user', content: 'data:image/png;base64,iVBORw0KGgo...' }).media // => 1
  */
 export const splitMedia = (message: unknown): MediaSplit => {
   let mediaTokens = 0
@@ -239,7 +239,7 @@ export const splitMedia = (message: unknown): MediaSplit => {
  * it (the core sums per message). Pure.
  *
  * @example
- * estimateTyped({ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }) // 8 + 1600
+ * estimateTyped({ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }) // => 8 + 1600
  */
 export const estimateTyped = (message: Message): number => {
   const split = splitMedia(message)
@@ -252,7 +252,7 @@ export const estimateTyped = (message: Message): number => {
  * `memo` caches the per-message counts (messages are immutable).
  *
  * @example
- * countMedia([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }], new WeakMap()) // { media: 1, unmeasured: 1 }
+ * countMedia([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }], new WeakMap()) // => { media: 1, unmeasured: 1 }
  */
 export const countMedia = (
   messages: ReadonlyArray<Message>,

@@ -87,7 +87,7 @@ export interface Recording {
  * The module's default replay clock value (docs/recording-format.md), in the module timestamp format.
  *
  * @example
- * DEFAULT_REPLAY_NOW // '2026-01-01T00:00:00.000+00:00'
+ * DEFAULT_REPLAY_NOW // => '2026-01-01T00:00:00.000+00:00'
  */
 export const DEFAULT_REPLAY_NOW = '2026-01-01T00:00:00.000+00:00'
 

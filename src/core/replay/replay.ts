@@ -107,7 +107,7 @@ export interface ReplayResult {
  * Throws only what `options.summarizer` throws; domain problems become `logs`.
  *
  * @example
- * replayRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 1000 }] }, deps).lines[0].view // []
+ * replayRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 1000 }] }, deps).lines[0].view // => []
  */
 export const replayRecording = (recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): ReplayResult => {
   const iterator = iterateReplay(recording, deps, options)

@@ -40,7 +40,7 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // 6
+ * JSON.parse(JSON.stringify(snapshot)).version // => 7
  */
 export interface Snapshot {
   readonly version: number
@@ -165,7 +165,7 @@ const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
  * sticky decisions). Messages are shared, not copied; `state.history` is a new plain array.
  *
  * @example
- * toSnapshot(DEFAULT_CONFIG, makeInitialState()).state.history // []
+ * toSnapshot(DEFAULT_CONFIG, makeInitialState()).state.history // => []
  */
 export const toSnapshot = (config: Config, state: State, format: MessageFormat = 'contract'): Snapshot => {
   const json: Record<string, unknown> = {}

@@ -66,7 +66,7 @@ const CHECKS: ReadonlyArray<(state: State, stored: ReadonlySet<number>) => Incon
  * agree. Linear in the history length plus the sticky and summary sets.
  *
  * @example
- * findInconsistency(makeInitialState()) // null
+ * findInconsistency(makeInitialState()) // => null
  */
 export const findInconsistency = (state: State): Inconsistency | null => {
   const stored = storedSeqs(state)

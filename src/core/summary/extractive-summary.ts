@@ -21,7 +21,7 @@ const textOf = (content: unknown): string => {
  * `… last line` when the text has more than one non-empty line.
  *
  * @example
- * toExtractiveSummary([{ role: 'user', content: 'a\nb\nc' }]) // '[user] a\n  … c'
+ * toExtractiveSummary([{ role: 'user', content: 'a\nb\nc' }]) // => '[user] a\n  … c'
  */
 export const toExtractiveSummary = (messages: Messages): string =>
   messages

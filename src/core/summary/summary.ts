@@ -22,7 +22,7 @@ import { toPlainArray } from '../messages/appendable.js'
  * `summarization_prompt_path` when that file is readable.
  *
  * @example
- * DEFAULT_SUMMARY_PROMPT.includes('## Current Task State') // true
+ * DEFAULT_SUMMARY_PROMPT.includes('## Current Task State') // => true
  */
 export const DEFAULT_SUMMARY_PROMPT = [
   'You compress the early part of a conversation between a user and a coding or tool-using agent into a short briefing that replaces it.',
@@ -56,7 +56,7 @@ export const DEFAULT_SUMMARY_PROMPT = [
  * longer arguments are cut to this many and end in `...`.
  *
  * @example
- * TRANSCRIPT_ARGUMENT_LIMIT // 500
+ * TRANSCRIPT_ARGUMENT_LIMIT // => 500
  */
 export const TRANSCRIPT_ARGUMENT_LIMIT = 500
 
@@ -99,7 +99,7 @@ const callLine = (call: Readonly<Record<string, unknown>>): string => {
  * `[<role>]: <text>`, then one indented `[tool_call: name(args)]` line per call.
  *
  * @example
- * toTranscript([{ role: 'user', content: 'hi' }]) // '[user]: hi'
+ * toTranscript([{ role: 'user', content: 'hi' }]) // => '[user]: hi'
  */
 export const toTranscript = (messages: Messages): string =>
   messages
@@ -120,7 +120,7 @@ export const toTranscript = (messages: Messages): string =>
  * such that every assistant with tool calls before `e` has its adjacent results before `e`, or 0.
  *
  * @example
- * snapAbsorbBoundary([u, call, result, u], 2, 4) // 3
+ * snapAbsorbBoundary([u, call, result, u], 2, 4) // => 3
  */
 export const snapAbsorbBoundary = (live: Messages, end: number, limit: number): number => {
   let boundary = end
@@ -153,7 +153,7 @@ export const snapAbsorbBoundary = (live: Messages, end: number, limit: number): 
  * empty).
  *
  * @example
- * selectAbsorbSpan(history, removed, config, 1200, estimateOne) // [0, 1, 2]
+ * selectAbsorbSpan(history, removed, config, 1200, estimateOne) // => [0, 1, 2]
  */
 export const selectAbsorbSpan = (
   history: Messages,
@@ -249,7 +249,7 @@ export const triggerSummary = (
  * in-flight summary again after a snapshot is restored.
  *
  * @example
- * toSummaryRequest(config, history, 'summary-1', [0, 1]).transcript // '[user]: hi\n\n[assistant]: hello'
+ * toSummaryRequest(config, history, 'summary-1', [0, 1]).transcript // => '[user]: hi\n\n[assistant]: hello'
  */
 export const toSummaryRequest = (config: Config, history: Messages, id: string, seqs: ReadonlyArray<number>): RequestSummary => {
   const wanted = new Set(seqs)
@@ -378,7 +378,7 @@ export const applySummaryAnswer = (
  * `{message_count}` for the in-flight id; ignored for any other id.
  *
  * @example
- * applySummaryCallStarted(summary, 'summary-1') // [{ type: 'emit_hook', name: 'context:pre_summarize', data: { message_count: 3 } }]
+ * applySummaryCallStarted(summary, 'summary-1') // => [{ type: 'emit_hook', name: 'context:pre_summarize', data: { message_count: 3 } }]
  */
 export const applySummaryCallStarted = (summary: SummaryState, id: string): ReadonlyArray<Effect> =>
   summary.inFlight === id ? [{ type: 'emit_hook', name: 'context:pre_summarize', data: { message_count: summary.inFlightSeqs.length } }] : []

@@ -15,7 +15,7 @@ import { toSpillPath } from './tool-result-budget.js'
  * UTF-8 length in bytes of `text`.
  *
  * @example
- * utf8Length('é😀') // 6
+ * utf8Length('é😀') // => 6
  */
 export const utf8Length = (text: string): number => {
   let bytes = 0
@@ -51,7 +51,7 @@ const utf8Prefix = (text: string, cap: number): { readonly text: string; readonl
  * when the original was spilled, the file that holds it.
  *
  * @example
- * toIngressCut('x'.repeat(10), 4, null).content // 'xxxx\n[tool result cut at ingress: 4 of 10 bytes kept (tool_result_ingress_cap_bytes); call the tool again with a narrower request for the rest]'
+ * toIngressCut('x'.repeat(10), 4, null).content // => 'xxxx\n[tool result cut at ingress: 4 of 10 bytes kept (tool_result_ingress_cap_bytes); call the tool again with a narrower request for the rest]'
  */
 export const toIngressCut = (content: string, cap: number, spillPath: string | null): { readonly content: string; readonly keptBytes: number; readonly originalBytes: number } => {
   const originalBytes = utf8Length(content)

@@ -15,7 +15,7 @@ import { seqOf } from '../messages/message.js'
  * Characters (code points) per token when a token budget is converted to characters (SPEC 11.1).
  *
  * @example
- * resolveToolResultBudget({ role: 'tool' }, { ...DEFAULT_CONFIG, tool_result_budget_tokens: 100 }, {}).budgetChars // 400
+ * resolveToolResultBudget({ role: 'tool' }, { ...DEFAULT_CONFIG, tool_result_budget_tokens: 100 }, {}).budgetChars // => 400
  */
 export const CHARS_PER_TOKEN = 4
 
@@ -48,7 +48,7 @@ export interface Truncation {
  * strings), else the harvested name of its `tool_call_id`, else null.
  *
  * @example
- * toToolName({ role: 'tool', tool_call_id: 'c1' }, { c1: 'grep' }) // 'grep'
+ * toToolName({ role: 'tool', tool_call_id: 'c1' }, { c1: 'grep' }) // => 'grep'
  */
 export const toToolName = (message: Message, toolNames: Readonly<Record<string, string>>): string | null => {
   if (typeof message.name === 'string' && message.name !== '') return message.name
@@ -63,7 +63,7 @@ export const toToolName = (message: Message, toolNames: Readonly<Record<string, 
  * True when the result's tool is listed in `tool_result_exempt_tools` (never truncated).
  *
  * @example
- * isExemptToolResult({ role: 'tool', name: 'load_skill' }, { ...DEFAULT_CONFIG, tool_result_exempt_tools: ['load_skill'] }, {}) // true
+ * isExemptToolResult({ role: 'tool', name: 'load_skill' }, { ...DEFAULT_CONFIG, tool_result_exempt_tools: ['load_skill'] }, {}) // => true
  */
 export const isExemptToolResult = (message: Message, config: Config, toolNames: Readonly<Record<string, string>>): boolean => {
   if (config.tool_result_exempt_tools.length === 0) return false
@@ -76,7 +76,7 @@ export const isExemptToolResult = (message: Message, config: Config, toolNames: 
  * tokens × 4 with the configured shape, else `truncate_chars` head-only.
  *
  * @example
- * resolveToolResultBudget({ role: 'tool' }, DEFAULT_CONFIG, {}) // { budgetChars: 250, shape: 'head' }
+ * resolveToolResultBudget({ role: 'tool' }, DEFAULT_CONFIG, {}) // => { budgetChars: 250, shape: 'head' }
  */
 export const resolveToolResultBudget = (
   message: Message,
@@ -103,7 +103,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * encoded as `?` (SPEC 11.5).
  *
  * @example
- * toContentDigest('abc') // 'ba7816bf8f01cfea'
+ * toContentDigest('abc') // => 'ba7816bf8f01cfea'
  */
 export const toContentDigest = (content: string): string => {
   const wellFormed = content.isWellFormed() ? content : content.replace(LONE_SURROGATE, '?')
@@ -116,7 +116,7 @@ export const toContentDigest = (content: string): string => {
  * Returns `''` for `.`.
  *
  * @example
- * normalizeSpillDirectory('/tmp//spill/./') // '/tmp/spill'
+ * normalizeSpillDirectory('/tmp//spill/./') // => '/tmp/spill'
  */
 export const normalizeSpillDirectory = (directory: string): string => {
   let prefix = ''
@@ -138,7 +138,7 @@ export const normalizeSpillDirectory = (directory: string): string => {
  * integer `_seq`.
  *
  * @example
- * toSpillPath('/tmp/spillx', 42, 'a'.repeat(10)) // '/tmp/spillx/tool-result-000042-bf2cb58a68f684d9.txt'
+ * toSpillPath('/tmp/spillx', 42, 'a'.repeat(10)) // => '/tmp/spillx/tool-result-000042-bf2cb58a68f684d9.txt'
  */
 export const toSpillPath = (directory: string, seq: unknown, content: string): string => {
   const digest = toContentDigest(content)

@@ -18,7 +18,7 @@ import { describeBudget, generatorName, toReportSections, writeReportFile } from
  * beside it) in which Claude Code compacted its own context once, shipped gzipped with the package.
  *
  * @example
- * DEMO_SESSION.endsWith('4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz') // true
+ * DEMO_SESSION.endsWith('4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz') // => true
  */
 export const DEMO_SESSION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz')
 
@@ -27,7 +27,7 @@ export const DEMO_SESSION = resolve(dirname(fileURLToPath(import.meta.url)), '..
  * mid-sized model window leaves for the conversation.
  *
  * @example
- * DEMO_BUDGET // 60000
+ * DEMO_BUDGET // => 60000
  */
 export const DEMO_BUDGET = 60_000
 
@@ -35,7 +35,7 @@ export const DEMO_BUDGET = 60_000
  * The presets the demo compares, in column order.
  *
  * @example
- * DEMO_PRESETS[1] // 'recommended'
+ * DEMO_PRESETS[1] // => 'recommended'
  */
 export const DEMO_PRESETS: ReadonlyArray<PresetName> = ['reference', 'recommended']
 

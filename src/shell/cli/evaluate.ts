@@ -30,7 +30,7 @@ import { applyBudgetOverride, mergeConfig, UsageError, type BudgetOverride } fro
  * default `output_reserve_fraction` 0.5 the budget is 200000 − 32000 − 4096 = 163904, SPEC 4).
  *
  * @example
- * CLAUDE_CODE_WINDOW.contextWindow // 200000
+ * CLAUDE_CODE_WINDOW.contextWindow // => 200000
  */
 export const CLAUDE_CODE_WINDOW = { contextWindow: 200_000, maxOutputTokens: 64_000 }
 
@@ -67,7 +67,7 @@ export const expandInputs = (paths: ReadonlyArray<string>): ReadonlyArray<string
  * an unreadable file and `RecordingFormatError` for one that is not a known format.
  *
  * @example
- * readInput('fixtures/sessions/claude-code/short.jsonl', 'auto').format // 'claude-code'
+ * readInput('fixtures/sessions/claude-code/short.jsonl', 'auto').format // => 'claude-code'
  */
 export const readInput = (
   path: string,
@@ -129,7 +129,7 @@ export interface RunOptions {
  * what follows from it (cache rules, prices, the overflow limit).
  *
  * @example
- * prepareSessions('short.jsonl', readInput('short.jsonl', 'auto'), layers, options)[0].name // 'short.jsonl'
+ * prepareSessions('short.jsonl', readInput('short.jsonl', 'auto'), layers, options)[0].name // => 'short.jsonl'
  */
 export interface PreparedSession {
   readonly recording: Recording
@@ -148,7 +148,7 @@ export interface PreparedSession {
  * the messages it absorbs.
  *
  * @example
- * extractiveSummarizer(request, history) // { text: '[user] …' }
+ * extractiveSummarizer(request, history) // => { text: '[user] …' }
  */
 export const extractiveSummarizer: ReplaySummarizer = (request, history) => {
   const wanted = new Set(request.seqs)
@@ -160,7 +160,7 @@ export const extractiveSummarizer: ReplaySummarizer = (request, history) => {
  * step 2).
  *
  * @example
- * withSummarizerProvider(recording).ops[1] // { op: 'get_messages_for_request', provider: {} }
+ * withSummarizerProvider(recording).ops[1] // => { op: 'get_messages_for_request', provider: {} }
  */
 export const withSummarizerProvider = (recording: Recording): Recording => ({
   ...recording,
@@ -171,7 +171,7 @@ export const withSummarizerProvider = (recording: Recording): Recording => ({
  * The recording without its `summary_result` lines (`--summarizer none|extractive`).
  *
  * @example
- * withoutSummaryResults(recording).ops.some((op) => op.op === 'summary_result') // false
+ * withoutSummaryResults(recording).ops.some((op) => op.op === 'summary_result') // => false
  */
 export const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
 
@@ -195,7 +195,7 @@ const displayName = (path: string): string => basename(path).replace(/\.gz$/, ''
  * Code's default window, a Codex rollout's recorded window, the window table), else E.
  *
  * @example
- * prepareSessions(path, readInput(path, 'auto'), { preset: null, file: null, settings: [] }, options).length // 1
+ * prepareSessions(path, readInput(path, 'auto'), { preset: null, file: null, settings: [] }, options).length // => 1
  */
 export const prepareSessions = (
   path: string,

@@ -32,8 +32,8 @@ export type BudgetOverride =
  * trimmed. Throws `UsageError` when there is no `=` or nothing before it.
  *
  * @example
- * parseSetting('token_meter=hybrid') // ['token_meter', 'hybrid']
- * parseSetting('target_usage=0.4') // ['target_usage', 0.4]
+ * parseSetting('token_meter=hybrid') // => ['token_meter', 'hybrid']
+ * parseSetting('target_usage=0.4') // => ['target_usage', 0.4]
  */
 export const parseSetting = (text: string): readonly [string, unknown] => {
   const equals = text.indexOf('=')
@@ -52,7 +52,7 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
  * text (surrounding whitespace allowed) is decimal digits only.
  *
  * @example
- * parseTokenCount('--budget', '4500') // 4500
+ * parseTokenCount('--budget', '4500') // => 4500
  */
 export const parseTokenCount = (flag: string, text: string): number => {
   if (!/^\d+$/.test(text.trim())) throw new UsageError(`${flag} ${text}: expected a whole number of tokens, e.g. ${flag} 4500`)
@@ -64,7 +64,7 @@ export const parseTokenCount = (flag: string, text: string): number => {
  * each `--set`, in that order.
  *
  * @example
- * mergeConfig({ a: 1 }, { a: 2 }, { a: 3 }, [['a', 4]]) // { a: 4 }
+ * mergeConfig({ a: 1 }, { a: 2 }, { a: 3 }, [['a', 4]]) // => { a: 4 }
  */
 export const mergeConfig = (
   header: Readonly<Record<string, unknown>>,
@@ -82,7 +82,7 @@ export const mergeConfig = (
  * other name.
  *
  * @example
- * toPreset('recommended-summary').compaction_strategy // 'summary'
+ * toPreset('recommended-summary').compaction_strategy // => 'summary'
  */
 export const toPreset = (name: string): Readonly<Record<string, unknown>> => {
   if (!isPresetName(name)) throw new UsageError(`--preset ${name}: unknown preset, expected one of ${PRESET_NAMES.join(', ')}`)

@@ -41,7 +41,7 @@ export interface CliIo {
  * into the package's `sessions/` directory.
  *
  * @example
- * BUNDLED_SESSION.endsWith('sessions/claude-code-tool-heavy.jsonl') // true
+ * BUNDLED_SESSION.endsWith('sessions/claude-code-tool-heavy.jsonl') // => true
  */
 export const BUNDLED_SESSION = resolve(dirname(fileURLToPath(import.meta.url)), '../../../sessions/claude-code-tool-heavy.jsonl')
 
@@ -98,7 +98,7 @@ export interface ReplayedSession {
  *
  * @example
  * const replayed = await replayInput('short.jsonl', flags, io, false)
- * replayed.format // 'claude-code'
+ * replayed.format // => 'claude-code'
  */
 export interface ReplayedInput {
   readonly path: string
@@ -142,7 +142,7 @@ export const readConfigFile = (path: string): Record<string, unknown> => {
  * `UsageError` for both forms at once, half a window, or a value that is not a whole number.
  *
  * @example
- * toBudgetOverride({ budget: '4500' }) // { kind: 'budget', tokens: 4500 }
+ * toBudgetOverride({ budget: '4500' }) // => { kind: 'budget', tokens: 4500 }
  */
 export const toBudgetOverride = (flags: Pick<ReplayInputFlags, 'budget' | 'window' | 'maxOutput'>): BudgetOverride | null => {
   if (flags.budget !== undefined && (flags.window !== undefined || flags.maxOutput !== undefined)) {

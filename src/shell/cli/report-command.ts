@@ -31,7 +31,7 @@ export interface ReportFlags extends ReplayInputFlags {
  * file's base name), prefixed by `label` when given (the demo's configuration names).
  *
  * @example
- * toReportSections(replayed, 'recommended')[0].title // 'recommended · 4d5611e5-….jsonl.gz'
+ * toReportSections(replayed, 'recommended')[0].title // => 'recommended · 4d5611e5-….jsonl.gz'
  */
 export const toReportSections = (replayed: ReplayedInput, label: string | null = null): ReportSection[] =>
   replayed.sessions.map((item) =>
@@ -51,7 +51,7 @@ export const toReportSections = (replayed: ReplayedInput, label: string | null =
  * How the budget was set, in words for the page header.
  *
  * @example
- * describeBudget({ kind: 'budget', tokens: 60000 }) // '60,000 tokens (--budget)'
+ * describeBudget({ kind: 'budget', tokens: 60000 }) // => '60,000 tokens (--budget)'
  */
 export const describeBudget = (budget: BudgetOverride | null): string =>
   budget === null
@@ -64,7 +64,7 @@ export const describeBudget = (budget: BudgetOverride | null): string =>
  * Write `html` (creating its folder), or throw `UsageError` naming the path and the cause.
  *
  * @example
- * writeReportFile('out/report.html', html) // '/abs/out/report.html'
+ * writeReportFile('out/report.html', html) // => '/abs/out/report.html'
  */
 export const writeReportFile = (path: string, html: string): string => {
   const target = resolve(path)
@@ -82,7 +82,7 @@ export const writeReportFile = (path: string, html: string): string => {
  * (`context-simple 0.1.0`; `context-simple` alone when the file cannot be read).
  *
  * @example
- * generatorName() // 'context-simple 0.1.0'
+ * generatorName() // => 'context-simple 0.1.0'
  */
 export const generatorName = (): string => {
   try {

@@ -26,8 +26,8 @@ export const NO_RESULT_RECORDED = '[no result recorded]'
  * that is not a parseable time string.
  *
  * @example
- * toModuleTimestamp('2026-02-10T21:11:56.846Z') // '2026-02-10T21:11:56.846+00:00'
- * toModuleTimestamp('yesterday') // undefined
+ * toModuleTimestamp('2026-02-10T21:11:56.846Z') // => '2026-02-10T21:11:56.846+00:00'
+ * toModuleTimestamp('yesterday') // => undefined
  */
 export const toModuleTimestamp = (iso: unknown): string | undefined => {
   if (typeof iso !== 'string') return undefined

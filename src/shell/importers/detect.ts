@@ -30,7 +30,7 @@ export type InputFormatChoice = InputFormat | 'auto'
  * The `--format` choices, `auto` first.
  *
  * @example
- * INPUT_FORMAT_CHOICES.includes('openai-chat') // true
+ * INPUT_FORMAT_CHOICES.includes('openai-chat') // => true
  */
 export const INPUT_FORMAT_CHOICES: ReadonlyArray<InputFormatChoice> = ['auto', 'recording', 'claude-code', 'openai-chat', 'codex']
 
@@ -66,10 +66,10 @@ const classifyLine = (value: unknown): InputFormat | undefined => {
  * line (with its line number), and a text that matches no format.
  *
  * @example
- * detectFormat('{"op":"clear"}\n') // 'recording'
- * detectFormat('[{"task_id":0,"trial":0,"traj":[]}]') // 'openai-chat'
- * detectFormat('{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}') // 'claude-code'
- * detectFormat('{"timestamp":"2025-10-06T20:15:35.486Z","type":"session_meta","payload":{"id":"s"}}') // 'codex'
+ * detectFormat('{"op":"clear"}\n') // => 'recording'
+ * detectFormat('[{"task_id":0,"trial":0,"traj":[]}]') // => 'openai-chat'
+ * detectFormat('{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}') // => 'claude-code'
+ * detectFormat('{"timestamp":"2025-10-06T20:15:35.486Z","type":"session_meta","payload":{"id":"s"}}') // => 'codex'
  */
 export const detectFormat = (text: string, sourceName = 'input'): InputFormat => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
@@ -142,8 +142,8 @@ export interface LoadedRecordings {
  *
  * @example
  * const loaded = loadRecordings('{"op":"get_messages_for_request"}\n', 'r.jsonl', 'auto')
- * loaded.format // 'recording'
- * loaded.recordings.length // 1
+ * loaded.format // => 'recording'
+ * loaded.recordings.length // => 1
  */
 export const loadRecordings = (
   text: string,

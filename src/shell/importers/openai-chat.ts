@@ -14,7 +14,7 @@ import { RecordingFormatError, describeValue } from '../recording-file.js'
  * `trial` (string or number) names the session, other fields (`reward`, `info`) are ignored.
  *
  * @example
- * OpenAiChatTrajectoryCodec.is({ task_id: 0, trial: 0, reward: 1, traj: [{ role: 'user', content: 'hi' }] }) // true
+ * OpenAiChatTrajectoryCodec.is({ task_id: 0, trial: 0, reward: 1, traj: [{ role: 'user', content: 'hi' }] }) // => true
  */
 export const OpenAiChatTrajectoryCodec = t.intersection([
   t.type({ task_id: t.union([t.string, t.number]), traj: t.array(t.UnknownRecord) }),
@@ -56,7 +56,7 @@ const whyNotTrajectory = (item: unknown): string => {
  * The session name of a trajectory: `<task_id>-t<trial>` (`trial` 0 when absent).
  *
  * @example
- * toSessionName({ task_id: 3, trial: 1, traj: [] }) // '3-t1'
+ * toSessionName({ task_id: 3, trial: 1, traj: [] }) // => '3-t1'
  */
 export const toSessionName = (trajectory: OpenAiChatTrajectory): string =>
   `${trajectory.task_id}-t${trajectory.trial ?? 0}`
@@ -100,7 +100,7 @@ export const toTrajectoryRecording = (trajectory: OpenAiChatTrajectory): Recordi
  *   '[{"task_id":7,"trial":0,"reward":1,"info":{},"traj":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}]',
  *   'tau.json',
  * )
- * recordings[0].session // '7-t0'
+ * recordings[0].session // => '7-t0'
  */
 export const importOpenAiChatTrajectories = (text: string, sourceName: string): Recording[] => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text

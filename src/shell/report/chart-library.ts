@@ -51,7 +51,7 @@ let loaded: ChartLibrary | null = null
  * `ChartLibraryMissingError` naming the folders looked at when none holds the files.
  *
  * @example
- * loadChartLibrary().script.length > 10_000 // true
+ * loadChartLibrary().script.length > 10_000 // => true
  */
 export const loadChartLibrary = (): ChartLibrary => {
   if (loaded !== null) return loaded

@@ -141,7 +141,7 @@ const PAGE_SCRIPT = `(function () {
  *
  * @example
  * const html = renderHtmlReport([section], about, loadChartLibrary())
- * html.startsWith('<!doctype html>') // true
+ * html.startsWith('<!doctype html>') // => true
  */
 export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: ReportAbout, library: ChartLibrary): string => {
   const body = sections

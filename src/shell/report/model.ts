@@ -67,7 +67,7 @@ export interface ReportBoundary {
  * break, else null) and `cumulativeCostUsd` are null when nothing provides them.
  *
  * @example
- * toReportSection(input).requests === input.lines.length // true
+ * toReportSection(input).requests === input.lines.length // => true
  */
 export interface ReportSection {
   readonly title: string
