@@ -129,7 +129,9 @@ export const toBudgetPayload = (resolved: ResolvedBudget, effective: number): Bu
  * True when two `context:budget` payloads differ in any field (the event is emitted on change).
  *
  * @example
+ * const a: BudgetPayload = { source: 'token_budget', context_window: null, output_reserve: null, cap: null, effective_budget: 9200 }
  * isSameBudget(a, { ...a }) // => true
+ * isSameBudget(null, a) // => false
  */
 export const isSameBudget = (a: BudgetPayload | null, b: BudgetPayload): boolean =>
   a !== null && a.source === b.source && a.context_window === b.context_window && a.output_reserve === b.output_reserve && a.cap === b.cap && a.effective_budget === b.effective_budget

@@ -58,7 +58,10 @@ export interface ContextLengthDetails {
  * `protected_tool_results`).
  *
  * @example
- * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof ContextLengthError) report(e.details.floor_tokens) }
+ * const manager = new ContextManager({ strict_fit: true })
+ * await manager.addMessage({ role: 'user', content: 'a question far longer than fifty tokens '.repeat(20) })
+ * const floor = await manager.getMessagesForRequest({ tokenBudget: 50 }).then(() => null, (e) => (e instanceof ContextLengthError ? e.details.floor_tokens : null))
+ * typeof floor // => 'number'
  */
 export class ContextLengthError extends Error {
   override readonly name = 'ContextLengthError'

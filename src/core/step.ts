@@ -12,7 +12,8 @@ import type { State } from './state.js'
  * (its `raise_error` effect is then among `effects`).
  *
  * @example
- * makeStep(deps)(makeInitialState(), { type: 'history_cleared' }) // { state, view: undefined, effects: [] }
+ * const step: Step = makeStep({ config: DEFAULT_CONFIG, estimate: estimateOne })(makeInitialState(), { type: 'history_cleared' })
+ * step.effects // => []
  */
 export interface Step {
   readonly state: State

@@ -34,7 +34,7 @@ export interface CacheItem {
  * milliseconds, null when unknown), and the lifetime of what it writes (`5m` or `1h`).
  *
  * @example
- * const request: CacheRequest = { overheadTokens: 12000, items: [item], timeMs: null, lifetime: '5m' }
+ * const request: CacheRequest = { overheadTokens: 12000, items: toCacheItems([{ role: 'user', content: 'hi' }], 'anthropic', estimateOne), timeMs: null, lifetime: '5m' }
  */
 export interface CacheRequest {
   readonly overheadTokens: number

@@ -88,7 +88,9 @@ export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, re
  * (under the provider model) exceeds the limit; costs use `price` (0 when null).
  *
  * @example
- * toSessionMetrics(result, recording, { kind: 'budget' }, prices.models['gpt-4o']).invalid_views // => 0
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const result = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }, { usage: { mode: 'simulated', provider: 'openai' } })
+ * toSessionMetrics(result, recording, { kind: 'budget' }, loadPriceTable().models['gpt-4o']).invalid_views // => 0
  */
 export const toSessionMetrics = (result: ReplayResult, recording: Recording, limit: OverflowLimit, price: ModelPrice | null): SessionMetrics => {
   const repeated = selectRepeatedRecordingCallIds(recording)

@@ -52,8 +52,10 @@ export interface ModelTable<Entry> {
  * entry or alias; `null` when none matches. Case-insensitive.
  *
  * @example
- * resolveModelName({ models: { 'claude-sonnet-4-5': x }, aliases: { sonnet: 'claude-sonnet-4-5' } }, 'claude-sonnet-4-5-20250929') // => 'claude-sonnet-4-5'
+ * const table: ModelTable<number> = { models: { 'claude-sonnet-4-5': 3 }, aliases: { sonnet: 'claude-sonnet-4-5' } }
+ * resolveModelName(table, 'claude-sonnet-4-5-20250929') // => 'claude-sonnet-4-5'
  * resolveModelName(table, 'sonnet') // => 'claude-sonnet-4-5'
+ * resolveModelName(table, 'gpt-4o') // => null
  */
 export const resolveModelName = <Entry>(table: ModelTable<Entry>, model: string): string | null => {
   const lookup = (name: string): string | null => {
@@ -87,6 +89,7 @@ export interface InputSplit {
  * `input`; all prices per million tokens.
  *
  * @example
+ * const opus: ModelPrice = { input: 5, cached_input: 0.5, cache_write: 6.25, output: 25, source: 'example' }
  * toInputCostUsd({ input_tokens: 2_000_000, cache_read_tokens: 1_000_000, cache_write_tokens: 0, cache_write_1h_tokens: 0, uncached_input_tokens: 1_000_000 }, opus) // => 5.5
  */
 export const toInputCostUsd = (split: InputSplit, price: ModelPrice): number => {

@@ -100,6 +100,7 @@ export interface RequestFacts {
  * `llm_response` usage (null under `recorded`).
  *
  * @example
+ * const split: InputSplit = { input_tokens: 25353, cache_read_tokens: 0, cache_write_tokens: 25353, cache_write_1h_tokens: 0, uncached_input_tokens: 0 }
  * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: null, sent_tokens: 13000, view_tokens: 13353 }
  */
 export interface RequestEconomics {

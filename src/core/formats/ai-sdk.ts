@@ -56,7 +56,9 @@ export const toOutputText = (part: Readonly<Record<string, unknown>>): string =>
  * with the same `approvalId` in `history` (latest first), or null.
  *
  * @example
+ * const history = expandMessage('ai-sdk', { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'run', input: {} }, { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'call_1' }] }, []).map((piece) => piece.message)
  * findApprovalCall(history, 'ap1') // => 'call_1'
+ * findApprovalCall(history, 'ap2') // => null
  */
 export const findApprovalCall = (history: Messages, approvalId: unknown): unknown => {
   for (let i = history.length - 1; i >= 0; i -= 1) {

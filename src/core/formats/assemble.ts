@@ -15,7 +15,7 @@ import { carrierOf, pickKeys, type NativeCarrier, type ProviderFormat } from './
  * contract message, the notice, a piece of another format) is converted.
  *
  * @example
- * const codec: AssemblyCodec = { format: 'anthropic', allowedKeys: new Set(['role', 'content']), rebuildBlocks, fromContract }
+ * const codec: AssemblyCodec = { format: 'anthropic', allowedKeys: new Set(['role', 'content']), rebuildBlocks: () => [], fromContract: (piece) => [{ role: piece.role, content: piece.content }] }
  */
 export interface AssemblyCodec {
   readonly format: ProviderFormat
@@ -57,7 +57,8 @@ interface Group {
  * Pure; never throws for odd pieces (they are converted as contract messages).
  *
  * @example
- * assemblePieces(view, anthropicCodec) // MessageParam-shaped objects, system messages included
+ * const codec: AssemblyCodec = { format: 'anthropic', allowedKeys: new Set(['role', 'content']), rebuildBlocks: () => [], fromContract: (piece) => [{ role: piece.role, content: piece.content }] }
+ * assemblePieces([{ role: 'user', content: 'hi' }], codec) // => [{ role: 'user', content: 'hi' }]
  */
 export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Readonly<Record<string, unknown>>> =>
   assembleEntries(view, codec).map((entry) => entry.message)
@@ -66,7 +67,8 @@ export const assemblePieces = (view: Messages, codec: AssemblyCodec): Array<Read
  * `assemblePieces` with each message marked `generated` when it was built from a contract message.
  *
  * @example
- * assembleEntries([{ role: 'tool', tool_call_id: 'a', content: 'x' }], anthropicCodec)[0].generated // => true
+ * const codec: AssemblyCodec = { format: 'anthropic', allowedKeys: new Set(['role', 'content']), rebuildBlocks: () => [], fromContract: (piece) => [{ role: piece.role, content: piece.content }] }
+ * assembleEntries([{ role: 'tool', tool_call_id: 'a', content: 'x' }], codec)[0].generated // => true
  */
 export const assembleEntries = (view: Messages, codec: AssemblyCodec): Array<AssembledMessage> => {
   const out: Array<AssembledMessage> = []

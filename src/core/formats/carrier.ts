@@ -187,7 +187,7 @@ export const pieceMetadata = (
  * A piece numbered by the reducer: its carrier's `origin` set to `origin`.
  *
  * @example
- * withOrigin(piece, 7)
+ * withOrigin({ role: 'user', content: 'hi' }, 7) // => { role: 'user', content: 'hi' }
  */
 export const withOrigin = (message: Message, origin: number): Message => {
   const metadata = message.metadata

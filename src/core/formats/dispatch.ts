@@ -189,7 +189,8 @@ export const selectOneResultPerCall = (format: MessageFormat, view: Messages): M
  * message is the one added, less `metadata`.
  *
  * @example
- * toNativeHistory('anthropic', state.history)
+ * const stored = expandMessage('anthropic', { role: 'user', content: [{ type: 'text', text: 'hi' }] }, []).map((piece) => piece.message)
+ * toNativeHistory('anthropic', stored) // => [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
  */
 export const toNativeHistory = (format: ProviderFormat, stored: Messages): Array<Readonly<Record<string, unknown>>> =>
   FORMAT_ADAPTERS[format].toNativeHistory(toPlainArray(stored))
@@ -343,7 +344,9 @@ export const selectRepeatedHistoryCallIds = (history: Messages): ReadonlySet<str
  * dropped); always false without `repair: true` and for the `contract` format.
  *
  * @example
- * toRequestView('anthropic', view, { repair: false, history }).problems // => []
+ * const view: Messages = [{ role: 'user', content: 'hi' }]
+ * toRequestView('anthropic', view, { repair: false, history: view }).problems // => []
+ * const interrupted: Messages = [{ role: 'user', content: 'go' }, { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'user', content: 'next' }]
  * toRequestView('openai-chat', interrupted, { repair: true }).repaired // => true
  */
 export const toRequestView = <V extends MessageFormat>(

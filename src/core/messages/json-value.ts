@@ -250,6 +250,7 @@ const errorText = (error: unknown): string => {
  * library stored and froze), so it is kept as it is without being walked. Default: copy all.
  *
  * @example
+ * const ownedValues = new WeakSet<object>()
  * const options: JsonValueOptions = { share: (value) => ownedValues.has(value) }
  */
 export interface JsonValueOptions {

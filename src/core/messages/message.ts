@@ -65,7 +65,9 @@ export interface Message {
  * (SPEC 1.1, 17.9).
  *
  * @example
- * await manager.addMessage(completion.choices[0].message) // OpenAI ChatCompletionMessage
+ * const manager = new ContextManager({}, { format: 'openai-chat' })
+ * const input: MessageInput = { role: 'assistant', content: 'hello', refusal: null } // an OpenAI ChatCompletionMessage
+ * await manager.addMessage(input)
  */
 export type MessageInput = Message | { readonly role: string } | { readonly type: string }
 
