@@ -58,6 +58,7 @@ import { isAppendable, sliceFrom, toPlainArray } from '../core/messages/appendab
  * rejects `ContextManager.restore` for a snapshot it cannot restore; nothing is restored then.
  *
  * @example
+ * const manager = new ContextManager()
  * try { await manager.getMessagesForRequest() } catch (e) { if (e instanceof CompactionSkipLimitError) console.error(e.message) }
  */
 export { CompactionSkipLimitError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError }
@@ -66,7 +67,8 @@ export { CompactionSkipLimitError, ContextLengthError, InvalidMessageError, Inva
  * The system prompt factory (SPEC 2.6): returns the system prompt text, possibly asynchronously.
  *
  * @example
- * await manager.setSystemPromptFactory(async () => 'You are a careful assistant.')
+ * const factory: SystemPromptFactory = async () => 'You are a careful assistant.'
+ * await new ContextManager().setSystemPromptFactory(factory)
  */
 export type SystemPromptFactory = () => string | Promise<string>
 
@@ -130,7 +132,8 @@ export interface ContextManagerOptions<F extends MessageFormat = MessageFormat> 
  * strategy caches it for summarization).
  *
  * @example
- * await manager.getMessagesForRequest({ tokenBudget: 50_000 })
+ * const options: RequestOptions = { tokenBudget: 50_000 }
+ * await new ContextManager().getMessagesForRequest({ tokenBudget: options.tokenBudget }) // => []
  */
 export interface RequestOptions<V extends MessageFormat = MessageFormat> {
   readonly tokenBudget?: number | null
@@ -147,7 +150,8 @@ export interface RequestOptions<V extends MessageFormat = MessageFormat> {
  * What a hook handler returns to the host: the `llm:response` listener always continues.
  *
  * @example
- * await manager.onLlmResponse({ usage: { input_tokens: 10 } }) // => { action: 'continue' }
+ * const result: HookResult = await new ContextManager().onLlmResponse({ usage: { input_tokens: 10 } })
+ * result // => { action: 'continue' }
  */
 export interface HookResult {
   readonly action: 'continue'
@@ -325,8 +329,12 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * Linear in the size of the history.
    *
    * @example
+   * const manager = new ContextManager()
+   * await manager.addMessage({ role: 'user', content: 'hi' })
    * const saved = JSON.stringify(await manager.snapshot())
-   * const again = await ContextManager.restore(JSON.parse(saved), { hooks })
+   * const again = await ContextManager.restore(JSON.parse(saved), { hooks: makeMittHooks() })
+   * const restored = await again.getMessages()
+   * restored.length // => 1
    */
   snapshot(): Promise<Snapshot> {
     return this.#enqueue(async () => {
@@ -352,6 +360,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * to take the snapshot's format); nothing is created then.
    *
    * @example
+   * const text = JSON.stringify(await new ContextManager().snapshot())
    * const manager = await ContextManager.restore(JSON.parse(text), { hooks: makeMittHooks() })
    */
   static async restore<F extends MessageFormat = 'contract'>(snapshot: unknown, options: ContextManagerOptions<F> = {}): Promise<ContextManager<F>> {
@@ -389,6 +398,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * `MAX_JSON_DEPTH`, …) or a `metadata` that is not an object; nothing is stored then.
    *
    * @example
+   * const manager = new ContextManager()
    * await manager.addMessage({ role: 'user', content: 'hi' })
    */
   async addMessage(message: MessageInput): Promise<void> {
@@ -416,7 +426,11 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * an object. The manager stays usable either way.
    *
    * @example
+   * const manager = new ContextManager()
+   * await manager.addMessage({ role: 'user', content: 'hi' })
+   * const provider: Provider = { getModelInfo: () => ({ context_window: 200_000, max_output_tokens: 8_192 }) }
    * const view = await manager.getMessagesForRequest({ provider })
+   * view.length // => 1
    */
   async getMessagesForRequest(): Promise<FormatView<F>>
   async getMessagesForRequest(options: RequestOptions<never> & { readonly format?: undefined }): Promise<FormatView<F>>
@@ -495,7 +509,10 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * `metadata._seq`; never compacted. Resolves after every call made before it has been applied.
    *
    * @example
+   * const manager = new ContextManager()
+   * await manager.addMessage({ role: 'user', content: 'hi' })
    * const history = await manager.getMessages()
+   * history[0].content // => 'hi'
    */
   getMessages(): Promise<Array<Message>> {
     return this.#enqueue(async () => {
@@ -533,7 +550,11 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * messages `addMessage` would accept (holes included); the history is then unchanged.
    *
    * @example
+   * const manager = new ContextManager()
+   * const savedHistory = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]
    * await manager.setMessages(savedHistory)
+   * const history = await manager.getMessages()
+   * history.length // => 2
    */
   async setMessages(messages: ReadonlyArray<MessageInput>): Promise<void> {
     const own = ownOrThrow(decodeMessages(messages, 'messages', { share: isOwnedJson }))
@@ -549,6 +570,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * kept, spill files are not deleted.
    *
    * @example
+   * const manager = new ContextManager()
    * await manager.clear()
    */
   clear(): Promise<void> {
@@ -564,6 +586,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * `set_system_prompt` op; a return to static mode cannot be expressed in a recording.)
    *
    * @example
+   * const manager = new ContextManager()
    * await manager.setSystemPromptFactory(async () => 'You are a careful assistant.')
    */
   setSystemPromptFactory(factory: SystemPromptFactory | null | undefined): Promise<void> {
@@ -577,7 +600,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * Host protocol: always `false` (compaction happens inside `getMessagesForRequest`, SPEC 2.7).
    *
    * @example
-   * await manager.shouldCompact() // => false
+   * await new ContextManager().shouldCompact() // => false
    */
   async shouldCompact(): Promise<boolean> {
     return false
@@ -587,7 +610,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * Host protocol: does nothing (SPEC 2.7).
    *
    * @example
-   * await manager.compact()
+   * await new ContextManager().compact()
    */
   async compact(): Promise<void> {
     return undefined
@@ -605,10 +628,11 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * Never throws to the dispatcher; resolves `{ action: 'continue' }` once the reading is applied.
    *
    * @example
+   * const manager = new ContextManager()
    * await manager.onLlmResponse({ usage: { input_tokens: 1200, cache_write_tokens: 300 } }) // => { action: 'continue' }
-   * await manager.onLlmResponse({ usage: message.usage })     // Anthropic Message
-   * await manager.onLlmResponse({ usage: completion.usage })  // OpenAI ChatCompletion
-   * await manager.onLlmResponse({ usage: result.usage })      // AI SDK generateText result
+   * // the usage of an Anthropic Message, an OpenAI ChatCompletion or an AI SDK generateText result as it comes:
+   * await manager.onLlmResponse({ usage: { input_tokens: 1200, output_tokens: 50, cache_read_input_tokens: 900 } }) // => { action: 'continue' }
+   * await manager.onLlmResponse({ usage: { prompt_tokens: 1200, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 900 } } }) // => { action: 'continue' }
    */
   async onLlmResponse(data: LlmResponsePayload): Promise<HookResult> {
     try {
@@ -631,6 +655,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * saves the state as it is at that point of the job.
    *
    * @example
+   * const manager = new ContextManager()
    * await manager.idle()
    */
   async idle(): Promise<void> {
