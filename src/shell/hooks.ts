@@ -25,7 +25,9 @@ export type HookHandler<K extends HookEventName = HookEventName> = (event: K, da
  * `name` labels the handler in logs and listings.
  *
  * @example
- * bus.register('llm:response', handler, { priority: 50, name: 'context-simple-meter' })
+ * const bus = makeMittHooks()
+ * const options: HookRegisterOptions = { priority: 50, name: 'context-simple-meter' }
+ * bus.register('llm:response', () => undefined, options)
  */
 export interface HookRegisterOptions {
   readonly priority?: number
@@ -67,7 +69,10 @@ export interface TypedHookBus<Events extends object = HookEventMap> {
  * A registered handler as `MittHookBus.list` reports it.
  *
  * @example
- * bus.list('llm:response') // after mount: [{ event: 'llm:response', name: 'context-simple-meter', priority: 50 }]
+ * const bus = makeMittHooks()
+ * await mount({ hooks: bus, mount: () => undefined })
+ * const registrations: ReadonlyArray<HookRegistration> = bus.list('llm:response')
+ * registrations // => [{ event: 'llm:response', name: 'context-simple-meter', priority: 50 }]
  */
 export interface HookRegistration {
   readonly event: string
@@ -80,7 +85,8 @@ export interface HookRegistration {
  * throw (in call order), plus `list(event)` to inspect registrations in call order.
  *
  * @example
- * const results = await makeMittHooks().emit('e', {}) // [] with no handlers
+ * const bus: MittHookBus<{ e: object }> = makeMittHooks()
+ * await bus.emit('e', {}) // => []
  */
 export interface MittHookBus<Events extends object = HookEventMap> extends TypedHookBus<Events> {
   emit<K extends keyof Events & string>(event: K, data: Events[K]): Promise<ReadonlyArray<unknown>>
@@ -147,7 +153,7 @@ const describe = (error: unknown): string => (error instanceof Error ? `${error.
  * call order (a failed handler contributes nothing); it never rejects. Unregistering is idempotent.
  *
  * @example
- * const bus = makeMittHooks()
+ * const bus = makeMittHooks<{ e: object }>({ logger: silentLogger })
  * bus.register('e', () => 'second', { priority: 10 })
  * bus.register('e', () => { throw new Error('boom') }, { name: 'bad' }) // logged, skipped
  * bus.register('e', async () => 'first', { priority: -1 })

@@ -20,7 +20,10 @@ const owned = new WeakSet<object>()
  * froze is not owned (its nested values may still change).
  *
  * @example
- * isOwnedJson(freezeJson({ role: 'user', content: 'hi' })) // => true
+ * const manager = new ContextManager()
+ * await manager.addMessage({ role: 'user', content: 'hi' })
+ * const [stored] = await manager.getMessages()
+ * isOwnedJson(stored) // => true
  * isOwnedJson(Object.freeze({ role: 'user', content: 'hi' })) // => false
  */
 export const isOwnedJson = (value: object): boolean => owned.has(value)

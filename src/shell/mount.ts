@@ -18,6 +18,7 @@ import { describeValue } from '../core/messages/json-value.js'
  * return a promise (awaited).
  *
  * @example
+ * const mounted: Record<string, unknown> = {}
  * const coordinator: Coordinator = { hooks: makeMittHooks(), mount: (kind, instance) => { mounted[kind] = instance } }
  */
 export interface Coordinator {
@@ -29,7 +30,7 @@ export interface Coordinator {
  * The async cleanup `mount` resolves to: unregisters the usage listener (idempotent).
  *
  * @example
- * const cleanup: Cleanup = await mount(coordinator)
+ * const cleanup: Cleanup = await mount({ hooks: makeMittHooks(), mount: () => undefined })
  * await cleanup()
  */
 export type Cleanup = () => Promise<void>
@@ -38,7 +39,8 @@ export type Cleanup = () => Promise<void>
  * Manager collaborators for `mount` (the hook bus always comes from the coordinator).
  *
  * @example
- * await mount(coordinator, {}, { logger: silentLogger, clock: systemClock })
+ * const options: MountOptions = { logger: silentLogger, clock: systemClock }
+ * await mount({ hooks: makeMittHooks(), mount: () => undefined }, {}, options)
  */
 export type MountOptions = Omit<ContextManagerOptions, 'hooks'>
 
@@ -73,7 +75,9 @@ const show = (value: unknown): string => {
  * it).
  *
  * @example
- * validateMountConfig({ token_meter: 'tokens' }, logger) // { token_meter: 'estimate' }, one warning
+ * const logger = memoryLogger()
+ * validateMountConfig({ token_meter: 'tokens' }, logger) // => { token_meter: 'estimate' }
+ * logger.entries.length // => 1
  */
 export const validateMountConfig = (config: unknown, logger: Logger): unknown => {
   if (typeof config !== 'object' || config === null || Array.isArray(config)) return config
@@ -105,7 +109,9 @@ export const validateMountConfig = (config: unknown, logger: Logger): unknown =>
  * coordinator is not an object with `mount`, or its hooks are not a bus with `register`.
  *
  * @example
- * const cleanup = await mount(coordinator, { token_meter: 'hybrid' })
+ * const hooks = makeMittHooks()
+ * const cleanup = await mount({ hooks, mount: () => undefined }, { token_meter: 'hybrid' })
+ * hooks.list('llm:response').length // => 1
  * await cleanup()
  */
 export const mount = async (coordinator: Coordinator, config: ContextConfig = {}, options: MountOptions = {}): Promise<Cleanup> => {

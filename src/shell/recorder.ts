@@ -25,7 +25,13 @@ export interface Recorder {
  * with `\n`).
  *
  * @example
- * await writeFile('session.jsonl', makeRecorder({}).toJsonLines())
+ * import { writeFile } from 'node:fs/promises'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ * const recorder: SessionRecorder = makeRecorder({})
+ * recorder.record({ op: 'add_message', message: { role: 'user', content: 'hi' } })
+ * await writeFile(join(tmpdir(), 'session.jsonl'), recorder.toJsonLines())
+ * recorder.ops.length // => 1
  */
 export interface SessionRecorder extends Recorder {
   readonly ops: ReadonlyArray<RecordingOp>

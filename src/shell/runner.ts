@@ -19,7 +19,10 @@ import { consoleLogger, describeError, type Logger } from './logger.js'
  * `run` to finish before it applies queued events); background work may await it.
  *
  * @example
- * dispatch({ type: 'spill_written', path: '/tmp/spill/tool-result-000001-0123456789abcdef.txt' })
+ * const events: Array<Event> = []
+ * const dispatch: Dispatch = (event) => { events.push(event) }
+ * await dispatch({ type: 'spill_written', path: '/tmp/spill/tool-result-000001-0123456789abcdef.txt' })
+ * events.length // => 1
  */
 export type Dispatch = (event: Event) => void | Promise<void>
 
@@ -58,8 +61,8 @@ export interface DefaultRunnerOptions {
  * `idle()` resolves when no summarization started by this runner is still running.
  *
  * @example
- * const runner = makeDefaultRunner({})
- * runner.setProvider(provider)
+ * const runner: DefaultRunner = makeDefaultRunner({})
+ * runner.setProvider({ getModelInfo: () => ({ context_window: 200_000 }) })
  * await runner.idle()
  */
 export interface DefaultRunner extends EffectRunner {

@@ -19,7 +19,8 @@ export const DEFAULT_CALL_TIMEOUT_MS = 30_000
  * positive means no limit. The timer never keeps the process alive.
  *
  * @example
- * await withTimeLimit(() => provider.getModelInfo(), 30_000, 'provider.getModelInfo()')
+ * const provider = { getModelInfo: async () => ({ context_window: 200_000 }) }
+ * await withTimeLimit(() => provider.getModelInfo(), 30_000, 'provider.getModelInfo()') // => { context_window: 200_000 }
  */
 export const withTimeLimit = <T>(run: () => T | PromiseLike<T>, timeoutMs: number | undefined, operation: string): Promise<T> => {
   let result: Promise<T>

@@ -71,7 +71,9 @@ const ToolResultBlockCodec = t.intersection([
  * the contract shape.
  *
  * @example
- * importClaudeCodeSession(text, 'session.jsonl', { native: true })
+ * const text = JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hi' } })
+ * const options: ClaudeCodeImportOptions = { native: true }
+ * importClaudeCodeSession(text, 'session.jsonl', options).ops[0] // => { op: 'add_message', message: { role: 'user', content: 'hi' } }
  */
 export interface ClaudeCodeImportOptions {
   readonly native?: boolean
