@@ -3,9 +3,10 @@
 // Each example becomes one module under build/examples/ (gitignored), which imports what it uses
 // from 'context-simple' (resolved to src/ through package.json's exports, see tsconfig.json there):
 // the names the example mentions that the package exports are imported for it, and an example may
-// write its own `import … from 'context-simple'` lines. The example of an export that the package
-// does not export (an internal helper) may also use the other exports of its own module, imported
-// from it by path. Nothing else is put in front of an example: no `declare`, no `any`. The
+// write its own import lines (`node:fs` to make a file, say). The example of an export that the
+// package does not export (an internal helper, read by maintainers) may also use what other modules
+// of src/ export, its own module's first, imported by path. Nothing else is put in front of an
+// example: no `declare`, no `any`. The
 // project's tsc then type-checks them all; an error fails the check, named by the source file,
 // line and export of its example.
 //
@@ -122,6 +123,14 @@ for (const example of examples) {
   example.first = example.line + 1
 }
 
+// names exported by a module of src/ only (not by the package), each with the module that
+// declares it (the first, in path order, when several re-export it)
+const internalNames = new Map()
+for (const file of files) {
+  const declaredHere = new Set([...stripComments(readFileSync(file, 'utf8')).matchAll(/^\s*export\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|var|function\*?|class|type|interface|enum)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]))
+  for (const name of declaredHere) if (!publicNames.has(name) && !internalNames.has(name)) internalNames.set(name, file)
+}
+
 // --- one module per example
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
@@ -142,9 +151,12 @@ for (const example of examples) {
   const importedNames = new Set(own.flatMap((line) => [...(line.match(/\{([^}]*)\}/)?.[1] ?? '').split(',')].map((p) => p.trim().replace(/^type\s+/, '').split(/\s+as\s+/).pop())))
   const wanted = [...identifiers(code.join('\n'))].filter((id) => !localNames.has(id) && !importedNames.has(id)).sort()
   const bySpec = new Map()
-  const moduleNames = example.exported && !publicNames.has(example.name) ? exportsOf(example.file) : new Set()
+  // an internal export's example: its own module's names first, then any module's
+  const internal = !publicNames.has(example.name)
+  const ownNames = internal ? exportsOf(example.file) : new Set()
+  const byPath = (file) => relative(dirname(target), file).replace(/\.ts$/, '.js')
   for (const id of wanted) {
-    const spec = publicNames.get(id) ?? (moduleNames.has(id) ? relative(dirname(target), example.file).replace(/\.ts$/, '.js') : null)
+    const spec = publicNames.get(id) ?? (!internal ? null : ownNames.has(id) ? byPath(example.file) : internalNames.has(id) ? byPath(internalNames.get(id)) : null)
     if (spec === null) continue
     bySpec.set(spec, [...(bySpec.get(spec) ?? []), id])
   }
