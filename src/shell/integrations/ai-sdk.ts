@@ -107,6 +107,7 @@ export type ContextStep = AiSdkPrompt<AiSdkModelMessage>
  * The two callbacks of `makeContextSettings`, to spread into `generateText` / `streamText`.
  *
  * @example
+ * const context = new ContextManager({}, { format: 'ai-sdk' })
  * const settings: ContextSettings = makeContextSettings(context)
  */
 export interface ContextSettings {
@@ -129,8 +130,20 @@ export interface ContextSettings {
  * to every view; absent: the manager's budget rules.
  *
  * @example
+ * import { generateText, stepCountIs, wrapLanguageModel } from 'ai'
+ * import { MockLanguageModelV3 } from 'ai/test'
+ * // any ai@6 model; this one answers 'Done.' with the provider's usage
+ * const model = new MockLanguageModelV3({
+ *   doGenerate: async () => ({
+ *     content: [{ type: 'text', text: 'Done.' }], finishReason: { unified: 'stop', raw: 'stop' }, warnings: [],
+ *     usage: { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: undefined } },
+ *   }),
+ * })
  * const context = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
- * const result = await generateText({ model, messages, tools, stopWhen: stepCountIs(10), ...makeContextSettings(context) })
+ * const result = await generateText({ model, messages: [{ role: 'user', content: 'hi' }], stopWhen: stepCountIs(10), ...makeContextSettings(context) })
+ * result.text // => 'Done.'
+ * const history = await context.getMessages()
+ * history.length // => 2
  */
 export const makeContextSettings = (context: AiSdkContext, options: AiSdkContextOptions = {}): ContextSettings => {
   const history = makeHistorySync(context)
@@ -171,8 +184,18 @@ const isToolMessage = (message: unknown): boolean => typeof message === 'object'
  * of a turn reaches the history only with the next call; prefer `...makeContextSettings(context)`.
  *
  * @example
+ * import { generateText, stepCountIs, wrapLanguageModel } from 'ai'
+ * import { MockLanguageModelV3 } from 'ai/test'
+ * // any ai@6 model; this one answers 'Done.' with the provider's usage
+ * const model = new MockLanguageModelV3({
+ *   doGenerate: async () => ({
+ *     content: [{ type: 'text', text: 'Done.' }], finishReason: { unified: 'stop', raw: 'stop' }, warnings: [],
+ *     usage: { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: undefined } },
+ *   }),
+ * })
  * const context = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk' })
- * const result = await generateText({ model, messages, tools, stopWhen: stepCountIs(10), prepareStep: makeContextPrepareStep(context) })
+ * const result = await generateText({ model, messages: [{ role: 'user', content: 'hi' }], stopWhen: stepCountIs(10), prepareStep: makeContextPrepareStep(context) })
+ * result.text // => 'Done.'
  */
 export const makeContextPrepareStep = (context: AiSdkContext, options: AiSdkContextOptions = {}): ((step: PrepareStepOptions) => Promise<ContextStep>) =>
   makeContextSettings(context, options).prepareStep
@@ -200,6 +223,7 @@ const toPromptMessage = (message: AiSdkModelMessage): PromptMessage =>
  * `wrapStream` feed the provider's usage (`LanguageModelV3Usage`) to the manager.
  *
  * @example
+ * const context = new ContextManager({}, { format: 'ai-sdk' })
  * const middleware: ContextMiddleware = makeContextMiddleware(context)
  */
 export interface ContextMiddleware {
@@ -217,8 +241,19 @@ export interface ContextMiddleware {
  * `onLlmResponse`. Use it when you cannot pass `prepareStep` (a framework calls the model).
  *
  * @example
- * const model = wrapLanguageModel({ model: anthropic('claude-sonnet-4-5'), middleware: makeContextMiddleware(context) })
- * await generateText({ model, messages })
+ * import { generateText, stepCountIs, wrapLanguageModel } from 'ai'
+ * import { MockLanguageModelV3 } from 'ai/test'
+ * // any ai@6 model; this one answers 'Done.' with the provider's usage
+ * const model = new MockLanguageModelV3({
+ *   doGenerate: async () => ({
+ *     content: [{ type: 'text', text: 'Done.' }], finishReason: { unified: 'stop', raw: 'stop' }, warnings: [],
+ *     usage: { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: undefined } },
+ *   }),
+ * })
+ * const context = new ContextManager({}, { format: 'ai-sdk' })
+ * const wrapped = wrapLanguageModel({ model, middleware: makeContextMiddleware(context) })
+ * const result = await generateText({ model: wrapped, messages: [{ role: 'user', content: 'hi' }] })
+ * result.text // => 'Done.'
  */
 export const makeContextMiddleware = (context: AiSdkContext, options: AiSdkContextOptions = {}): ContextMiddleware => {
   const sync = makeHistorySync(context)
