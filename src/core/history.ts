@@ -60,7 +60,7 @@ export const toStoredMessage = (message: Message, timestamp: string, seq: number
  * message's, not the history's.
  *
  * @example
- * applyMessageAdded(config, makeInitialState(), { role: 'user', content: 'hi' }, now).history.length // => 1
+ * applyMessageAdded(DEFAULT_CONFIG, makeInitialState(), { role: 'user', content: 'hi' }, DEFAULT_REPLAY_NOW).history.length // => 1
  */
 export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: MessageFormat = 'contract'): State => {
   if (format !== 'contract') return applyProviderMessageAdded(config, state, message, timestamp, format)
@@ -81,7 +81,7 @@ export const applyMessageAdded = (config: Config, state: State, message: Message
  * piece.
  *
  * @example
- * applyProviderMessageAdded(config, state, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }, { type: 'text', text: 'next' }] }, now, 'anthropic').history.length // => 2
+ * applyProviderMessageAdded(DEFAULT_CONFIG, makeInitialState(), { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }, { type: 'text', text: 'next' }] }, DEFAULT_REPLAY_NOW, 'anthropic').history.length // => 2
  */
 export const applyProviderMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: Exclude<MessageFormat, 'contract'>): State => {
   const last = lastOf(state.history)
@@ -157,7 +157,7 @@ const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
  * reset; the measured usage, meter stats, spill memo and provenance counters kept.
  *
  * @example
- * applyMessagesReplaced(config, state, [{ role: 'user', content: 'hi' }]).state.nextSeq // => 1
+ * applyMessagesReplaced(DEFAULT_CONFIG, makeInitialState(), [{ role: 'user', content: 'hi' }]).state.nextSeq // => 1
  */
 export const applyMessagesReplaced = (
   config: Config,
@@ -195,7 +195,7 @@ export const applyMessagesReplaced = (
  * never deleted; only the memo of written paths is emptied).
  *
  * @example
- * applyHistoryCleared(state).state.history // => []
+ * applyHistoryCleared(makeInitialState()).state.history // => []
  */
 export const applyHistoryCleared = (state: State): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => ({
   state: {

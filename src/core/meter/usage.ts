@@ -99,7 +99,9 @@ export interface OpenAIResponsesUsage {
  * `inputTokens` includes cache reads and writes. Tokens.
  *
  * @example
- * const usage: AiSdkUsage = { inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, inputTokenDetails: { noCacheTokens: 4, cacheReadTokens: 9_000, cacheWriteTokens: 300 } }
+ * // a generateText result's usage (ai@6), as the SDK returns it
+ * const fromSdk = { inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, inputTokenDetails: { noCacheTokens: 4, cacheReadTokens: 9_000, cacheWriteTokens: 300 } }
+ * const usage: AiSdkUsage = fromSdk
  */
 export interface AiSdkUsage {
   readonly inputTokens: number | undefined
@@ -115,7 +117,9 @@ export interface AiSdkUsage {
  * middleware): `inputTokens.total` includes cache reads and writes. Tokens.
  *
  * @example
- * const usage: LanguageModelV3UsageShape = { inputTokens: { total: 9_304, noCache: 4, cacheRead: 9_000, cacheWrite: 300 }, outputTokens: { total: 50, text: 50, reasoning: undefined } }
+ * // a LanguageModelV3 provider's usage, as the provider returns it
+ * const fromProvider = { inputTokens: { total: 9_304, noCache: 4, cacheRead: 9_000, cacheWrite: 300 }, outputTokens: { total: 50, text: 50, reasoning: undefined } }
+ * const usage: LanguageModelV3UsageShape = fromProvider
  */
 export interface LanguageModelV3UsageShape {
   readonly inputTokens: {
@@ -131,7 +135,9 @@ export interface LanguageModelV3UsageShape {
  * `cachedInputTokens`, no cache writes. Tokens.
  *
  * @example
- * const usage: AiSdkV5Usage = { inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, cachedInputTokens: 9_000 }
+ * // a generateText result's usage (ai@5), as the SDK returns it
+ * const fromSdk = { inputTokens: 9_304, outputTokens: 50, totalTokens: 9_354, cachedInputTokens: 9_000 }
+ * const usage: AiSdkV5Usage = fromSdk
  */
 export interface AiSdkV5Usage {
   readonly inputTokens: number | undefined
@@ -183,7 +189,9 @@ export interface OpenAIAgentsUsage {
  * and without the SDKs installed.
  *
  * @example
- * await manager.onLlmResponse({ usage: message.usage }) // an Anthropic Message
+ * // the usage of an Anthropic Message, as the SDK returns it
+ * const usage: ProviderUsage = { input_tokens: 4, output_tokens: 50, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 300 }
+ * await new ContextManager().onLlmResponse({ usage }) // => { action: 'continue' }
  */
 export type ProviderUsage =
   | ContractUsage
@@ -466,7 +474,8 @@ export const toRecordedUsage = (data: unknown): unknown => {
  * ignored. A payload without an object `usage` is ignored with a warning.
  *
  * @example
- * const payload: LlmResponsePayload = { usage: completion.usage } // an OpenAI ChatCompletion
+ * // the usage of an OpenAI ChatCompletion
+ * const payload: LlmResponsePayload = { usage: { prompt_tokens: 9_304, completion_tokens: 50, total_tokens: 9_354, prompt_tokens_details: { cached_tokens: 9_000 } } }
  */
 export interface LlmResponsePayload {
   readonly usage?: ProviderUsage | null | undefined
