@@ -108,10 +108,11 @@ export interface ReplayEvent {
  * is the 0-based index of the request op; `events` are the hook events since the previous line.
  *
  * @example
- * const line: ReplayOutputLine = {
- *   op_index: 1, view: [{ role: 'user', content: 'hi', metadata: { timestamp: DEFAULT_REPLAY_NOW } }],
- *   events: [{ name: 'context:token_meter', data: meterStats }], token_meter_stats: meterStats, compaction_stats: null,
- * }
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const line: ReplayOutputLine = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }).lines[0]
+ * line.op_index // => 1
+ * line.view // => [{ role: 'user', content: 'hi', metadata: { timestamp: DEFAULT_REPLAY_NOW } }]
+ * line.compaction_stats // => null
  */
 export interface ReplayOutputLine {
   readonly session?: string

@@ -62,12 +62,17 @@ export interface ReplayOptions {
  * uninterrupted one; the replay's own bookkeeping (system prompt, hook events not yet shown) is kept.
  *
  * @example
+ * import { isLeft } from 'fp-ts/lib/Either.js'
+ * const deps: CoreDeps = { config: DEFAULT_CONFIG, estimate: estimateOne }
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
  * const through = (state: State): State => {
  *   const restored = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(deps.config, state))))
  *   if (isLeft(restored)) throw restored.left
  *   return restored.right.state
  * }
- * replayRecording(recording, deps, { handOver: { at: 3, through } }).lines // as without handOver
+ * const handOver: ReplayHandOver = { at: 1, through }
+ * const handed = replayRecording(recording, deps, { handOver }).lines
+ * handed // => replayRecording(recording, deps).lines
  */
 export interface ReplayHandOver {
   readonly at: number | ((index: number) => boolean)
@@ -81,7 +86,10 @@ export interface ReplayHandOver {
  * With `options.usage`, `economics[i]` is the split, overhead and prefix break of `lines[i]`.
  *
  * @example
- * replayRecording(recording, deps).historySizes // [1] for one add_message then one request
+ * const deps: CoreDeps = { config: DEFAULT_CONFIG, estimate: estimateOne }
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const result: ReplayResult = replayRecording(recording, deps)
+ * result.historySizes // => [1]
  */
 export interface ReplayResult {
   readonly lines: ReadonlyArray<ReplayOutputLine>
@@ -107,6 +115,7 @@ export interface ReplayResult {
  * Throws only what `options.summarizer` throws; domain problems become `logs`.
  *
  * @example
+ * const deps: CoreDeps = { config: DEFAULT_CONFIG, estimate: estimateOne }
  * replayRecording({ config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 1000 }] }, deps).lines[0].view // => []
  */
 export const replayRecording = (recording: Recording, deps: CoreDeps, options: ReplayOptions = {}): ReplayResult => {
@@ -122,10 +131,12 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
  * operation after applying it, and returns the result (for progress display).
  *
  * @example
+ * const deps: CoreDeps = { config: DEFAULT_CONFIG, estimate: estimateOne }
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
  * const iterator = iterateReplay(recording, deps)
  * let next = iterator.next()
  * while (next.done !== true) next = iterator.next()
- * next.value.lines
+ * next.value.lines.length // => 1
  */
 export function* iterateReplay(recording: Recording, given: CoreDeps, options: ReplayOptions = {}): Generator<number, ReplayResult> {
   // A recording of a provider-format manager replays through that format unless deps name one.
