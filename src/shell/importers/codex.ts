@@ -31,7 +31,9 @@ export const CODEX_LINE_TYPES: ReadonlySet<string> = new Set(['session_meta', 't
  * (default: the bundled `data/windows.json`).
  *
  * @example
- * importCodexRollout(text, 'rollout.jsonl', { model: 'gpt-5-codex' })
+ * const text = '{"timestamp":"2025-10-06T20:15:48.405Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}'
+ * const options: CodexImportOptions = { model: 'gpt-5-codex' }
+ * importCodexRollout(text, 'rollout.jsonl', options).format // => 'openai-responses'
  */
 export interface CodexImportOptions {
   readonly model?: string | null
