@@ -252,6 +252,19 @@ for (const name of [...KNOWN_FAILING].sort()) {
   if (!failingNames.has(name)) problems.push(`scripts/examples-known-failing.json: the example of ${name} compiles now (or is gone): delete the entry`)
 }
 
+// every public export carries an example (the brief: a doc comment with an @example that compiles)
+for (const file of files) {
+  const text = readFileSync(file, 'utf8')
+  for (const m of text.matchAll(/^export\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|function\*?|class|type|interface|enum)\s+([A-Za-z_$][\w$]*)/gm)) {
+    if (!publicNames.has(m[1])) continue
+    const before = text.slice(0, m.index).trimEnd()
+    const doc = before.endsWith('*/') ? before.slice(before.lastIndexOf('/**')) : ''
+    if (!doc.includes('@example')) {
+      problems.push(`${relative(repo, file)}:${text.slice(0, m.index).split('\n').length}: the public export ${m[1]} has no @example in its doc comment${doc === '' ? ' (nor a doc comment)' : ''}`)
+    }
+  }
+}
+
 const help =
   '  Fix the example in its doc comment (only names the package exports, or its own module for an internal export; no declare/any).' +
   '\n  Re-run with `npm run check:examples` (`node scripts/check-examples.mjs --no-run` to type-check only); the generated files are under build/examples/.'

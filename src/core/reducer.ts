@@ -20,16 +20,6 @@ import { makeCachedEstimator } from './meter/estimate.js'
 import { makeFormatEstimator } from './formats/dispatch.js'
 
 /**
- * Build the reducer for `deps`. Derivations of messages (estimates through `deps.estimate`,
- * truncations, stubs, stripped copies) are memoized per message object inside the returned
- * function, so repeated requests cost work proportional to what changed. Never throws for a
- * domain condition: odd input yields a `log` effect and the same state.
- *
- * @example
- * const step = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator() })
- * const { state } = step(makeInitialState(), { type: 'message_added', message: { role: 'user', content: 'hi' }, timestamp: now })
- */
-/**
  * The dependencies a reducer runs on: in a provider format the estimator is wrapped so a piece
  * costs what its provider-ready form costs (docs/formats.md); the contract format is unchanged.
  * Replay uses it too, so its view figures count what the reducer counts.
@@ -42,6 +32,17 @@ export const toStepDeps = (given: CoreDeps): CoreDeps => {
   return format === 'contract' ? given : { ...given, estimate: makeCachedEstimator(makeFormatEstimator(format, given.estimate)) }
 }
 
+/**
+ * Build the reducer for `deps`. Derivations of messages (estimates through `deps.estimate`,
+ * truncations, stubs, stripped copies) are memoized per message object inside the returned
+ * function, so repeated requests cost work proportional to what changed. Never throws for a
+ * domain condition: odd input yields a `log` effect and the same state.
+ *
+ * @example
+ * const step = makeStep({ config: DEFAULT_CONFIG, estimate: makeCachedEstimator() })
+ * const { state } = step(makeInitialState(), { type: 'message_added', message: { role: 'user', content: 'hi' }, timestamp: DEFAULT_REPLAY_NOW })
+ * state.history.length // => 1
+ */
 export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step) => {
   const format = given.format ?? 'contract'
   const deps = toStepDeps(given)

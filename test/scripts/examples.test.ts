@@ -1,7 +1,8 @@
 // The @example check (scripts/check-examples.mjs) on a small project of its own: an example that
 // compiles and whose `// =>` comment is true passes; one that uses a name the package does not
 // export, one with a type error and one whose result comment is false each fail, named by source
-// file, line and export. (npm test runs the check itself on src/.)
+// file, line and export, and so does a public export without an example. (npm test runs the check
+// itself on src/.)
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -33,6 +34,14 @@ describe('@example check', () => {
     const { code, output } = check(project('double(2) // => 4\nconst six: number = double(3)'))
     expect(code).toBe(0)
     expect(output).toMatch(/1 of 1 examples compile, 1 run, 1 result comments true/)
+  })
+
+  it('rejects a public export without an example', () => {
+    const root = project('double(2) // => 4')
+    writeFileSync(join(root, 'src/index.ts'), "export { double } from './math.js'\n/** Half of `n`. */\nexport const half = (n: number): number => n / 2\n")
+    const { code, output } = check(root)
+    expect(code).toBe(1)
+    expect(output).toMatch(/src\/index\.ts:3: the public export half has no @example/)
   })
 
   it.each([

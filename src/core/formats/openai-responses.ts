@@ -60,7 +60,12 @@ export const RESPONSES_ITEM_KEYS_BY_TYPE = {
   web_search_call: ['type', 'action', 'id', 'status'],
 } as const satisfies Readonly<Record<string, ReadonlyArray<string>>>
 
-/** An item type the pinned SDK's `ResponseInputItem` names. */
+/**
+ * An item type the pinned SDK's `ResponseInputItem` names.
+ *
+ * @example
+ * const type: ResponsesItemType = 'function_call_output'
+ */
 export type ResponsesItemType = keyof typeof RESPONSES_ITEM_KEYS_BY_TYPE
 
 const KEYS_BY_TYPE: ReadonlyMap<string, ReadonlySet<string>> = new Map(

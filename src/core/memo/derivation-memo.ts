@@ -59,7 +59,13 @@ export interface WorkingEntry {
   media?: MediaCounts
 }
 
-/** Media items in W and how many of them no estimator could measure (docs/configuration.md, `token_estimator`). */
+/**
+ * Media items in W and how many of them no estimator could measure (docs/configuration.md,
+ * `token_estimator`).
+ *
+ * @example
+ * const counts: MediaCounts = { media: 2, unmeasured: 1 }
+ */
 export interface MediaCounts {
   readonly media: number
   readonly unmeasured: number

@@ -160,7 +160,13 @@ const mediaBlockCost = (block: Readonly<Record<string, unknown>>): { readonly to
   return null
 }
 
-/** True for a string that is a base64 payload or a base64 data URL (media, not text). */
+/**
+ * True for a string that is a base64 payload or a base64 data URL (media, not text).
+ *
+ * @example
+ * isBase64Payload('data:image/png;base64,iVBORw0KGgo=') // => true
+ * isBase64Payload('hello world') // => false
+ */
 export const isBase64Payload = (value: string): boolean =>
   DATA_URL.test(value) || (value.length >= BASE64_MIN_LENGTH && BASE64.test(value))
 
