@@ -163,12 +163,12 @@ for (const example of examples) {
   const header = [
     `// The @example of ${example.name} at ${rel}:${example.line}, written by scripts/check-examples.mjs.`,
     ...[...bySpec].map(([spec, names]) => `import { ${names.join(', ')} } from '${spec.startsWith('.') ? spec : spec}'`),
-    run ? `import { checkResult } from '${relative(dirname(target), join(out, 'check-result.js'))}'` : null,
+    `import { checkResult } from '${relative(dirname(target), join(out, 'check-result.js'))}'`,
   ].filter((line) => line !== null)
   let resultCount = 0
   const lines = code.map((line, index) => {
     const m = RESULT.exec(line)
-    if (!run || m === null || m[2].includes('//') || /^(const|let|var|type|interface|import|export)\b/.test(m[2].trim())) return line
+    if (m === null || m[2].includes('//') || /^(const|let|var|type|interface|import|export)\b/.test(m[2].trim())) return line
     resultCount += 1
     const where = `${rel}:${example.first + index}`
     return `${m[1]}checkResult(${JSON.stringify(where)}, ${JSON.stringify(m[2])}, (${m[2]}), (${m[3]}))`
@@ -179,7 +179,8 @@ for (const example of examples) {
   writeFileSync(target, text)
   written.push({ ...example, rel, target, offset, code: example.code, resultCount })
 }
-if (run) {
+{
+  // written and compiled with --no-run too, so both modes type-check the same code
   writeFileSync(
     join(out, 'check-result.ts'),
     [
