@@ -120,6 +120,9 @@ export const toTranscript = (messages: Messages): string =>
  * such that every assistant with tool calls before `e` has its adjacent results before `e`, or 0.
  *
  * @example
+ * const u: Message = { role: 'user', content: 'go' }
+ * const call: Message = { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }
+ * const result: Message = { role: 'tool', tool_call_id: 'a', content: 'ok' }
  * snapAbsorbBoundary([u, call, result, u], 2, 4) // => 3
  */
 export const snapAbsorbBoundary = (live: Messages, end: number, limit: number): number => {
@@ -249,7 +252,8 @@ export const triggerSummary = (
  * in-flight summary again after a snapshot is restored.
  *
  * @example
- * toSummaryRequest(config, history, 'summary-1', [0, 1]).transcript // => '[user]: hi\n\n[assistant]: hello'
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }, { role: 'assistant', content: 'hello', metadata: { _seq: 1 } }]
+ * toSummaryRequest(DEFAULT_CONFIG, history, 'summary-1', [0, 1]).transcript // => '[user]: hi\n\n[assistant]: hello'
  */
 export const toSummaryRequest = (config: Config, history: Messages, id: string, seqs: ReadonlyArray<number>): RequestSummary => {
   const wanted = new Set(seqs)
@@ -350,7 +354,8 @@ export const trySwap = (
  * is a failure. Success stores the pending summary and emits `context:post_summarize`.
  *
  * @example
- * applySummaryAnswer(summary, 'summary-1', { text: 'done' }).summary.pending
+ * const summary: SummaryState = { ...EMPTY_SUMMARY, inFlight: 'summary-1', inFlightSeqs: [0, 1] }
+ * applySummaryAnswer(summary, 'summary-1', { text: 'done' }).summary.inFlight // => null
  */
 export const applySummaryAnswer = (
   summary: SummaryState,
@@ -378,6 +383,7 @@ export const applySummaryAnswer = (
  * `{message_count}` for the in-flight id; ignored for any other id.
  *
  * @example
+ * const summary: SummaryState = { ...EMPTY_SUMMARY, inFlight: 'summary-1', inFlightSeqs: [0, 1, 2] }
  * applySummaryCallStarted(summary, 'summary-1') // => [{ type: 'emit_hook', name: 'context:pre_summarize', data: { message_count: 3 } }]
  */
 export const applySummaryCallStarted = (summary: SummaryState, id: string): ReadonlyArray<Effect> =>
