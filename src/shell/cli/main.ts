@@ -61,8 +61,10 @@ const RULE_NAMES: Readonly<Record<ProviderFormat, string>> = {
  * `repaired` says whether the repair changed it (always false without the option).
  *
  * @example
- * toFormatLine(line, 'anthropic').line.view // { system, messages }
- * toFormatLine(line, 'anthropic', { repair: true }).repaired // true for an interrupted parallel turn mid-view
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const line = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }).lines[0]
+ * toFormatLine(line, 'anthropic').line.view // => { messages: [{ role: 'user', content: 'hi' }] }
+ * toFormatLine(line, 'anthropic', { repair: true }).repaired // => false
  */
 export const toFormatLine = (
   line: ReplayOutputLine,

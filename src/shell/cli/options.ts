@@ -96,7 +96,8 @@ export const toPreset = (name: string): Readonly<Record<string, unknown>> => {
  * provider with that window and drops its `token_budget`.
  *
  * @example
- * applyBudgetOverride(recording, { kind: 'budget', tokens: 4500 })
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * applyBudgetOverride(recording, { kind: 'budget', tokens: 4500 }).ops[1] // => { op: 'get_messages_for_request', token_budget: 4500 }
  */
 export const applyBudgetOverride = (recording: Recording, override: BudgetOverride | null): Recording => {
   if (override === null) return recording

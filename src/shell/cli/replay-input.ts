@@ -28,6 +28,8 @@ import { parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverrid
  * Where the CLI writes: injectable for tests. `isTty` enables the progress bar (on stderr).
  *
  * @example
+ * const out: Array<string> = []
+ * const err: Array<string> = []
  * const io: CliIo = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), isTty: false }
  */
 export interface CliIo {

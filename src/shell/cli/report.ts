@@ -150,7 +150,7 @@ const quantile = (sorted: ReadonlyArray<number>, q: number): number => {
  * estimate of the request it describes); broken views count views violating R1–R3.
  *
  * @example
- * summarizeRows(rows, 3, 0).brokenViews // => 0
+ * summarizeRows([], 3, 0).brokenViews // => 0
  */
 export const summarizeRows = (rows: ReadonlyArray<RequestRow>, sessions: number, spills: number): ReplaySummary => {
   const ratios = rows
