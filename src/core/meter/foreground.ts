@@ -27,6 +27,7 @@ export const isForegroundPayload = (data: unknown): boolean => isPlainObject(dat
  * (`guards.usageStale`) until the next good one.
  *
  * @example
+ * const state = makeInitialState()
  * applyUsageIntake({ ...DEFAULT_CONFIG, usage_intake: 'foreground' }, state, { usage: { input_tokens: 9 } }).state.meter === state.meter // => true
  */
 export const applyUsageIntake = (config: Config, state: State, data: unknown): Step => {

@@ -12,8 +12,9 @@ import { toSummaryRequest } from '../summary/summary.js'
  * id and span, so its answer is applied as if the call had never been interrupted), or nothing.
  *
  * @example
- * selectResumeEffects(config, { ...state, summary: { ...state.summary, inFlight: 'summary-1', inFlightSeqs: [0, 1] } })
- * // [{ type: 'request_summary', id: 'summary-1', seqs: [0, 1], … }]
+ * const state = makeInitialState()
+ * selectResumeEffects(DEFAULT_CONFIG, state) // => []
+ * selectResumeEffects(DEFAULT_CONFIG, { ...state, summary: { ...state.summary, inFlight: 'summary-1', inFlightSeqs: [0, 1] } }).length // => 1
  */
 export const selectResumeEffects = (config: Config, state: State): ReadonlyArray<Effect> =>
   state.summary.inFlight === null ? [] : [toSummaryRequest(config, state.history, state.summary.inFlight, state.summary.inFlightSeqs)]

@@ -87,7 +87,7 @@ const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalByte
  * (`applyIngressSpillAnswer`). Off (`null`), or for other messages, the state is unchanged.
  *
  * @example
- * applyIngressCap(config, state).effects // [{ type: 'emit_hook', name: 'context:tool_result_ingress_truncated', … }]
+ * applyIngressCap(DEFAULT_CONFIG, makeInitialState()).effects // => []
  */
 export const applyIngressCap = (config: Config, state: State): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
   const cap = config.tool_result_ingress_cap_bytes
