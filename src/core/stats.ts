@@ -33,11 +33,11 @@ export interface CacheAggregates {
  * `ratio = used_tokens / budget` (a fraction) or null when the budget is not positive.
  *
  * @example
- * measureRequest(DEFAULT_CONFIG, [], 0, 9200, EMPTY_METER, estimateOne).stats
- * // { mode: 'estimate', source: 'estimate', kind: 'none', used_tokens: 0, estimated_tokens: 0, measured_tokens: null,
- * //   hybrid_tokens: 0, hybrid_kind: 'none', anchor_tokens: null, anchor_estimate: null, anchor_rejected: false,
- * //   tail_estimated_tokens: 0, tail_messages: 0, cache_aggregates: null, provenance_refusals: 0,
- * //   provenance_overrides: 0, budget: 9200, ratio: 0 }
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 10_000 }] }
+ * const stats = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }).lines[0].token_meter_stats as TokenMeterStats
+ * stats.mode // => 'estimate'
+ * stats.used_tokens // => 0
+ * stats.measured_tokens // => null
  */
 export interface TokenMeterStats {
   readonly mode: string
