@@ -64,7 +64,10 @@ export const describeBudget = (budget: BudgetOverride | null): string =>
  * Write `html` (creating its folder), or throw `UsageError` naming the path and the cause.
  *
  * @example
- * writeReportFile('out/report.html', html) // => '/abs/out/report.html'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ * const path = join(tmpdir(), 'context-simple-example', 'report.html')
+ * writeReportFile(path, '<!doctype html><title>report</title>') // => path
  */
 export const writeReportFile = (path: string, html: string): string => {
   const target = resolve(path)

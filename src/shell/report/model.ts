@@ -32,6 +32,8 @@ export interface ProviderReading {
  * prompt-cache and cost model (`toEconomicsInputs`); null leaves them out of the report.
  *
  * @example
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const { lines } = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne })
  * const input: ReportSectionInput = { title: 'short.jsonl', lines, compactThreshold: 0.75, readings: [null], readingSource: 'recorded', prefixBreaks: null, cumulativeCostUsd: null }
  */
 export interface ReportSectionInput {
@@ -67,7 +69,11 @@ export interface ReportBoundary {
  * break, else null) and `cumulativeCostUsd` are null when nothing provides them.
  *
  * @example
- * toReportSection(input).requests === input.lines.length // => true
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const { lines } = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne })
+ * const input: ReportSectionInput = { title: 'short.jsonl', lines, compactThreshold: 0.75, readings: [null], readingSource: 'recorded', prefixBreaks: null, cumulativeCostUsd: null }
+ * const section: ReportSection = toReportSection(input, makeCachedEstimator())
+ * section.requests === input.lines.length // => true
  */
 export interface ReportSection {
   readonly title: string
@@ -133,8 +139,11 @@ const boundaryOf = (line: ReplayOutputLine, request: number): ReportBoundary | n
  * (the same estimator the replay used). Pure; throws nothing (odd stats become nulls).
  *
  * @example
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const { lines } = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne })
+ * const input: ReportSectionInput = { title: 'short.jsonl', lines, compactThreshold: 0.75, readings: [null], readingSource: 'recorded', prefixBreaks: null, cumulativeCostUsd: null }
  * const section = toReportSection(input, makeCachedEstimator())
- * section.boundaries.map((boundary) => boundary.level) // e.g. [2, 3, 5]
+ * section.boundaries.map((boundary) => boundary.level) // => []
  */
 export const toReportSection = (input: ReportSectionInput, estimator: TokenEstimator): ReportSection => {
   const boundaries: ReportBoundary[] = []
