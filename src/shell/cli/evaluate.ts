@@ -111,7 +111,7 @@ export interface ConfigLayers {
  * null = none: the contract's replay), `--model`, and the model tables.
  *
  * @example
- * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices, windows }
+ * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
  */
 export interface RunOptions {
   readonly format: InputFormatChoice
@@ -160,6 +160,7 @@ export const extractiveSummarizer: ReplaySummarizer = (request, history) => {
  * step 2).
  *
  * @example
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request' }, { op: 'summary_result', text: 'a summary' }] }
  * withSummarizerProvider(recording).ops[1] // => { op: 'get_messages_for_request', provider: {} }
  */
 export const withSummarizerProvider = (recording: Recording): Recording => ({
@@ -171,6 +172,7 @@ export const withSummarizerProvider = (recording: Recording): Recording => ({
  * The recording without its `summary_result` lines (`--summarizer none|extractive`).
  *
  * @example
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request' }, { op: 'summary_result', text: 'a summary' }] }
  * withoutSummaryResults(recording).ops.some((op) => op.op === 'summary_result') // => false
  */
 export const withoutSummaryResults = (recording: Recording): Recording => ({ ...recording, ops: recording.ops.filter((op) => op.op !== 'summary_result') })
