@@ -79,7 +79,7 @@ export const resolveClearFloor = (raw: unknown, effective: number): ResolvedFloo
  * `cap` count consecutive refusals; `baseline` is the sticky baseline list (system messages first).
  *
  * @example
- * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline, baselineTokens: 95000, effective: 100000 }
+ * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
  */
 export interface Refusal {
   readonly freed: number
@@ -98,7 +98,8 @@ export interface Refusal {
  * `baseline_tokens`, `budget` (E, tokens), `protected_recent` (fraction), `protected_tool_results`.
  *
  * @example
- * toSkippedPayload(config, refusal).consecutive_skips // => 1
+ * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
+ * toSkippedPayload(DEFAULT_CONFIG, refusal).consecutive_skips // => 1
  */
 export const toSkippedPayload = (config: Config, refusal: Refusal): CompactionSkippedPayload => ({
   freed_tokens: refusal.freed,
@@ -120,7 +121,8 @@ const rawRepr = (raw: unknown): string => (typeof raw === 'number' ? pyNumberRep
  * `CompactionSkipLimitError`; this function itself never throws.
  *
  * @example
- * toSkipLimitMessage(config, refusal).startsWith('context-simple: compact_clear_at_least=') // => true
+ * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
+ * toSkipLimitMessage(DEFAULT_CONFIG, refusal).startsWith('context-simple: compact_clear_at_least=') // => true
  */
 export const toSkipLimitMessage = (config: Config, refusal: Refusal): string => {
   const tools = refusal.baseline.filter((message) => message.role === 'tool').length
