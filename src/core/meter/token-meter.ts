@@ -92,7 +92,8 @@ export interface HybridReading {
  * estimate, kind `estimated`).
  *
  * @example
- * readHybrid(working, 326, meter, estimateOne).tokens // 455 in SPEC 10.3's example
+ * const working: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * readHybrid(working, estimateOne(working[0]), EMPTY_METER, estimateOne).kind // => 'estimated'
  */
 export const readHybrid = (working: Messages, estimated: number, meter: MeterState, estimate: TokenEstimator): HybridReading => {
   if (working.length === 0) {
@@ -144,7 +145,9 @@ export const toCacheAggregates = (meter: MeterState): CacheAggregates | null =>
  * Provenance counters are those before this request's trigger decision.
  *
  * @example
- * measureRequest(DEFAULT_CONFIG, working, 326, 9200, meter, estimateOne).stats.used_tokens
+ * const working: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * const estimated = estimateOne(working[0])
+ * measureRequest(DEFAULT_CONFIG, working, estimated, 9200, EMPTY_METER, estimateOne).stats.used_tokens === estimated // => true
  */
 export const measureRequest = (
   config: Config,
@@ -196,7 +199,9 @@ export const measureRequest = (
  * listener that mutates its payload can never change stored state.
  *
  * @example
+ * const stats = measureRequest(DEFAULT_CONFIG, [], 0, 9200, EMPTY_METER, estimateOne).stats
  * copyMeterStats(stats) !== stats // => true
+ * copyMeterStats(stats) // => stats
  */
 export const copyMeterStats = (stats: TokenMeterStats): TokenMeterStats => ({
   ...stats,
@@ -223,7 +228,8 @@ export interface TriggerDecision {
  * `hybrid_rejected_anchor_override`, after a rejected anchor too).
  *
  * @example
- * decideTrigger(DEFAULT_CONFIG, stats, meter).fires
+ * const stats = measureRequest(DEFAULT_CONFIG, [], 0, 9200, EMPTY_METER, estimateOne).stats
+ * decideTrigger(DEFAULT_CONFIG, stats, EMPTY_METER).fires // => false
  */
 export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: MeterState): TriggerDecision => {
   const effective = stats.budget
@@ -264,7 +270,7 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
  * `current` and `effective` (E) are tokens. Always false when E ≤ 0.
  *
  * @example
- * needsEscalation(DEFAULT_CONFIG, meter, null, 9000, 9200) // true (9000/9200 ≥ 0.92)
+ * needsEscalation(DEFAULT_CONFIG, EMPTY_METER, null, 9000, 9200) // => 9000 / 9200 >= DEFAULT_CONFIG.target_usage
  */
 export const needsEscalation = (
   config: Config,
