@@ -138,6 +138,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   token_estimator: { codec: t.keyof({ reference: null, typed: null, tokenizer: null }), accepts: '"reference", "typed" or "tokenizer"' },
   usage_intake: { codec: t.keyof({ all: null, foreground: null }), accepts: '"all" or "foreground"' },
   tool_result_ingress_cap_bytes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (bytes)' },
+  provider_rules: { codec: t.union([t.null, t.keyof({ warn: null, refuse: null, repair: null })]), accepts: 'null, "warn", "refuse" or "repair"' },
 }
 
 const show = (value: unknown): string => describeValue(value)
@@ -375,6 +376,7 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     token_estimator: pick('token_estimator'),
     usage_intake: pick('usage_intake'),
     tool_result_ingress_cap_bytes: pick('tool_result_ingress_cap_bytes'),
+    provider_rules: pick('provider_rules'),
   }
   return E.right({ config, warnings, unknownKeys })
 }

@@ -167,7 +167,25 @@ export interface Config {
    * and the marker names the file (a failed spill keeps the result whole). Null (default): no cap.
    */
   readonly tool_result_ingress_cap_bytes: number | null
+  /**
+   * What happens to input a provider would refuse (docs/formats.md "Input a provider refuses"):
+   * `"warn"` accepts it as the contract does, with a warning naming the path and the fix;
+   * `"refuse"` raises `InvalidMessageError` at `addMessage` (nothing stored) or at request time
+   * (no view returned; history unchanged); `"repair"` refuses at `addMessage` what the message
+   * alone shows and leaves a history problem out of the view, with a warning. Null (default): by
+   * format, `"warn"` for the contract shape (the contract's behaviour), `"repair"` for the
+   * provider formats.
+   */
+  readonly provider_rules: ProviderRulesMode | null
 }
+
+/**
+ * What `provider_rules` does with input a provider would refuse.
+ *
+ * @example
+ * const mode: ProviderRulesMode = 'repair'
+ */
+export type ProviderRulesMode = 'warn' | 'refuse' | 'repair'
 
 /**
  * Which `llm:response` readings feed the meter (`usage_intake`).
@@ -248,6 +266,7 @@ export interface ContextConfig {
   readonly compaction_notice_repeat?: NoticeRepeat
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
+  readonly provider_rules?: ProviderRulesMode | null
   readonly summary_min_span_tokens?: number | null
   readonly summary_cooldown_requests?: number | null
   readonly token_estimator?: TokenEstimatorKind
@@ -315,6 +334,7 @@ export const DEFAULT_CONFIG: Config = {
     token_estimator: 'reference' as TokenEstimatorKind,
     usage_intake: 'all' as UsageIntakeMode,
     tool_result_ingress_cap_bytes: null,
+    provider_rules: null,
   },
 }
 

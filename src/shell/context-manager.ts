@@ -19,6 +19,7 @@ import { makeStep } from '../core/reducer.js'
 import type { MessageFormat } from '../core/formats/carrier.js'
 import { isProviderFormat, PROVIDER_FORMATS } from '../core/formats/carrier.js'
 import { toNativeHistory, toRequestView, validateFormatMessage, type FormatView } from '../core/formats/dispatch.js'
+import { findHistoryRefusals, findMessageRefusals, repairHistoryRefusals, resolveProviderRules } from '../core/formats/input-rules.js'
 import { decodeSnapshot, toSnapshot, type Snapshot } from '../core/snapshot/codec.js'
 import { selectResumeEffects } from '../core/snapshot/resume.js'
 import type { State } from '../core/state.js'
@@ -227,6 +228,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   #lastFrozenView: ReadonlyArray<Message> | null = null
   readonly #format: F
   readonly #repair: boolean
+  readonly #warned = new Set<string>()
   readonly #config: Config
   readonly #step: StepFunction
   readonly #runner: EffectRunner
@@ -406,6 +408,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     this.#requireFormat(own, 'message')
     const timestamp = formatTimestamp(this.#clock.now())
     return this.#enqueue(async () => {
+      this.#checkProviderRules(own, 'message', this.#state.history)
       await this.#apply({ type: 'message_added', message: own, timestamp }, [
         { op: 'add_message', message: stampedForRecording(own, timestamp) },
       ])
@@ -493,13 +496,13 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       if (raised !== undefined && raised.name === 'ContextLengthError' && raised.details !== undefined) throw new ContextLengthError(raised.message, raised.details)
       if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
       if (viewFormat === 'contract') {
-        const view = (step.view ?? []) as Array<Message>
+        const view = this.#applyProviderRules('contract', (step.view ?? []) as Array<Message>)
         this.#freezeView(view)
         return step.view === undefined ? [] : [...view]
       }
       const { view, problems } = toRequestView(viewFormat, step.view ?? [], { repair: this.#repair, history: this.#state.history })
       if (problems.length > 0) await this.#runEffect({ type: 'emit_hook', name: 'context:view-invalid', data: { format: viewFormat, problems: [...problems] } })
-      return freezeJson(view)
+      return freezeJson(this.#applyProviderRules(viewFormat, view))
     })
   }
 
@@ -535,6 +538,47 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     this.#lastFrozenView = view
   }
 
+  /**
+   * `provider_rules` at `addMessage` / `setMessages`: what the message alone shows a provider
+   * would refuse is a warning (`"warn"`) or an `InvalidMessageError` (`"refuse"`, `"repair"`).
+   */
+  #checkProviderRules(message: Message, field: string, history: ReadonlyArray<Message> | null): void {
+    const found = findMessageRefusals(this.#format, message, history)
+    if (found.length === 0) return
+    const mode = resolveProviderRules(this.#config.provider_rules, this.#format)
+    if (mode !== 'warn') throw new InvalidMessageError(`${field}${found[0].path}`, `${found[0].detail}; fix: ${found[0].fix} (provider_rules "${mode}" refuses such a message)`)
+    for (const problem of found) {
+      this.#warnOnce(`context-simple: ${field}${problem.path}: ${problem.detail}. The message is stored as given (provider_rules "warn"); fix: ${problem.fix}, or set provider_rules: "refuse" to reject such messages`)
+    }
+  }
+
+  /**
+   * `provider_rules` at request time: what only the history shows a provider would refuse is a
+   * warning (`"warn"`), an `InvalidMessageError` naming the view path (`"refuse"`), or left out
+   * of the view with a warning (`"repair"`).
+   */
+  #applyProviderRules<V>(format: MessageFormat, view: V): V {
+    const found = findHistoryRefusals(format, view)
+    if (found.length === 0) return view
+    const mode = resolveProviderRules(this.#config.provider_rules, format)
+    if (mode === 'refuse') throw new InvalidMessageError(`view${found[0].path}`, `${found[0].detail}; fix: ${found[0].fix}`)
+    for (const problem of found) {
+      this.#warnOnce(
+        mode === 'repair'
+          ? `context-simple: view${problem.path}: ${problem.detail}. It is left out of the view (provider_rules "repair"; history unchanged); set provider_rules: "refuse" to raise an error instead`
+          : `context-simple: view${problem.path}: ${problem.detail}. The view is sent as it is (provider_rules "warn"); set provider_rules: "repair" to leave it out of the view`,
+      )
+    }
+    return mode === 'repair' ? repairHistoryRefusals(format, view).view : view
+  }
+
+  /** Logs a warning once per manager (the same problem is found by every later request). */
+  #warnOnce(message: string): void {
+    if (this.#warned.has(message)) return
+    this.#warned.add(message)
+    this.#logger.warning(message)
+  }
+
   /** Rejects a message that is invalid in the manager's format (a no-op for the contract shape). */
   #requireFormat(message: Message, field: string): void {
     const problem = validateFormatMessage(this.#format, message)
@@ -559,6 +603,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   async setMessages(messages: ReadonlyArray<MessageInput>): Promise<void> {
     const own = ownOrThrow(decodeMessages(messages, 'messages', { share: isOwnedJson }))
     own.forEach((message, index) => this.#requireFormat(message, `messages[${index}]`))
+    own.forEach((message, index) => this.#checkProviderRules(message, `messages[${index}]`, null))
     return this.#enqueue(async () => {
       await this.#apply({ type: 'messages_replaced', messages: own }, [{ op: 'set_messages', messages: own }])
       this.#runner.setProvider?.(null)

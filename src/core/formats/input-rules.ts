@@ -1,0 +1,272 @@
+/**
+ * Input a provider would refuse (`provider_rules`, docs/formats.md "Input a provider refuses"):
+ * what one added message shows (checked at `addMessage`) and what only the history shows
+ * (checked on the provider-ready view at request time), each with the path and the fix, and the
+ * view repair of the history problems. Pure.
+ */
+import type { Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
+import { findApprovalCall } from './ai-sdk.js'
+import type { ProviderRulesMode } from '../config.js'
+import type { MessageFormat } from './carrier.js'
+import { RESPONSES_ITEM_KEYS_BY_TYPE } from './openai-responses.js'
+
+/**
+ * The mode in effect: the configured one, or by format when null (`"warn"` for the contract
+ * shape, which keeps the contract's behaviour; `"repair"` for the provider formats).
+ *
+ * @example
+ * resolveProviderRules(null, 'anthropic') // 'repair'
+ */
+export const resolveProviderRules = (configured: ProviderRulesMode | null, format: MessageFormat): ProviderRulesMode =>
+  configured ?? (format === 'contract' ? 'warn' : 'repair')
+
+/**
+ * One input problem: `path` below the message (at `addMessage`) or in the view (at request
+ * time), `detail` what the provider refuses, `fix` what to do.
+ *
+ * @example
+ * const refusal: InputRefusal = { path: '.content[0].text', detail: 'Anthropic refuses an empty text block', fix: 'leave the block out or give it text' }
+ */
+export interface InputRefusal {
+  readonly path: string
+  readonly detail: string
+  readonly fix: string
+}
+
+/**
+ * The Anthropic content block types of the pinned SDK's `ContentBlockParam` (`@anthropic-ai/sdk`,
+ * checked by test/types/provider-part-types.ts).
+ *
+ * @example
+ * ANTHROPIC_BLOCK_TYPES.includes('server_tool_use') // true
+ */
+export const ANTHROPIC_BLOCK_TYPES = [
+  'bash_code_execution_tool_result', 'code_execution_tool_result', 'container_upload', 'document', 'image', 'redacted_thinking', 'search_result',
+  'server_tool_use', 'text', 'text_editor_code_execution_tool_result', 'thinking', 'tool_result', 'tool_search_tool_result', 'tool_use',
+  'web_fetch_tool_result', 'web_search_tool_result',
+] as const
+
+/** The Anthropic blocks that answer a `server_tool_use` of the same turn (by `tool_use_id`). */
+const SERVER_RESULT_TYPES: ReadonlySet<string> = new Set(ANTHROPIC_BLOCK_TYPES.filter((type) => type.endsWith('_tool_result') && type !== 'tool_result'))
+
+/**
+ * The AI SDK part types per role of the pinned `ai@6` `ModelMessage` (checked by
+ * test/types/provider-part-types.ts).
+ *
+ * @example
+ * AI_SDK_PART_TYPES.tool.includes('tool-approval-response') // true
+ */
+export const AI_SDK_PART_TYPES = {
+  user: ['file', 'image', 'text'],
+  assistant: ['file', 'reasoning', 'text', 'tool-approval-request', 'tool-call', 'tool-result'],
+  tool: ['tool-approval-response', 'tool-result'],
+} as const
+
+const partsOf = (content: unknown): ReadonlyArray<unknown> => (Array.isArray(content) ? content : [])
+
+/**
+ * What a message alone shows a provider would refuse (empty for a message it accepts): an empty
+ * text block or part, an unknown block or part type, `tool_calls: []`, an AI SDK approval
+ * response whose request is not in `history` (not checked when `history` is null), a Responses
+ * item of a type the API does not name.
+ *
+ * @example
+ * findMessageRefusals('anthropic', { role: 'user', content: [{ type: 'text', text: '' }] }, [])[0].path // '.content[0].text'
+ */
+export const findMessageRefusals = (format: MessageFormat, message: Readonly<Record<string, unknown>>, history: Messages | null): ReadonlyArray<InputRefusal> => {
+  const out: InputRefusal[] = []
+  const content = message.content
+  if (format === 'contract' || format === 'openai-chat') {
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) {
+      out.push({ path: '.tool_calls', detail: 'the API refuses an empty tool_calls array ("[] is too short")', fix: 'leave tool_calls out when the message has no calls' })
+    }
+  }
+  if (format === 'anthropic') {
+    if (content === '' && message.role !== 'system') out.push({ path: '.content', detail: 'Anthropic refuses a message with empty content', fix: 'give the message text, or leave it out' })
+    partsOf(content).forEach((block, i) => {
+      if (!isPlainObject(block)) return
+      if (!(ANTHROPIC_BLOCK_TYPES as ReadonlyArray<unknown>).includes(block.type)) {
+        out.push({ path: `.content[${i}].type`, detail: `Anthropic refuses a block of type ${JSON.stringify(block.type)}`, fix: `use one of ${ANTHROPIC_BLOCK_TYPES.join(', ')}` })
+      } else if (block.type === 'text' && block.text === '') {
+        out.push({ path: `.content[${i}].text`, detail: 'Anthropic refuses an empty text block', fix: 'leave the block out or give it text' })
+      }
+    })
+  }
+  if (format === 'ai-sdk') {
+    const role = message.role
+    const known: ReadonlyArray<string> | undefined = role === 'user' || role === 'assistant' || role === 'tool' ? AI_SDK_PART_TYPES[role] : undefined
+    partsOf(content).forEach((part, i) => {
+      if (!isPlainObject(part) || known === undefined) return
+      if (!known.includes(String(part.type))) {
+        out.push({ path: `.content[${i}].type`, detail: `a ${String(role)} message has no part of type ${JSON.stringify(part.type)}`, fix: `use one of ${known.join(', ')}` })
+      } else if (part.type === 'text' && part.text === '') {
+        out.push({ path: `.content[${i}].text`, detail: 'an empty text part reaches Anthropic as an empty text block, which it refuses', fix: 'leave the part out or give it text' })
+      } else if (part.type === 'tool-approval-response' && history !== null && findApprovalCall(history, part.approvalId) === null) {
+        out.push({
+          path: `.content[${i}].approvalId`,
+          detail: `no tool-approval-request with approvalId ${JSON.stringify(part.approvalId)} was added before this response`,
+          fix: 'add the assistant message holding the tool-approval-request first',
+        })
+      }
+    })
+  }
+  if (format === 'openai-responses') {
+    const type = typeof message.type === 'string' ? message.type : 'role' in message ? 'message' : ''
+    if (type !== '' && !Object.prototype.hasOwnProperty.call(RESPONSES_ITEM_KEYS_BY_TYPE, type)) {
+      out.push({ path: '.type', detail: `the Responses API has no input item of type ${JSON.stringify(type)}`, fix: `use one of ${Object.keys(RESPONSES_ITEM_KEYS_BY_TYPE).join(', ')}` })
+    }
+    if (type === 'message' && typeof content === 'string' && content === '' && message.role !== 'system' && message.role !== 'developer') {
+      out.push({ path: '.content', detail: 'a message with empty content becomes an empty text block in the other formats, which Anthropic refuses', fix: 'give the message text, or leave it out' })
+    }
+  }
+  return out
+}
+
+/**
+ * One history problem of a provider-ready view: the refusal, and where it is (`message` index,
+ * `block` index inside it or null for the whole message / item).
+ */
+interface ViewRefusal extends InputRefusal {
+  readonly message: number
+  readonly block: number | null
+}
+
+const REPAIR_FIX = 'add what is missing, remove the message with setMessages, or set provider_rules: "repair" to leave it out of the view'
+
+/** Anthropic: results of calls never made, open `server_tool_use` blocks. */
+const findAnthropicHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
+  const messages = isPlainObject(view) && Array.isArray(view.messages) ? view.messages : []
+  const out: ViewRefusal[] = []
+  const calls = new Set<unknown>()
+  messages.forEach((message: unknown, m) => {
+    if (!isPlainObject(message)) return
+    const blocks = partsOf(message.content)
+    if (message.role === 'assistant') {
+      const answered = new Set(blocks.filter((b) => isPlainObject(b) && SERVER_RESULT_TYPES.has(String(b.type))).map((b) => (b as Record<string, unknown>).tool_use_id))
+      blocks.forEach((block, b) => {
+        if (!isPlainObject(block)) return
+        if (block.type === 'tool_use') calls.add(block.id)
+        if (block.type === 'server_tool_use' && !answered.has(block.id)) {
+          out.push({ message: m, block: b, path: `messages[${m}].content[${b}]`, detail: `server_tool_use ${String(block.id)} has no result block in its turn; Anthropic refuses it`, fix: REPAIR_FIX })
+        }
+      })
+      return
+    }
+    blocks.forEach((block, b) => {
+      if (isPlainObject(block) && block.type === 'tool_result' && !calls.has(block.tool_use_id)) {
+        out.push({ message: m, block: b, path: `messages[${m}].content[${b}]`, detail: `tool_result ${String(block.tool_use_id)} answers a tool_use that never appeared`, fix: REPAIR_FIX })
+      }
+    })
+  })
+  return out
+}
+
+/** Chat (and the contract shape): results of calls never made. */
+const findChatHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
+  const out: ViewRefusal[] = []
+  const calls = new Set<unknown>()
+  partsOf(view).forEach((message, m) => {
+    if (!isPlainObject(message)) return
+    for (const call of partsOf(message.tool_calls)) if (isPlainObject(call)) calls.add(call.id)
+    if (message.role === 'tool' && !calls.has(message.tool_call_id)) {
+      out.push({ message: m, block: null, path: `[${m}]`, detail: `tool message ${String(message.tool_call_id)} answers a call that never appeared`, fix: REPAIR_FIX })
+    }
+  })
+  return out
+}
+
+/** Responses: reasoning items with nothing after them, computer_call_output items with no call. */
+const findResponsesHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
+  const items = partsOf(view).map((item) => (isPlainObject(item) ? item : {}))
+  const out: ViewRefusal[] = []
+  const computerCalls = new Set<unknown>()
+  items.forEach((item, i) => {
+    if (item.type === 'computer_call') computerCalls.add(item.call_id)
+    if (item.type === 'computer_call_output' && !computerCalls.has(item.call_id)) {
+      out.push({ message: i, block: null, path: `[${i}]`, detail: `computer_call_output ${String(item.call_id)} has no computer_call before it`, fix: REPAIR_FIX })
+    }
+    if (item.type === 'reasoning') {
+      const next = items[i + 1]
+      const followed = next !== undefined && next.type !== 'reasoning' && !(next.type === undefined && next.role !== 'assistant') && !(next.type === 'message' && next.role !== 'assistant') && !String(next.type).endsWith('_output')
+      if (!followed) out.push({ message: i, block: null, path: `[${i}]`, detail: `reasoning item ${String(item.id)} has no output item after it (the API refuses it "without its required following item")`, fix: REPAIR_FIX })
+    }
+  })
+  return out
+}
+
+/** AI SDK: tool-result parts of calls never made. */
+const findAiSdkHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
+  const out: ViewRefusal[] = []
+  const calls = new Set<unknown>()
+  partsOf(view).forEach((message, m) => {
+    if (!isPlainObject(message)) return
+    partsOf(message.content).forEach((part, b) => {
+      if (!isPlainObject(part)) return
+      if (part.type === 'tool-call') calls.add(part.toolCallId)
+      if (part.type === 'tool-result' && message.role === 'tool' && !calls.has(part.toolCallId)) {
+        out.push({ message: m, block: b, path: `[${m}].content[${b}]`, detail: `tool-result ${String(part.toolCallId)} answers a tool-call that never appeared`, fix: REPAIR_FIX })
+      }
+    })
+  })
+  return out
+}
+
+const HISTORY_CHECKS: Readonly<Record<MessageFormat, (view: unknown) => ReadonlyArray<ViewRefusal>>> = {
+  contract: findChatHistory,
+  anthropic: findAnthropicHistory,
+  'openai-chat': findChatHistory,
+  'openai-responses': findResponsesHistory,
+  'ai-sdk': findAiSdkHistory,
+}
+
+/**
+ * What only the history shows a provider would refuse, found in the provider-ready `view` of
+ * `format`: a result whose call never appeared (every format), an open `server_tool_use`
+ * (Anthropic), a reasoning item with nothing after it and a `computer_call_output` with no call
+ * (Responses). Paths are in the view.
+ *
+ * @example
+ * findHistoryRefusals('openai-chat', [{ role: 'tool', tool_call_id: 'x', content: 'ok' }])[0].path // '[0]'
+ */
+export const findHistoryRefusals = (format: MessageFormat, view: unknown): ReadonlyArray<InputRefusal> =>
+  HISTORY_CHECKS[format](view).map(({ path, detail, fix }) => ({ path, detail, fix }))
+
+/**
+ * The view with every history problem left out (the block, or the message / item when it has no
+ * block or nothing else), and how many were; the same view when there is none. A message left
+ * with no content is left out too.
+ *
+ * @example
+ * repairHistoryRefusals('openai-chat', [{ role: 'user', content: 'q' }, { role: 'tool', tool_call_id: 'x', content: 'ok' }]).view // [{ role: 'user', content: 'q' }]
+ */
+export const repairHistoryRefusals = <V>(format: MessageFormat, view: V): { readonly view: V; readonly repaired: number } => {
+  const found = HISTORY_CHECKS[format](view)
+  if (found.length === 0) return { view, repaired: 0 }
+  const blocks = new Map<number, Set<number>>()
+  const whole = new Set<number>()
+  for (const problem of found) {
+    if (problem.block === null) whole.add(problem.message)
+    else {
+      const set = blocks.get(problem.message) ?? new Set<number>()
+      set.add(problem.block)
+      blocks.set(problem.message, set)
+    }
+  }
+  const repairList = (list: ReadonlyArray<unknown>): Array<unknown> => {
+    const out: unknown[] = []
+    list.forEach((message, m) => {
+      if (whole.has(m)) return
+      const drop = blocks.get(m)
+      if (drop === undefined || !isPlainObject(message)) {
+        out.push(message)
+        return
+      }
+      const content = partsOf(message.content).filter((_, b) => !drop.has(b))
+      if (content.length > 0 || isTruthy(message.tool_calls)) out.push({ ...message, content })
+    })
+    return out
+  }
+  if (isPlainObject(view) && Array.isArray(view.messages)) return { view: { ...view, messages: repairList(view.messages) } as V, repaired: found.length }
+  return { view: repairList(view as ReadonlyArray<unknown>) as V, repaired: found.length }
+}
