@@ -349,6 +349,7 @@ export const GUARD_DEFAULTS: Pick<
   Config,
   'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors' | 'compaction_notice_repeat'
   | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator' | 'usage_intake' | 'tool_result_ingress_cap_bytes'
+  | 'provider_rules'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -365,6 +366,7 @@ export const GUARD_DEFAULTS: Pick<
   summary_cooldown_requests: DEFAULT_CONFIG.summary_cooldown_requests,
   token_estimator: DEFAULT_CONFIG.token_estimator,
   usage_intake: DEFAULT_CONFIG.usage_intake,
+  provider_rules: DEFAULT_CONFIG.provider_rules,
   tool_result_ingress_cap_bytes: DEFAULT_CONFIG.tool_result_ingress_cap_bytes,
 }
 
