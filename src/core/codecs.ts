@@ -139,6 +139,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   usage_intake: { codec: t.keyof({ all: null, foreground: null }), accepts: '"all" or "foreground"' },
   tool_result_ingress_cap_bytes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (bytes)' },
   provider_rules: { codec: t.union([t.null, t.keyof({ warn: null, refuse: null, repair: null })]), accepts: 'null, "warn", "refuse" or "repair"' },
+  anthropic_cache_breakpoints: { codec: FlagCodec, accepts: 'true or false' },
 }
 
 const show = (value: unknown): string => describeValue(value)
@@ -377,6 +378,7 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     usage_intake: pick('usage_intake'),
     tool_result_ingress_cap_bytes: pick('tool_result_ingress_cap_bytes'),
     provider_rules: pick('provider_rules'),
+    anthropic_cache_breakpoints: has('anthropic_cache_breakpoints') ? given.anthropic_cache_breakpoints === true : DEFAULT_CONFIG.anthropic_cache_breakpoints,
   }
   return E.right({ config, warnings, unknownKeys })
 }

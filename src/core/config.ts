@@ -177,6 +177,13 @@ export interface Config {
    * provider formats.
    */
   readonly provider_rules: ProviderRulesMode | null
+  /**
+   * Anthropic views (`format: 'anthropic'`): place prompt-cache breakpoints (`cache_control`) at
+   * the end of the system prompt and on the last stable block before the ephemeral tail (notice,
+   * replay), never more than 4 with the caller's own (docs/formats.md "Prompt caching"). Default
+   * false: the view carries only the caller's own marks.
+   */
+  readonly anthropic_cache_breakpoints: boolean
 }
 
 /**
@@ -267,6 +274,7 @@ export interface ContextConfig {
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
+  readonly anthropic_cache_breakpoints?: boolean | null
   readonly summary_min_span_tokens?: number | null
   readonly summary_cooldown_requests?: number | null
   readonly token_estimator?: TokenEstimatorKind
@@ -335,6 +343,7 @@ export const DEFAULT_CONFIG: Config = {
     usage_intake: 'all' as UsageIntakeMode,
     tool_result_ingress_cap_bytes: null,
     provider_rules: null,
+    anthropic_cache_breakpoints: false,
   },
 }
 
@@ -349,7 +358,7 @@ export const GUARD_DEFAULTS: Pick<
   Config,
   'compaction_floor_guard' | 'compaction_breaker_passes' | 'strict_fit' | 'budget_cap_tokens' | 'fallback_context_window' | 'fallback_max_output_tokens' | 'budget_provenance' | 'human_anchors' | 'compaction_notice_repeat'
   | 'summary_hysteresis' | 'summary_target_usage' | 'summary_min_span_tokens' | 'summary_cooldown_requests' | 'token_estimator' | 'usage_intake' | 'tool_result_ingress_cap_bytes'
-  | 'provider_rules'
+  | 'provider_rules' | 'anthropic_cache_breakpoints'
 > = {
   compaction_floor_guard: DEFAULT_CONFIG.compaction_floor_guard,
   compaction_breaker_passes: DEFAULT_CONFIG.compaction_breaker_passes,
@@ -367,6 +376,7 @@ export const GUARD_DEFAULTS: Pick<
   token_estimator: DEFAULT_CONFIG.token_estimator,
   usage_intake: DEFAULT_CONFIG.usage_intake,
   provider_rules: DEFAULT_CONFIG.provider_rules,
+  anthropic_cache_breakpoints: DEFAULT_CONFIG.anthropic_cache_breakpoints,
   tool_result_ingress_cap_bytes: DEFAULT_CONFIG.tool_result_ingress_cap_bytes,
 }
 

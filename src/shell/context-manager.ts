@@ -20,6 +20,7 @@ import type { MessageFormat } from '../core/formats/carrier.js'
 import { isProviderFormat, PROVIDER_FORMATS } from '../core/formats/carrier.js'
 import { toNativeHistory, toRequestView, validateFormatMessage, type FormatView } from '../core/formats/dispatch.js'
 import { findHistoryRefusals, findMessageRefusals, repairHistoryRefusals, resolveProviderRules } from '../core/formats/input-rules.js'
+import { placeCacheBreakpoints } from '../core/formats/anthropic-cache.js'
 import { decodeSnapshot, toSnapshot, type Snapshot } from '../core/snapshot/codec.js'
 import { selectResumeEffects } from '../core/snapshot/resume.js'
 import type { State } from '../core/state.js'
@@ -196,6 +197,16 @@ const JOB_CONTEXT = new AsyncLocalStorage<symbol>()
  */
 const freezeStoredTail = (history: ReadonlyArray<Message>): void => {
   for (let index = history.length - 1; index >= 0 && !Object.isFrozen(history[index]); index -= 1) freezeJson(history[index])
+}
+
+/** A frozen view in fresh containers: a new array of the frozen messages (Anthropic: a new object with a new `messages` array and, when blocks, `system`). */
+const toFreshContainers = (view: unknown): unknown => {
+  if (Array.isArray(view)) return [...view]
+  if (view !== null && typeof view === 'object') {
+    const { system, messages, ...rest } = view as { system?: unknown; messages?: unknown }
+    return { ...rest, ...(system === undefined ? {} : { system: Array.isArray(system) ? [...system] : system }), messages: Array.isArray(messages) ? [...messages] : messages }
+  }
+  return view
 }
 
 /**
@@ -502,7 +513,11 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       }
       const { view, problems } = toRequestView(viewFormat, step.view ?? [], { repair: this.#repair, history: this.#state.history })
       if (problems.length > 0) await this.#runEffect({ type: 'emit_hook', name: 'context:view-invalid', data: { format: viewFormat, problems: [...problems] } })
-      return freezeJson(this.#applyProviderRules(viewFormat, view))
+      const checked = this.#applyProviderRules(viewFormat, view)
+      const marked = viewFormat === 'anthropic' && this.#config.anthropic_cache_breakpoints ? placeCacheBreakpoints(checked as FormatView<'anthropic'>).view : checked
+      // Frozen messages in fresh containers: the messages are shared (typed Readonly), the array
+      // (and the Anthropic object) is the caller's own, as the SDKs' mutable parameter types say.
+      return toFreshContainers(freezeJson(marked)) as typeof view
     })
   }
 

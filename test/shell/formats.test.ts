@@ -1,7 +1,8 @@
 /** The manager in each provider format: provider-ready views, untouched messages, typed errors, view-invalid, repair. */
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { InvalidMessageError, SnapshotError } from '../../src/core/errors.js'
-import type { AnthropicToolResultBlock, AnthropicView } from '../../src/core/formats/anthropic.js'
+import type { AnthropicToolResultBlock } from '../../src/core/formats/anthropic.js'
+import type { AnthropicRequestView } from '../../src/core/formats/dispatch.js'
 import { findFormatViolations } from '../../src/core/formats/dispatch.js'
 import { fixedClock } from '../../src/shell/clock.js'
 import { ContextManager, type ContextManagerOptions } from '../../src/shell/context-manager.js'
@@ -56,7 +57,7 @@ describe('anthropic format', () => {
     const added = anthropicSession(2)
     for (const message of added) await manager.addMessage(message)
     const view = await manager.getMessagesForRequest()
-    expectTypeOf(view).toEqualTypeOf<AnthropicView>()
+    expectTypeOf(view).toEqualTypeOf<AnthropicRequestView>()
     expect(view.system).toBe('You are terse.')
     expect(JSON.stringify(view.messages)).toBe(JSON.stringify(added))
     expect(invalid).toEqual([])
@@ -126,7 +127,7 @@ describe('anthropic format', () => {
     await manager.addMessage({ role: 'assistant', content: [thinking, { type: 'tool_use', id: 'a', name: 'f', input: { x: 1 } }] })
     await manager.getMessagesForRequest()
     const chat = await manager.getMessagesForRequest({ format: 'openai-chat' })
-    expectTypeOf(chat).toEqualTypeOf<Array<import('../../src/core/formats/openai-chat.js').OpenAiChatMessage>>()
+    expectTypeOf(chat).toEqualTypeOf<Array<Readonly<import('../../src/core/formats/openai-chat.js').OpenAiChatMessage>>>()
     expect(chat).toEqual([{ role: 'user', content: 'go' }, { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }] }])
     expect(await manager.getMessagesForRequest({ format: 'contract' })).toHaveLength(2)
     expect(invalid).toEqual([])

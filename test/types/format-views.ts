@@ -4,6 +4,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions'
 import type { ModelMessage } from 'ai'
 import { ContextManager } from '../../src/shell/context-manager.js'
+import { toMutableView } from '../../src/core/formats/mutable.js'
 
 export const formatViews = async (): Promise<void> => {
   const claude = new ContextManager({}, { format: 'anthropic' })
@@ -11,6 +12,15 @@ export const formatViews = async (): Promise<void> => {
   const view = await claude.getMessagesForRequest()
   const params: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, ...view }
   void params
+
+  // the view's containers are the caller's own; its messages are shared and typed readonly
+  view.messages.push({ role: 'user', content: 'one more' })
+  // @ts-expect-error a view message is frozen: its fields are readonly
+  view.messages[0].content = 'changed'
+  const copy = toMutableView(view)
+  copy.messages[0].content = [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }]
+  const copied: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, ...copy }
+  void copied
 
   const chat = await claude.getMessagesForRequest({ format: 'openai-chat' })
   const completion: ChatCompletionCreateParamsNonStreaming = { model: 'gpt-4o', messages: chat }
@@ -28,4 +38,13 @@ export const formatViews = async (): Promise<void> => {
   const contract = new ContextManager({})
   const list = await contract.getMessagesForRequest()
   list.map((message) => message.role)
+}
+
+export const responsesViews = async (): Promise<void> => {
+  const { default: OpenAI } = await import('openai')
+  const client = new OpenAI({ apiKey: 'x' })
+  const context = new ContextManager({}, { format: 'openai-responses' })
+  const input = await context.getMessagesForRequest()
+  input.push({ role: 'user', content: 'more' })
+  await client.responses.create({ model: 'gpt-5', input })
 }

@@ -71,7 +71,69 @@ export interface CacheState {
     readonly keys: ReadonlyArray<string>
     readonly timeMs: number | null
     readonly lifetime: CacheLifetime
+    /** Where the previous request wrote cache entries (`breakpoints`/`automatic`): item counts (0 = after the overhead). */
+    readonly marks?: ReadonlyArray<number>
   } | null
+}
+
+/**
+ * Where an Anthropic request carries its `cache_control` breakpoints, for the cache model:
+ * - `stable` (the model's default): one breakpoint after the last non-ephemeral item, reading any
+ *   shared prefix up to it (an idealised placement with no lookback limit);
+ * - `breakpoints` (`anthropic_cache_breakpoints: true`): after the overhead (the system prompt's
+ *   end) and after the last non-ephemeral item; a breakpoint reads an entry the previous request
+ *   wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` items before it, when the prefix up to it is unchanged;
+ * - `automatic` (the request-level automatic mode): one breakpoint on the last item, ephemeral
+ *   tail included, with the same lookback;
+ * - `none`: no breakpoint: no cache read, no write (Anthropic caches nothing unmarked).
+ *
+ * @example
+ * const mode: AnthropicCacheMode = 'automatic'
+ */
+export type AnthropicCacheMode = 'stable' | 'breakpoints' | 'automatic' | 'none'
+
+/**
+ * How far back from a breakpoint Anthropic looks for a cached prefix: 20 blocks (the cache
+ * model counts items, each a message, so it is generous for messages of several blocks).
+ *
+ * @example
+ * ANTHROPIC_LOOKBACK_BLOCKS // 20
+ */
+export const ANTHROPIC_LOOKBACK_BLOCKS = 20
+
+/** The breakpoints (item counts) of a request under `mode`. */
+const marksOf = (mode: AnthropicCacheMode, items: ReadonlyArray<CacheItem>): ReadonlyArray<number> => {
+  if (mode === 'none') return []
+  if (mode === 'automatic') return [items.length]
+  let last = items.length
+  while (last > 0 && items[last - 1].ephemeral) last -= 1
+  return last === 0 ? [0] : [0, last]
+}
+
+/** The Anthropic split under explicit breakpoints (`breakpoints`, `automatic`, `none`). */
+const applyMarks = (mode: AnthropicCacheMode, state: CacheState, request: CacheRequest, input: number): { readonly split: InputSplit; readonly marks: ReadonlyArray<number> } => {
+  const marks = marksOf(mode, request.items)
+  const previous = state.previous
+  const fresh = previous !== null && !(previous.timeMs !== null && request.timeMs !== null && request.timeMs - previous.timeMs > CACHE_LIFETIME_MS[previous.lifetime])
+  let sharedItems = 0
+  if (fresh && previous !== null && previous.overheadTokens === request.overheadTokens) {
+    const limit = Math.min(previous.keys.length, request.items.length)
+    while (sharedItems < limit && previous.keys[sharedItems] === request.items[sharedItems].key) sharedItems += 1
+  }
+  // The longest entry written by the previous request that a breakpoint of this one finds.
+  let readItems = -1
+  if (fresh && previous !== null && previous.overheadTokens === request.overheadTokens) {
+    for (const entry of previous.marks ?? []) {
+      if (entry > sharedItems || entry <= readItems) continue
+      if (marks.some((mark) => mark >= entry && mark - entry <= ANTHROPIC_LOOKBACK_BLOCKS)) readItems = entry
+    }
+  }
+  const last = marks.length === 0 ? -1 : Math.max(...marks)
+  const upTo = (count: number): number => (count < 0 ? 0 : request.overheadTokens + sum(request.items, count))
+  const read = upTo(readItems)
+  const written = last < 0 ? 0 : upTo(last) - read
+  const split = { input_tokens: input, cache_read_tokens: read, cache_write_tokens: written, cache_write_1h_tokens: request.lifetime === '1h' ? written : 0, uncached_input_tokens: input - read - written }
+  return { split, marks }
 }
 
 /**
@@ -130,14 +192,24 @@ export const breakpointTokens = (request: CacheRequest): number => {
  * Reads are the shared prefix (Anthropic: at most up to the breakpoint; OpenAI: rounded down to
  * 128-token steps, none under 1024 tokens). Anthropic writes the rest up to the breakpoint (all
  * of it 1-hour writes when `lifetime` is `1h`) and leaves what follows uncached; OpenAI leaves
- * everything not read uncached.
+ * everything not read uncached. `anthropicMode` (default `stable`) says where an Anthropic
+ * request's breakpoints are (`AnthropicCacheMode`).
  *
  * @example
  * applyCacheRequest('anthropic', EMPTY_CACHE, { overheadTokens: 100, items: [{ key: 'a', tokens: 5, ephemeral: false }], timeMs: null, lifetime: '5m' }).split
  * // { input_tokens: 105, cache_read_tokens: 0, cache_write_tokens: 105, cache_write_1h_tokens: 0, uncached_input_tokens: 0 }
  */
-export const applyCacheRequest = (provider: CacheProvider, state: CacheState, request: CacheRequest): { readonly state: CacheState; readonly split: InputSplit } => {
+export const applyCacheRequest = (
+  provider: CacheProvider,
+  state: CacheState,
+  request: CacheRequest,
+  anthropicMode: AnthropicCacheMode = 'stable',
+): { readonly state: CacheState; readonly split: InputSplit } => {
   const input = request.overheadTokens + sum(request.items, request.items.length)
+  if (provider === 'anthropic' && anthropicMode !== 'stable') {
+    const { split, marks } = applyMarks(anthropicMode, state, request, input)
+    return { state: { previous: { overheadTokens: request.overheadTokens, keys: request.items.map((item) => item.key), timeMs: request.timeMs, lifetime: request.lifetime, marks } }, split }
+  }
   const shared = sharedPrefixTokens(state, request)
   let split: InputSplit
   if (provider === 'anthropic') {

@@ -8,6 +8,7 @@ import type { CompactionStats, TokenMeterStats } from '../stats.js'
 import { selectPairingProblems, type PairingProblem } from '../formats/tool-pairing.js'
 import { isPlainObject } from '../messages/values.js'
 import { toInputCostUsd, type ModelPrice } from './prices.js'
+import type { ComparedCacheMode } from './simulation.js'
 
 /**
  * The figures of one (configuration, session). Tokens are provider tokens under the provider
@@ -34,6 +35,11 @@ export interface SessionMetrics {
   readonly overflow_limit: number | null
   readonly clamped_requests: number
   readonly failed_requests: number
+  /**
+   * Anthropic only: cache reads and writes (tokens) of the same requests under each breakpoint
+   * placement of the cache model (`anthropic_cache_breakpoints`, the automatic mode, none).
+   */
+  readonly cache_modes?: Readonly<Record<ComparedCacheMode, { readonly cache_read_tokens: number; readonly cache_write_tokens: number }>>
 }
 
 /**
@@ -102,6 +108,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
   let failed = 0
   let cost = 0
   const totals = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0 }
+  const modes: Partial<Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }>> = {}
   result.lines.forEach((line, index) => {
     if (line.events.some((event) => event.name === 'context:compaction')) boundaries += 1
     const stats = line.compaction_stats as CompactionStats | null
@@ -120,6 +127,13 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     totals.cache_write_tokens += split.cache_write_tokens
     totals.uncached_input_tokens += split.uncached_input_tokens
     if (price !== null) cost += toInputCostUsd(split, price)
+    if (economics.cache_modes !== undefined) {
+      for (const [mode, modeSplit] of Object.entries(economics.cache_modes) as Array<[ComparedCacheMode, (typeof economics.cache_modes)[ComparedCacheMode]]>) {
+        const sums = (modes[mode] ??= { cache_read_tokens: 0, cache_write_tokens: 0 })
+        sums.cache_read_tokens += modeSplit.cache_read_tokens
+        sums.cache_write_tokens += modeSplit.cache_write_tokens
+      }
+    }
     const meter = line.token_meter_stats as TokenMeterStats | null
     const bound = limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null
     if (bound !== null && split.input_tokens > bound) overflows += 1
@@ -138,5 +152,6 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     overflow_limit: limit.kind === 'window' ? limit.tokens : limit.kind === 'budget' ? (first?.budget ?? null) : null,
     clamped_requests: result.clampedRequests,
     failed_requests: failed,
+    ...(Object.keys(modes).length > 0 ? { cache_modes: modes as Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }> } : {}),
   }
 }

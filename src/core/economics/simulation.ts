@@ -4,7 +4,7 @@
  * A pure reducer over requests; the replay fold feeds it.
  */
 import { isPlainObject } from '../messages/values.js'
-import { applyCacheRequest, EMPTY_CACHE, isPrefixBreak, type CacheItem, type CacheLifetime, type CacheProvider, type CacheState } from './cache.js'
+import { applyCacheRequest, EMPTY_CACHE, isPrefixBreak, type AnthropicCacheMode, type CacheItem, type CacheLifetime, type CacheProvider, type CacheState } from './cache.js'
 import type { InputSplit } from './prices.js'
 
 /**
@@ -68,7 +68,22 @@ export interface SimulationState {
   readonly cache: CacheState
   readonly previousItems: ReadonlyArray<CacheItem> | null
   readonly clamped: number
+  /** Anthropic only: the cache under each breakpoint placement of `COMPARED_CACHE_MODES` (absent before the first request). */
+  readonly modeCaches?: Readonly<Record<ComparedCacheMode, CacheState>>
 }
+
+/**
+ * The breakpoint placements whose cache figures every Anthropic request also gets
+ * (`RequestEconomics.cache_modes`): the `anthropic_cache_breakpoints` option, the automatic
+ * mode, and no breakpoint.
+ *
+ * @example
+ * COMPARED_CACHE_MODES // ['breakpoints', 'automatic', 'none']
+ */
+export const COMPARED_CACHE_MODES = ['breakpoints', 'automatic', 'none'] as const
+
+/** One of `COMPARED_CACHE_MODES`. */
+export type ComparedCacheMode = (typeof COMPARED_CACHE_MODES)[number] & AnthropicCacheMode
 
 /**
  * The provider model before a session's first request.
@@ -114,6 +129,8 @@ export interface RequestEconomics {
   readonly sent_tokens: number
   /** Tokens of the view this replay sent (estimator tokens, the items' sum). */
   readonly view_tokens: number
+  /** Anthropic only: the split of the same input under each breakpoint placement (`COMPARED_CACHE_MODES`). */
+  readonly cache_modes?: Readonly<Record<ComparedCacheMode, InputSplit>>
 }
 
 /**
@@ -162,6 +179,18 @@ export const applySimulatedRequest = (
   } else {
     split = { input_tokens: split.input_tokens, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, uncached_input_tokens: split.input_tokens }
   }
+  let modeCaches = state.modeCaches
+  let cacheModes: Record<ComparedCacheMode, InputSplit> | undefined
+  if (provider === 'anthropic') {
+    const nextCaches = {} as Record<ComparedCacheMode, CacheState>
+    cacheModes = {} as Record<ComparedCacheMode, InputSplit>
+    for (const cacheMode of COMPARED_CACHE_MODES) {
+      const applied = applyCacheRequest(provider, state.modeCaches?.[cacheMode] ?? EMPTY_CACHE, { overheadTokens: overhead, items: facts.items, timeMs: facts.timeMs, lifetime }, cacheMode)
+      nextCaches[cacheMode] = applied.state
+      cacheModes[cacheMode] = applied.split
+    }
+    modeCaches = nextCaches
+  }
   return {
     state: {
       overhead: raw === null ? state.overhead : overhead,
@@ -169,6 +198,7 @@ export const applySimulatedRequest = (
       cache: cached.state,
       previousItems: facts.items,
       clamped: state.clamped + (clamped ? 1 : 0),
+      ...(modeCaches === undefined ? {} : { modeCaches }),
     },
     economics: {
       split,
@@ -179,6 +209,7 @@ export const applySimulatedRequest = (
       usage,
       sent_tokens: facts.sentTokens,
       view_tokens: facts.items.reduce((total, item) => total + item.tokens, 0),
+      ...(cacheModes === undefined ? {} : { cache_modes: cacheModes }),
     },
   }
 }

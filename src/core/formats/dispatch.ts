@@ -8,7 +8,7 @@ import type { TokenEstimator } from '../meter/estimate.js'
 import { isPlainObject } from '../messages/values.js'
 import { endsInOpenToolGroup, selectResultRunEnd, toCallIds, isToolCallMessage } from '../compaction/tool-pairs.js'
 import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage } from './ai-sdk.js'
-import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicView } from './anthropic.js'
+import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicMessage, type AnthropicTextBlock } from './anthropic.js'
 import { assemblePieces, type AssemblyCodec } from './assemble.js'
 import type { AiSdkModelMessage } from './ai-sdk-model-message.js'
 import type { ResponsesInputItem } from './openai-responses-input.js'
@@ -29,10 +29,25 @@ import { toPlainArray } from '../messages/appendable.js'
  */
 export interface FormatViews {
   readonly contract: Array<Message>
-  readonly anthropic: AnthropicView
-  readonly 'openai-chat': Array<OpenAiChatMessage>
-  readonly 'openai-responses': Array<ResponsesInputItem>
-  readonly 'ai-sdk': Array<AiSdkModelMessage>
+  readonly anthropic: AnthropicRequestView
+  readonly 'openai-chat': Array<Readonly<OpenAiChatMessage>>
+  readonly 'openai-responses': Array<Readonly<ResponsesInputItem>>
+  readonly 'ai-sdk': Array<Readonly<AiSdkModelMessage>>
+}
+
+/**
+ * The Anthropic view as the manager hands it out: a fresh object and `messages` array (yours to
+ * push to or spread), holding the frozen messages it shares, typed `Readonly` (assigning a
+ * message's `role` or `content` does not compile). Blocks inside stay typed as the SDK's
+ * `MessageParam` types them (mutable arrays, so the view passes to `messages.create` without a
+ * cast) but are frozen too: copy with `toMutableView` before changing one.
+ *
+ * @example
+ * const view: AnthropicRequestView = { system: 'Be terse.', messages: [{ role: 'user', content: 'hi' }] }
+ */
+export interface AnthropicRequestView {
+  system?: string | Array<Readonly<AnthropicTextBlock>>
+  messages: Array<Readonly<AnthropicMessage>>
 }
 
 /**

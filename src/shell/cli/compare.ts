@@ -135,6 +135,21 @@ const cells = (name: string, budget: string, figures: Totals): string[] => [
   usd(figures.cost_usd),
 ]
 
+/** The Anthropic cache figures under each breakpoint placement (extra columns; absent for OpenAI). */
+const CACHE_MODE_HEAD = ['read/write: breakpoints', 'read/write: automatic', 'read/write: none']
+type CacheModes = NonNullable<CompareRow['cache_modes']>
+const sumCacheModes = (rows: ReadonlyArray<CompareRow>): CacheModes | undefined => {
+  const given = rows.map((row) => row.cache_modes).filter((modes): modes is CacheModes => modes !== undefined)
+  if (given.length === 0) return undefined
+  const add = (mode: keyof CacheModes) => ({
+    cache_read_tokens: given.reduce((total, modes) => total + modes[mode].cache_read_tokens, 0),
+    cache_write_tokens: given.reduce((total, modes) => total + modes[mode].cache_write_tokens, 0),
+  })
+  return { breakpoints: add('breakpoints'), automatic: add('automatic'), none: add('none') }
+}
+const cacheModeCells = (modes: CacheModes | undefined): string[] =>
+  (['breakpoints', 'automatic', 'none'] as const).map((mode) => (modes === undefined ? '' : `${fmt(modes[mode].cache_read_tokens)} / ${fmt(modes[mode].cache_write_tokens)}`))
+
 /**
  * The human report: per configuration a table of its sessions and their total, then one table of
  * the totals with ratios against the first configuration.
@@ -148,9 +163,12 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
   const totals = labels.map((label) => total(rows.filter((row) => row.config === label)))
   labels.forEach((label, index) => {
     const own = rows.filter((row) => row.config === label)
-    const table = new Table({ head: HEAD, style, colAligns: HEAD.map((name) => (name === 'session' ? 'left' : 'right')) })
-    for (const row of own) table.push(cells(row.session, row.budget === null ? '' : fmt(row.budget), row))
-    table.push(cells('TOTAL', '', totals[index]))
+    // Anthropic sessions also show the cache figures with the breakpoint option, the automatic mode and neither.
+    const modes = own.some((row) => row.cache_modes !== undefined)
+    const head = modes ? [...HEAD, ...CACHE_MODE_HEAD] : HEAD
+    const table = new Table({ head, style, colAligns: head.map((name) => (name === 'session' ? 'left' : 'right')) })
+    for (const row of own) table.push([...cells(row.session, row.budget === null ? '' : fmt(row.budget), row), ...(modes ? cacheModeCells(row.cache_modes) : [])])
+    table.push([...cells('TOTAL', '', totals[index]), ...(modes ? cacheModeCells(sumCacheModes(own)) : [])])
     parts.push(`configuration ${index + 1}: ${label}\n${table.toString()}`)
   })
   const head = ['configuration', 'boundaries', 'invalid', 'overflows', 'prefix breaks', 'input', 'cost (input)', 'x boundaries', 'x prefix breaks', 'x input', 'x cost']

@@ -1,0 +1,91 @@
+// Anthropic prompt-cache breakpoints (anthropic_cache_breakpoints) and the cache model's breakpoint
+// placements (docs/formats.md "Prompt caching").
+import { describe, expect, it } from 'vitest'
+import { applyCacheRequest, EMPTY_CACHE, type AnthropicCacheMode, type CacheItem, type CacheState } from '../../../src/core/economics/cache.js'
+import { placeCacheBreakpoints } from '../../../src/core/formats/anthropic-cache.js'
+import { toMutableView } from '../../../src/core/formats/mutable.js'
+import { ContextManager } from '../../../src/shell/context-manager.js'
+import { memoryLogger } from '../../../src/shell/logger.js'
+
+const ephemeral = { type: 'ephemeral' } as const
+const notice = '<system-reminder source="context-compaction">\nContext has been compacted.\n</system-reminder>'
+
+describe('placeCacheBreakpoints', () => {
+  it('marks the end of the system prompt and the last stable block before the notice', () => {
+    const view = { system: 'Be terse.', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 't', signature: 's' }] }, { role: 'user', content: notice }] }
+    const { view: marked, placed } = placeCacheBreakpoints(view)
+    expect(marked.system).toEqual([{ type: 'text', text: 'Be terse.', cache_control: ephemeral }])
+    // a thinking block cannot carry cache_control: the text block before it does
+    expect(marked.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a', cache_control: ephemeral }, { type: 'thinking', thinking: 't', signature: 's' }] })
+    expect(marked.messages[2]).toBe(view.messages[2])
+    expect(placed).toEqual({ system: true, message: 1, caller: 0 })
+    expect(view.system).toBe('Be terse.') // the input is not changed
+  })
+  it('never more than 4 with the caller\'s own', () => {
+    const own = (text: string) => ({ role: 'user', content: [{ type: 'text', text, cache_control: ephemeral }] })
+    const view = { system: 's', messages: [own('1'), { role: 'assistant', content: 'x' }, own('2'), { role: 'assistant', content: 'y' }, own('3'), { role: 'assistant', content: 'z' }] }
+    const { view: marked, placed } = placeCacheBreakpoints(view)
+    expect(placed).toEqual({ system: false, message: 5, caller: 3 })
+    const count = JSON.stringify(marked).split('cache_control').length - 1
+    expect(count).toBe(4)
+  })
+})
+
+describe('the manager with anthropic_cache_breakpoints', () => {
+  it('the view carries the marks; views are fresh containers of frozen messages; toMutableView copies', async () => {
+    const context = new ContextManager({ anthropic_cache_breakpoints: true }, { format: 'anthropic', logger: memoryLogger() })
+    await context.addMessage({ role: 'system', content: 'Be terse.' })
+    await context.addMessage({ role: 'user', content: 'q' })
+    const view = await context.getMessagesForRequest()
+    expect(view.system).toEqual([{ type: 'text', text: 'Be terse.', cache_control: ephemeral }])
+    expect(view.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'q', cache_control: ephemeral }] })
+    view.messages.push({ role: 'assistant', content: 'pushed' })
+    expect(view.messages).toHaveLength(2)
+    expect(() => {
+      ;(view.messages[0] as { content: unknown }).content = 'x'
+    }).toThrow(TypeError)
+    const copy = toMutableView(view)
+    copy.messages[0].content = 'changed'
+    expect(copy.messages[0].content).toBe('changed')
+    // off by default: only the caller's marks
+    const plain = new ContextManager({}, { format: 'anthropic', logger: memoryLogger() })
+    await plain.addMessage({ role: 'user', content: 'q' })
+    expect(JSON.stringify(await plain.getMessagesForRequest())).not.toContain('cache_control')
+  })
+})
+
+describe('the cache model per breakpoint placement', () => {
+  const item = (key: string, tokens: number, isEphemeral = false): CacheItem => ({ key, tokens, ephemeral: isEphemeral })
+  const run = (mode: AnthropicCacheMode, requests: ReadonlyArray<ReadonlyArray<CacheItem>>) => {
+    let state: CacheState = EMPTY_CACHE
+    return requests.map((items) => {
+      const next = applyCacheRequest('anthropic', state, { overheadTokens: 1000, items, timeMs: null, lifetime: '5m' }, mode)
+      state = next.state
+      return next.split
+    })
+  }
+  // a growing conversation with a changing notice at the tail
+  const requests = [
+    [item('u1', 500), item('n1', 100, true)],
+    [item('u1', 500), item('a1', 300), item('n2', 100, true)],
+    [item('u1', 500), item('a1', 300), item('u2', 200), item('n3', 100, true)],
+  ]
+  it('with the option: each request reads the previous prefix up to the last stable block', () => {
+    expect(run('breakpoints', requests).map((split) => split.cache_read_tokens)).toEqual([0, 1500, 1800])
+  })
+  it('automatic mode: the breakpoint on the changing notice writes what is never read', () => {
+    const splits = run('automatic', requests)
+    expect(splits.map((split) => split.cache_read_tokens)).toEqual([0, 0, 0])
+    expect(splits.map((split) => split.cache_write_tokens)).toEqual([1600, 1900, 2100])
+  })
+  it('no breakpoint: no read, no write', () => {
+    expect(run('none', requests).map((split) => [split.cache_read_tokens, split.cache_write_tokens])).toEqual([[0, 0], [0, 0], [0, 0]])
+  })
+  it('the 20-block lookback: a prefix written more than 20 items before the breakpoint is not found', () => {
+    const first = [item('u1', 500)]
+    const long = [item('u1', 500), ...Array.from({ length: 25 }, (_, i) => item(`m${i}`, 10))]
+    const splits = run('automatic', [first, long])
+    expect(splits[1].cache_read_tokens).toBe(0)
+    expect(run('breakpoints', [first, long])[1].cache_read_tokens).toBe(1000) // the system entry is still found
+  })
+})
