@@ -25,6 +25,8 @@ for library in $cli_libraries; do
   if [ -e "node_modules/$library" ]; then echo "FAIL: $library was installed (the CLI's libraries must be bundled, not dependencies)"; exit 1; fi
 done
 echo "no CLI library installed: $cli_libraries absent"
+node -e "const s = require('./node_modules/context-simple/package.json').scripts ?? {}; const found = ['preinstall', 'install', 'postinstall', 'prepare'].filter((k) => k in s); if (found.length > 0) { console.log('FAIL: install scripts in the published package.json: ' + found.join(', ')); process.exit(1) }"
+echo "no install script in the published package.json"
 npx --no-install context-simple replay >/dev/null
 echo "npx context-simple replay: ok"
 session=node_modules/context-simple/sessions/claude-code-tool-heavy.jsonl

@@ -238,7 +238,10 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
   if (config.token_meter !== 'hybrid' || stats.kind === 'usage') return { fires: true, meter, effects: [] }
   const rejectedOverride = config.hybrid_rejected_anchor_override && stats.anchor_rejected
   if ((meter.measured === null || rejectedOverride) && usage >= 1.0) {
-    const why = meter.measured === null ? 'before any provider usage arrived' : 'after the provider reading was rejected as below the estimate (hybrid_rejected_anchor_override)'
+    const why =
+      meter.measured === null
+        ? 'because no provider usage has arrived yet (pass the SDK usage to onLlmResponse so token_meter "hybrid" counts the real prompt)'
+        : 'because the provider reading was rejected as below the estimate (hybrid_rejected_anchor_override: true allows this)'
     return {
       fires: true,
       meter: { ...meter, provenanceOverrides: meter.provenanceOverrides + 1 },
@@ -246,7 +249,7 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
         {
           type: 'log',
           level: 'warning',
-          message: `context-simple: G-METER-PROVENANCE override: compacting on an estimated count (${stats.used_tokens} tokens, ${Math.round(usage * 100)}% of ${effective}) ${why}`,
+          message: `context-simple: compacting on an estimated count of ${stats.used_tokens} tokens (${Math.round(usage * 100)}% of the ${effective}-token budget) ${why}`,
         },
       ],
     }
@@ -258,7 +261,7 @@ export const decideTrigger = (config: Config, stats: TokenMeterStats, meter: Met
       {
         type: 'log',
         level: 'info',
-        message: `context-simple: G-METER-PROVENANCE: not compacting on a count of kind '${stats.kind}' (${stats.used_tokens} tokens); waiting for provider usage`,
+        message: `context-simple: not compacting yet: the count of ${stats.used_tokens} tokens is an estimate (kind '${stats.kind}') and token_meter "hybrid" compacts on provider usage; it compacts at the next reading passed to onLlmResponse (token_meter "estimate" compacts on estimates)`,
       },
     ],
   }

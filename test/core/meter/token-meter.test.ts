@@ -361,7 +361,8 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     expect(first.state.meterStats).toMatchObject({ kind: 'estimated', provenance_refusals: 0, provenance_overrides: 0 })
     expect(first.state.meter).toMatchObject({ provenanceRefusals: 1, provenanceOverrides: 0 })
     expect(hookNames(first.effects)).toEqual(['context:token_meter'])
-    expect(effectsOf(first.effects, 'log')).toEqual([{ type: 'log', level: 'info', message: expect.stringContaining('G-METER-PROVENANCE') }])
+    expect(effectsOf(first.effects, 'log')).toEqual([{ type: 'log', level: 'info', message: expect.stringContaining('not compacting yet: the count of') }])
+    expect(String(effectsOf(first.effects, 'log')[0]?.message)).toContain('token_meter "hybrid"')
     expect(first.view).toEqual(state.history.map(viewed))
     const second = step(first.state, request({ tokenBudget: budget }))
     expect(second.state.meterStats).toMatchObject({ provenance_refusals: 1, provenance_overrides: 0 })
@@ -397,7 +398,7 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     expect(next.state.meter).toMatchObject({ provenanceRefusals: 0, provenanceOverrides: 1 })
     expect(next.state.meterStats).toMatchObject({ provenance_overrides: 0 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(effectsOf(next.effects, 'log')[0]).toEqual({ type: 'log', level: 'warning', message: expect.stringContaining('G-METER-PROVENANCE') })
+    expect(effectsOf(next.effects, 'log')[0]).toEqual({ type: 'log', level: 'warning', message: expect.stringContaining('no provider usage has arrived yet') })
     expect(step(next.state, request({ tokenBudget: 100 })).state.meterStats).toMatchObject({ provenance_overrides: 1 })
   })
 

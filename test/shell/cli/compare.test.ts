@@ -82,7 +82,7 @@ describe('context-simple compare (tables)', () => {
 describe('context-simple compare in worker threads (the compiled CLI)', () => {
   const bin = join(process.cwd(), 'bin/context-simple.js')
   const built = existsSync(join(process.cwd(), 'dist/shell/cli/compare-worker.js'))
-  // dist/ is built by `npm ci` (prepare) and `npm run build`; the worker file is compiled JavaScript.
+  // dist/ is built by `npm run build` and by the tests' global setup (test/support/build-dist.ts); the worker file is compiled JavaScript.
   it.skipIf(!built)('--jobs 2 prints the same lines as --jobs 1', () => {
     const dir = inputsDir()
     const args = [bin, 'compare', dir, '--budget', '3000', '--model', 'gpt-4o', '--preset', 'reference', '--preset', 'recommended-summary', '--summarizer', 'extractive', '--json', '--no-progress']
