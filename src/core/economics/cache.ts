@@ -115,14 +115,16 @@ const applyMarks = (mode: AnthropicCacheMode, state: CacheState, request: CacheR
   const marks = marksOf(mode, request.items)
   const previous = state.previous
   const fresh = previous !== null && !(previous.timeMs !== null && request.timeMs !== null && request.timeMs - previous.timeMs > CACHE_LIFETIME_MS[previous.lifetime])
+  // The hidden overhead is the same text in every request of a session (as `sharedPrefixTokens`
+  // says): the smaller of the two overheads is shared, then the items while their keys are equal.
   let sharedItems = 0
-  if (fresh && previous !== null && previous.overheadTokens === request.overheadTokens) {
+  if (fresh && previous !== null) {
     const limit = Math.min(previous.keys.length, request.items.length)
     while (sharedItems < limit && previous.keys[sharedItems] === request.items[sharedItems].key) sharedItems += 1
   }
   // The longest entry written by the previous request that a breakpoint of this one finds.
   let readItems = -1
-  if (fresh && previous !== null && previous.overheadTokens === request.overheadTokens) {
+  if (fresh && previous !== null) {
     for (const entry of previous.marks ?? []) {
       if (entry > sharedItems || entry <= readItems) continue
       if (marks.some((mark) => mark >= entry && mark - entry <= ANTHROPIC_LOOKBACK_BLOCKS)) readItems = entry
@@ -130,7 +132,8 @@ const applyMarks = (mode: AnthropicCacheMode, state: CacheState, request: CacheR
   }
   const last = marks.length === 0 ? -1 : Math.max(...marks)
   const upTo = (count: number): number => (count < 0 ? 0 : request.overheadTokens + sum(request.items, count))
-  const read = upTo(readItems)
+  const sharedOverhead = previous === null ? 0 : Math.min(previous.overheadTokens, request.overheadTokens)
+  const read = readItems < 0 ? 0 : sharedOverhead + sum(request.items, readItems)
   const written = last < 0 ? 0 : upTo(last) - read
   const split = { input_tokens: input, cache_read_tokens: read, cache_write_tokens: written, cache_write_1h_tokens: request.lifetime === '1h' ? written : 0, uncached_input_tokens: input - read - written }
   return { split, marks }

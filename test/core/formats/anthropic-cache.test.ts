@@ -81,6 +81,15 @@ describe('the cache model per breakpoint placement', () => {
   it('no breakpoint: no read, no write', () => {
     expect(run('none', requests).map((split) => [split.cache_read_tokens, split.cache_write_tokens])).toEqual([[0, 0], [0, 0], [0, 0]])
   })
+  it('the hidden overhead varies a little between requests (it is measured): the prefix is still read', () => {
+    let state: CacheState = EMPTY_CACHE
+    const splits = [1000, 1010].map((overheadTokens, i) => {
+      const next = applyCacheRequest('anthropic', state, { overheadTokens, items: requests[i], timeMs: null, lifetime: '5m' }, 'breakpoints')
+      state = next.state
+      return next.split
+    })
+    expect(splits[1].cache_read_tokens).toBe(1500)
+  })
   it('the 20-block lookback: a prefix written more than 20 items before the breakpoint is not found', () => {
     const first = [item('u1', 500)]
     const long = [item('u1', 500), ...Array.from({ length: 25 }, (_, i) => item(`m${i}`, 10))]
