@@ -33,7 +33,8 @@ const copyValue = (value: unknown): unknown => {
  * the manager shares frozen (changing one in place throws a `TypeError`).
  *
  * @example
- * const view = toMutableView(await context.getMessagesForRequest())
- * view.messages[0].content = [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }]
+ * const frozen: { readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string }> } = Object.freeze({ messages: Object.freeze([Object.freeze({ role: 'user', content: 'hi' })]) })
+ * const view = toMutableView(frozen)
+ * view.messages[0].content = 'changed' // the copy is not frozen; frozen is unchanged
  */
 export const toMutableView = <V>(view: V): Mutable<V> => copyValue(view) as Mutable<V>
