@@ -15,7 +15,7 @@ import type { Recording } from '../../core/replay/recording.js'
 import type { ReplayResult } from '../../core/replay/replay.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
-import { importClaudeCodeSession } from '../importers/claude-code.js'
+import { importClaudeCodeSessions } from '../importers/claude-code.js'
 import { INPUT_FORMAT_CHOICES, loadRecordings, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
 import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from './evaluate.js'
@@ -177,7 +177,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   let loaded = loadRecordings(text, path, flags.format, { model: flags.model ?? null, windows })
   // A Claude Code session viewed as anthropic is imported natively (thinking, images, result blocks).
   const nativeFormat = flags.viewFormat === 'anthropic' && loaded.format === 'claude-code' ? 'anthropic' : undefined
-  if (nativeFormat !== undefined) loaded = { ...loaded, recordings: [importClaudeCodeSession(text, path, { native: true })] }
+  if (nativeFormat !== undefined) loaded = { ...loaded, recordings: importClaudeCodeSessions(text, path, { native: true }) }
   let recordings = loaded.recordings
   if (flags.session !== undefined) {
     recordings = recordings.filter((recording) => recording.session === flags.session)
@@ -252,7 +252,7 @@ export const addReplayOptions = (command: Command, usageDefault: UsageMode = 're
     .option('--max-output <tokens>', 'model max output tokens for every request (with --window)')
     .option('--budget <tokens>', 'explicit token budget for every request')
     .addOption(new Option('--summarizer <mode>', 'summary answers: recorded lines, none, or a local extractive stand-in').choices(['recorded', 'none', 'extractive']).default('recorded'))
-    .option('--session <id>', 'only this session of a multi-session input (<task_id>-t<trial>)')
+    .option('--session <id>', 'only this session of a multi-session input (<task_id>-t<trial>; Claude Code <sessionId> or <sessionId>/<agentId>; a Codex rollout id)')
     .addOption(new Option('--usage <mode>', 'provider usage the meters see: recorded readings, or simulated from the views sent').choices(['recorded', 'simulated']).default(usageDefault))
     .option('--model <name>', "model for prices, window and cache rules (default: the session's own)")
     .option('--prices <file>', 'JSON price table (default: the bundled data/prices.json)')

@@ -85,8 +85,12 @@ export interface ClaudeCodeImportOptions {
  */
 interface ConversationLine {
   readonly line: number
-  readonly type: 'user' | 'assistant' | 'compact_boundary'
+  readonly type: 'user' | 'assistant' | 'compact_boundary' | 'clear'
   readonly sidechain: boolean
+  readonly uuid: string | undefined
+  readonly parentUuid: string | undefined
+  readonly agentId: string | undefined
+  readonly sessionId: string | undefined
   /** Claude Code's `isMeta`: text injected by the harness or a hook, not typed by the human. */
   readonly meta: boolean
   readonly timestamp: string | undefined
@@ -125,6 +129,7 @@ type Item =
   | { readonly kind: 'message'; readonly message: Message }
   | { readonly kind: 'assistant'; readonly group: AssistantGroup }
   | { readonly kind: 'boundary' }
+  | { readonly kind: 'clear' }
 
 const withTimestamp = (message: Record<string, unknown>, timestamp: string | undefined): Message =>
   timestamp === undefined ? message : { ...message, metadata: { timestamp } }
@@ -173,6 +178,24 @@ export const toContractUsage = (usage: unknown): ContractUsage | undefined => {
   return E.isRight(decoded) ? decoded.right.usage : undefined
 }
 
+/**
+ * Whether a user line's content is a `/clear` command line: only command tags
+ * (`<command-name>`, `<command-message>`, `<command-args>`, in any order) with the command name
+ * `/clear`; a line that merely mentions "/clear" is not one.
+ *
+ * @example
+ * isClearCommand('<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>') // true
+ * isClearCommand('what does /clear do?') // false
+ */
+export const isClearCommand = (content: unknown): boolean => {
+  const text = typeof content === 'string' ? content : Array.isArray(content) && content.length === 1 && BlockCodec.is(content[0]) && content[0].type === 'text' ? content[0].text : undefined
+  if (typeof text !== 'string') return false
+  if (!/^\s*(?:<command-(name|message|args)>[^<]*<\/command-\1>\s*)+$/.test(text)) return false
+  return /<command-name>\s*\/clear\s*<\/command-name>/.test(text)
+}
+
+const optionalString = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
+
 /** Reads the conversation lines (`user`/`assistant`) of the file; other line types are skipped. */
 const readConversationLines = (text: string, sourceName: string): ConversationLine[] => {
   const lines: ConversationLine[] = []
@@ -184,31 +207,60 @@ const readConversationLines = (text: string, sourceName: string): ConversationLi
     }
     const boundary = value.type === 'system' && value.subtype === 'compact_boundary'
     if (value.type !== 'user' && value.type !== 'assistant' && !boundary) continue
+    const clear = value.type === 'user' && t.UnknownRecord.is(value.message) && isClearCommand(value.message.content)
     lines.push({
       line,
-      type: boundary ? 'compact_boundary' : (value.type as 'user' | 'assistant'),
+      type: boundary ? 'compact_boundary' : clear ? 'clear' : (value.type as 'user' | 'assistant'),
       sidechain: value.isSidechain === true,
+      uuid: optionalString(value.uuid),
+      parentUuid: optionalString(value.parentUuid),
+      agentId: optionalString(value.agentId),
+      sessionId: optionalString(value.sessionId),
       meta: value.isMeta === true,
       timestamp: toModuleTimestamp(value.timestamp),
       message: value.message,
     })
   }
   if (!seenAny) throw new RecordingFormatError(sourceName, undefined, 'empty file: no Claude Code event lines')
-  if (!lines.some((entry) => entry.type !== 'compact_boundary')) {
+  if (!lines.some((entry) => entry.type === 'user' || entry.type === 'assistant')) {
     throw new RecordingFormatError(sourceName, undefined, 'no "user" or "assistant" lines: nothing to import from this Claude Code session')
   }
   return lines
 }
 
-/**
- * Keeps the main conversation: side-chain lines are dropped, unless every line is a side chain
- * (a sub-agent or compaction transcript file such as `agent-*.jsonl`), whose side chain is then
- * the conversation itself.
- */
-const selectMainChain = (lines: ConversationLine[]): ConversationLine[] => {
-  const main = lines.filter((line) => !line.sidechain)
-  return main.length > 0 ? main : lines
+/** One conversation of a session file: the main chain or one side chain, with its id. */
+interface Chain {
+  /** Null for the main chain; the side chain's `agentId`, else the `uuid` of its first line. */
+  readonly id: string | null
+  readonly lines: ConversationLine[]
 }
+
+/**
+ * Splits the lines into the main chain (`isSidechain` not true) and the side chains (a
+ * sub-agent's lines). A side-chain line belongs to the chain of its `agentId` when it has one,
+ * else to the chain of its `parentUuid`'s line, else it starts a chain named by its `uuid` (its
+ * line number when it has none). Chains are in the order of their first line.
+ */
+const splitChains = (lines: ReadonlyArray<ConversationLine>): { readonly main: ConversationLine[]; readonly sides: Chain[] } => {
+  const main: ConversationLine[] = []
+  const sides = new Map<string, ConversationLine[]>()
+  const chainOfUuid = new Map<string, string>()
+  for (const entry of lines) {
+    if (!entry.sidechain) {
+      main.push(entry)
+      continue
+    }
+    const id = entry.agentId ?? (entry.parentUuid !== undefined ? chainOfUuid.get(entry.parentUuid) : undefined) ?? entry.uuid ?? `line-${entry.line}`
+    if (entry.uuid !== undefined) chainOfUuid.set(entry.uuid, id)
+    const chain = sides.get(id)
+    if (chain === undefined) sides.set(id, [entry])
+    else chain.push(entry)
+  }
+  return { main, sides: [...sides].map(([id, chainLines]) => ({ id, lines: chainLines })) }
+}
+
+/** Whether a chain has a user or assistant line (something to import). */
+const hasConversation = (lines: ReadonlyArray<ConversationLine>): boolean => lines.some((entry) => entry.type === 'user' || entry.type === 'assistant')
 
 const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, value: unknown, sourceName: string, line: number, problem: string): A => {
   const decoded = codec.decode(value)
@@ -239,7 +291,11 @@ const selectSessionModel = (lines: ReadonlyArray<ConversationLine>): string | nu
  * - Lines other than `user`/`assistant` (progress, system, summary, file-history-snapshot,
  *   queue-operation...) are skipped, and so are side-chain lines (`isSidechain: true`) unless the
  *   whole file is one side chain (a sub-agent or `agent-acompact-*` compaction transcript), which
- *   is then imported as the conversation.
+ *   is then imported as the conversation. (`importClaudeCodeSessions` imports the side chains of
+ *   a session file as sessions of their own; this function returns its first recording.)
+ * - A `/clear` command line (a user line whose content is only command tags naming `/clear`, see
+ *   `isClearCommand`; not a line that mentions it) becomes a `clear` op: Claude Code starts the
+ *   conversation afresh there.
  * - Assistant lines sharing `message.id` are merged into ONE assistant message placed where its
  *   first line is: `content` = its text blocks concatenated as written (no separator; the blocks
  *   are consecutive pieces of one answer), `tool_calls` = its `tool_use` blocks as
@@ -285,9 +341,42 @@ const selectSessionModel = (lines: ReadonlyArray<ConversationLine>): string | nu
  * importClaudeCodeSession(text, 'session.jsonl').ops.map((op) => op.op)
  * // ['add_message', 'get_messages_for_request', 'llm_response', 'add_message', 'get_messages_for_request']
  */
-export const importClaudeCodeSession = (text: string, sourceName: string, options: ClaudeCodeImportOptions = {}): Recording => {
+export const importClaudeCodeSession = (text: string, sourceName: string, options: ClaudeCodeImportOptions = {}): Recording =>
+  importClaudeCodeSessions(text, sourceName, options)[0]
+
+/**
+ * Every conversation of a Claude Code session file as its own recording (see
+ * `importClaudeCodeSession` for the mapping of one): the main chain, and each side chain inside
+ * the file (a sub-agent's `isSidechain: true` lines, grouped by `agentId`, else by their
+ * `parentUuid` links; named by the `agentId`, else the `uuid` of the chain's first line). When
+ * the file holds side chains, each recording is named: `<sessionId>` for the main chain,
+ * `<sessionId>/<agentId or first uuid>` for a side chain (`Recording.session`, in file order of
+ * their first lines, main first); a file without them gives one unnamed recording, as before. A
+ * file that is only one side chain (an `agent-*.jsonl` transcript) is that conversation.
+ *
+ * Throws what `importClaudeCodeSession` throws.
+ *
+ * @example
+ * importClaudeCodeSessions(text, 'session.jsonl').map((recording) => recording.session)
+ * // ['4d5611e5-…', '4d5611e5-…/a1b2c3'] for a session with one sub-agent
+ */
+export const importClaudeCodeSessions = (text: string, sourceName: string, options: ClaudeCodeImportOptions = {}): Recording[] => {
   const native = options.native === true
-  const lines = selectMainChain(readConversationLines(text, sourceName))
+  const all = readConversationLines(text, sourceName)
+  const { main, sides } = splitChains(all)
+  const kept = sides.filter((chain) => hasConversation(chain.lines))
+  const withMain = hasConversation(main)
+  if (kept.length === 0) return [toChainRecording(withMain ? main : all, sourceName, native)]
+  if (!withMain && kept.length === 1) return [toChainRecording(all, sourceName, native)]
+  const sessionId = all.find((entry) => entry.sessionId !== undefined)?.sessionId ?? 'session'
+  return [
+    ...(withMain ? [{ ...toChainRecording(main, sourceName, native), session: sessionId }] : []),
+    ...kept.map((chain) => ({ ...toChainRecording(chain.lines, sourceName, native), session: `${sessionId}/${chain.id}` })),
+  ]
+}
+
+/** The recording of one chain's lines (the mapping of `importClaudeCodeSession`). */
+const toChainRecording = (lines: ReadonlyArray<ConversationLine>, sourceName: string, native: boolean): Recording => {
 
   // Which group declares each call id (a first pass, so a result may precede its call's line).
   const callOwner = new Map<string, string>()
@@ -326,6 +415,10 @@ export const importClaudeCodeSession = (text: string, sourceName: string, option
   for (const entry of lines) {
     if (entry.type === 'compact_boundary') {
       items.push({ kind: 'boundary' })
+      continue
+    }
+    if (entry.type === 'clear') {
+      items.push({ kind: 'clear' })
       continue
     }
     if (entry.type === 'assistant') {
@@ -430,6 +523,12 @@ export const importClaudeCodeSession = (text: string, sourceName: string, option
   for (const item of items) {
     if (item.kind === 'boundary') {
       boundary = true
+      continue
+    }
+    if (item.kind === 'clear') {
+      // `/clear`: the conversation starts afresh (a pending compact summary goes with it)
+      ops.push({ op: 'clear' })
+      boundary = false
       continue
     }
     if (item.kind === 'message') {

@@ -6,7 +6,7 @@ import * as t from 'io-ts'
 import type { Recording } from '../../core/replay/recording.js'
 import { RecordingFormatError, describeValue, iterateJsonLines, parseRecordingJsonl } from '../recording-file.js'
 import type { ModelTable, ModelWindow } from '../../core/economics/prices.js'
-import { importClaudeCodeSession } from './claude-code.js'
+import { importClaudeCodeSessions } from './claude-code.js'
 import { CODEX_LINE_TYPES, importCodexRollout } from './codex.js'
 import { importOpenAiChatTrajectories } from './openai-chat.js'
 
@@ -132,7 +132,8 @@ export interface LoadedRecordings {
 
 /**
  * Reads any supported input into recordings: a recording file gives one recording, a Claude Code
- * session one, a Codex rollout one (`openai-responses` format; `options.model` and
+ * session one per conversation (the main chain, and each side chain inside the file, named
+ * `<sessionId>` and `<sessionId>/<agentId or first uuid>` when there are side chains), a Codex rollout one (`openai-responses` format; `options.model` and
  * `options.windows` as `importCodexRollout` takes them), an OpenAI chat trajectories file one per
  * item (named `<task_id>-t<trial>`). With `format: 'auto'` the format comes from `detectFormat`.
  *
@@ -156,7 +157,7 @@ export const loadRecordings = (
     case 'recording':
       return { format: resolved, recordings: [parseRecordingJsonl(text, sourceName)] }
     case 'claude-code':
-      return { format: resolved, recordings: [importClaudeCodeSession(text, sourceName)] }
+      return { format: resolved, recordings: importClaudeCodeSessions(text, sourceName) }
     case 'openai-chat':
       return { format: resolved, recordings: importOpenAiChatTrajectories(text, sourceName) }
     case 'codex':

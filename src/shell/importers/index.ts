@@ -1,7 +1,7 @@
 /**
  * Recorded-session importers: other agents' session formats turned into recordings. Re-exports only.
  */
-export { importClaudeCodeSession, toContractUsage, toModuleTimestamp, NO_RESULT_RECORDED } from './claude-code.js'
+export { importClaudeCodeSession, importClaudeCodeSessions, isClearCommand, toContractUsage, toModuleTimestamp, NO_RESULT_RECORDED } from './claude-code.js'
 export {
   importOpenAiChatTrajectories,
   toTrajectoryRecording,
