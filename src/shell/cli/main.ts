@@ -4,7 +4,7 @@
  * `report` them as an HTML page, and `compare` configurations over many sessions with the
  * provider model (docs/cli.md).
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
@@ -13,6 +13,7 @@ import { isRepeatedIdProblem, toRequestView } from '../../core/formats/dispatch.
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { makeFileSpillWriter } from '../spill-fs.js'
+import { serializeRecording } from '../recording-file.js'
 import { runCompare, type CompareConfig } from './compare.js'
 import { expandInputs } from './evaluate.js'
 import { INPUT_FORMAT_CHOICES } from '../importers/detect.js'
@@ -35,6 +36,7 @@ interface ReplayFlags extends ReplayInputFlags {
   readonly json?: boolean
   readonly views: boolean
   readonly repair?: boolean
+  readonly writeRecording?: string
 }
 
 interface CompareFlags extends Omit<ReplayInputFlags, 'preset' | 'config' | 'session' | 'viewFormat'> {
@@ -198,14 +200,35 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
   return failed
 }
 
+/**
+ * `--write-recording FILE`: the one session replayed, as a recording file (`serializeRecording`
+ * of `ReplayedSession.replayable`). Throws `UsageError` when the input holds several sessions
+ * (pick one with `--session`) or the file cannot be written.
+ */
+const writeReplayedRecording = (path: string, replayed: ReplayedInput): void => {
+  if (replayed.sessions.length !== 1) {
+    const names = replayed.sessions.map((item) => item.session ?? '').slice(0, 8).join(', ')
+    throw new UsageError(`--write-recording ${path}: ${replayed.path} holds ${replayed.sessions.length} sessions (${names}); pick one with --session`)
+  }
+  try {
+    writeFileSync(path, serializeRecording(replayed.sessions[0].replayable))
+  } catch (error) {
+    throw new UsageError(`--write-recording ${path}: cannot write the file (${(error as Error).message})`)
+  }
+}
+
 const runReplay = async (files: ReadonlyArray<string>, flags: ReplayFlags, io: CliIo): Promise<number> => {
   if (flags.repair === true && flags.viewFormat === undefined) {
     throw new UsageError('--repair needs --view-format: the repair applies to provider-format views, e.g. --view-format anthropic --repair')
   }
   const paths = files.length === 0 ? [undefined] : expandInputs(files)
+  if (flags.writeRecording !== undefined && paths.length > 1) {
+    throw new UsageError(`--write-recording ${flags.writeRecording}: give one input file (got ${paths.length}); a recording file holds one session`)
+  }
   let failed = false
   for (const file of paths) {
     const replayed = await replayInput(file, flags, io, flags.json !== true)
+    if (flags.writeRecording !== undefined) writeReplayedRecording(flags.writeRecording, replayed)
     const writer = makeFileSpillWriter()
     let spillFiles = 0
     const spillPaths = new Set<string>()
@@ -253,6 +276,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .option('--no-views', 'leave "view" out of the --json lines')
     .addOption(new Option('--view-format <format>', 'print views as a provider request wants them (default: the contract shape)').choices(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']))
     .option('--repair', 'with --view-format: repair each view before converting and checking it, as the manager option repair: true does')
+    .option('--write-recording <file>', 'write the session as replayed (imported ops, budget flags, merged configuration) as a recording file that replays the same with no flags')
     .action(async (inputs: string[], flags: ReplayFlags) => {
       exitCode = await runReplay(inputs, flags, io)
     })

@@ -22,7 +22,7 @@ import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from '
 import { Option, Presets, SingleBar, type Command } from './libraries.js'
 
 export { CLAUDE_CODE_WINDOW }
-import { parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
+import { mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 
 /**
  * Where the CLI writes: injectable for tests. `isTty` enables the progress bar (on stderr).
@@ -92,6 +92,13 @@ export interface ReplayedSession {
   readonly model: string | null
   readonly provider: CacheProvider
   readonly price: ModelPrice | null
+  /**
+   * The recording as this session was replayed, self-contained (`replay --write-recording`): the
+   * ops as replayed (budget flags and summarizer choice applied), `config` the merged
+   * configuration layers, `format` the message format it was stored in. Replaying it with no flags
+   * gives the same output lines.
+   */
+  readonly replayable: Recording
 }
 
 /**
@@ -218,7 +225,10 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   for (const item of prepared) {
     const estimate = makeEstimatorFor(item.config)
     const result = runSession(item, options, onOp, { estimate, ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) })
-    sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result, estimate, model: item.model, provider: item.provider, price: item.price })
+    const format = nativeFormat ?? item.recording.format
+    const { notices: _notices, model: _model, ...ops } = item.recording
+    const replayable: Recording = { ...ops, config: mergeConfig(item.original.config, layers.preset, layers.file, layers.settings), ...(format !== undefined ? { format } : {}) }
+    sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result, estimate, model: item.model, provider: item.provider, price: item.price, replayable })
   }
   bar?.update(totalOps)
   bar?.stop()
