@@ -133,9 +133,11 @@ const sessionInstructions = (payload: Readonly<Record<string, unknown>>): string
  * - `event_msg` `token_count`: `info: null` is skipped; a `total_token_usage` already seen is a
  *   repeat and skipped; each new one is one request's usage (`info.last_token_usage`, mapped by
  *   `toCodexContractUsage`) recorded as `llm_response` right after the request of the model turn
- *   it describes. Older rollouts write it before the turn's items, newer ones after: the first
- *   new total decides which (before the first model item: before). A total that finds no turn
- *   is kept as a request of its own, so the requests that carry usage are the distinct totals.
+ *   it describes. Newer rollouts write it right after the turn's model items: a total that comes
+ *   while a model turn without usage is open is that turn's. Older ones (0.45) write it before
+ *   the turn's items: a total that comes after an input is the next turn's. A total that finds
+ *   no turn is kept as a request of its own, so the requests that carry usage are the distinct
+ *   totals.
  * - The window of a request is the `model_context_window` of the token counts (the latest one
  *   seen, else the file's first) with the max output tokens of the request's model (the latest
  *   `turn_context.model`, else `options.model`) from the window table: `provider:
@@ -170,15 +172,12 @@ export const importCodexRollout = (text: string, sourceName: string, options: Co
   let sawTokenCount = false
   let system: Item | null = null
   let session: string | undefined
-  /** Whether usage comes before its turn's items (older rollouts) or after; decided by the first new total. */
-  let leading: boolean | undefined
   /** Index in `entries` of the request of the open model turn (null: no turn open). */
   let openTurn: number | null = null
   /** Usage waiting for the next model turn (leading order). */
   let pending: { usage: ContractUsage | undefined; window: number | undefined } | null = null
   /** Indexes of the user messages in the current stretch of input, with where they came from. */
   let stretch: Array<{ index: number; readonly text: string; readonly fromEvent: boolean; matched: boolean }> = []
-  let sawModelItem = false
 
   const requestIndexes: number[] = []
   const pushRequest = (usage: ContractUsage | undefined, at: number | undefined): number => {
@@ -208,23 +207,20 @@ export const importCodexRollout = (text: string, sourceName: string, options: Co
       } else openTurn = pushRequest(undefined, window)
       stretch = []
     }
-    sawModelItem = true
     entries.push({ kind: 'item', item, model: true })
   }
 
   const addUsage = (usage: ContractUsage | undefined, at: number | undefined): void => {
-    if (leading === undefined) leading = !sawModelItem
-    if (leading) {
-      // The usage of the next model turn; one still waiting found no turn: a request of its own.
-      if (pending !== null) pushRequest(pending.usage, pending.window)
-      pending = { usage, window: at }
+    // Newer rollouts write a turn's count right after its model items: the open turn is its own.
+    if (openTurn !== null && !hasUsage(openTurn)) {
+      setUsage(openTurn, usage, at)
       openTurn = null
       return
     }
-    // Trailing: the usage of the turn just written (the latest request without usage).
-    const last = requestIndexes.at(-1)
-    if (last !== undefined && !hasUsage(last)) setUsage(last, usage, at)
-    else pushRequest(usage, at)
+    // Older ones (0.45) write it before the turn's items: it waits for the next turn. One still
+    // waiting found no turn: a request of its own.
+    if (pending !== null) pushRequest(pending.usage, pending.window)
+    pending = { usage, window: at }
     openTurn = null
   }
 

@@ -167,6 +167,11 @@ describe('token_count usage', () => {
     expect(usages(recording).map((entry) => (entry as { input_tokens: number }).input_tokens)).toEqual([100, 140])
   })
 
+  test('older order whose first turn has no usage: the first total still goes to the turn after it', () => {
+    const recording = load([user('go'), call('c1'), output('c1'), usage(110, 100), assistant('done')])
+    expect(ops(recording)).toEqual(['add_message', 'get_messages_for_request', 'add_message', 'add_message', 'get_messages_for_request', 'llm_response', 'add_message', 'get_messages_for_request'])
+  })
+
   test('a new total between two model items with no input between them starts the next model turn', () => {
     const recording = load([user('go'), usage(110, 100), reasoning('a'), assistant('first'), usage(250, 140), reasoning('b'), assistant('second')])
     expect(requests(recording)).toHaveLength(3)
