@@ -357,8 +357,11 @@ export const importClaudeCodeSession = (text: string, sourceName: string, option
  * Throws what `importClaudeCodeSession` throws.
  *
  * @example
- * importClaudeCodeSessions(text, 'session.jsonl').map((recording) => recording.session)
- * // ['4d5611e5-…', '4d5611e5-…/a1b2c3'] for a session with one sub-agent
+ * const text = [
+ *   '{"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"user","content":"review the parser"}}',
+ *   '{"type":"user","sessionId":"s1","uuid":"u2","isSidechain":true,"agentId":"a7","message":{"role":"user","content":"read parser.ts"}}',
+ * ].join('\n')
+ * importClaudeCodeSessions(text, 'session.jsonl').map((recording) => recording.session) // ['s1', 's1/a7']
  */
 export const importClaudeCodeSessions = (text: string, sourceName: string, options: ClaudeCodeImportOptions = {}): Recording[] => {
   const native = options.native === true
