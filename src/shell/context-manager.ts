@@ -2,7 +2,6 @@
  * The context manager embedders use: an async class around the pure core. It holds the only
  * mutable cell (the core `State`), applies one event at a time from a FIFO queue, and runs effects.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { isLeft, type Either } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../core/codecs.js'
 import type { Config, ContextConfig } from '../core/config.js'
@@ -33,6 +32,7 @@ import { formatTimestamp, systemClock } from './clock.js'
 import { describeValue } from '../core/messages/json-value.js'
 import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
 import { copyJson as copy, freezeJson, isOwnedJson } from './json-values.js'
+import { JOB_CONTEXT } from './job-context.js'
 import { decodeMessage, decodeMessages, toProblemText, type JsonValueProblem } from '../core/messages/json-value.js'
 import type { HookBus } from './hooks.js'
 import type { Provider } from './provider.js'
@@ -43,7 +43,7 @@ import type { Logger } from './logger.js'
 import { makeDefaultRunner } from './runner.js'
 import { consoleLogger, describeError } from './logger.js'
 import type { SpillWriter } from './spill-fs.js'
-import { makeFileSpillWriter } from './spill-fs.js'
+import { makeRuntimeSpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
 import { makeProviderSummarizer } from './summarizer.js'
 import { makeEstimatorFor } from './estimators.js'
@@ -90,7 +90,7 @@ export type StepFunction = (state: State, event: Event) => Step
  *   (the runner does that work). Default: `makeDefaultRunner` with these options;
  * - `logger`: for log effects, configuration warnings and runner failures (default `consoleLogger`);
  * - `estimator`: pure token estimator (default: the one `token_estimator` names, `makeEstimatorFor`; SPEC 5);
- * - `spillWriter`: default `makeFileSpillWriter()`; `summarizer`: default `makeProviderSummarizer`;
+ * - `spillWriter`: default `makeRuntimeSpillWriter()` (files on Node, Deno and Bun; docs/runtimes.md); `summarizer`: default `makeProviderSummarizer`;
  * - `recorder`: receives every input as a recording op, in the order applied;
  * - `makeStep`: builds the reducer from the core dependencies (default: the core's `makeStep`);
  *   for tests and alternative cores;
@@ -183,13 +183,8 @@ const ownOrThrow = <T>(decoded: Either<ReadonlyArray<JsonValueProblem>, T>): T =
 /** A queued unit of work; jobs run strictly one after another. */
 type Job = () => Promise<void>
 
-/**
- * The job a piece of async code runs for (a unique symbol per job), shared by every manager of
- * the process: Node propagates each AsyncLocalStorage instance into every new promise, so one
- * instance per manager made each promise cost O(managers) (1,000 sessions: `npm run bench`).
- * A manager compares the store with its own running job, so sharing changes nothing else.
- */
-const JOB_CONTEXT = new AsyncLocalStorage<symbol>()
+/** The description of the token of a job that applies an answer of background work. */
+const ANSWER_JOB = 'answer'
 
 /**
  * Freezes the messages the last step stored: the core appends to the history (or replaces it),
@@ -259,6 +254,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   /** Set by `restore`: outstanding work of the snapshot (a summary in flight) is requested again. */
   #resumePending = false
   readonly #customRunner: boolean
+  readonly #hasHooks: boolean
 
   constructor(config: ContextConfig = {}, options: ContextManagerOptions<F> = {}) {
     const format = options.format ?? 'contract'
@@ -281,6 +277,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     this.#clock = options.clock ?? systemClock
     this.#recorder = options.recorder ?? null
     this.#customRunner = options.runner !== undefined
+    this.#hasHooks = options.hooks !== undefined && options.hooks !== null
     this.#step = (options.makeStep ?? makeStep)({
       config: this.#config,
       estimate: options.estimator ?? makeEstimatorFor(this.#config),
@@ -291,7 +288,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       makeDefaultRunner({
         hooks: options.hooks ?? undefined,
         logger: this.#logger,
-        spill: options.spillWriter ?? makeFileSpillWriter(),
+        spill: options.spillWriter ?? makeRuntimeSpillWriter(),
         summarizer: options.summarizer ?? makeProviderSummarizer({ logger: this.#logger }),
         callTimeoutMs,
       })
@@ -469,12 +466,12 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       // SPEC 4 step 1: an explicit token budget wins; the provider is then not consulted.
       const window =
         provider !== null && tokenBudget === null
-          ? await readProviderWindow(provider, { warn: (message) => this.#logger.warning(message), timeoutMs: this.#callTimeoutMs })
+          ? await this.#callOut(() => readProviderWindow(provider, { warn: (message) => this.#logger.warning(message), timeoutMs: this.#callTimeoutMs }))
           : null
       const factory = this.#factory
       let systemPrompt: string | null = null
       if (factory !== null) {
-        const result = await withTimeLimit(factory, this.#callTimeoutMs, 'the system prompt factory')
+        const result = await this.#callOut(() => withTimeLimit(factory, this.#callTimeoutMs, 'the system prompt factory'))
         systemPrompt = typeof result === 'string' ? result : String(result)
       }
       if (provider !== null && this.#config.compaction_strategy === 'summary') this.#runner.setProvider?.(provider)
@@ -722,10 +719,13 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     // Called from inside a running job (a hook listener, the prompt factory): everything queued
     // before that job has already run, and waiting for the job itself (or for background work it
     // may start) would never end (SPEC 17.9). So it resolves at once.
-    if (this.#isInsideJob()) return
+    // Without AsyncLocalStorage (src/shell/job-context.ts) a call during a background answer's
+    // hooks may be anyone's: idle() then waits, as outside calls do (a listener of those hooks that
+    // awaits idle() is released by callTimeoutMs).
+    if (this.#isInsideJob() && (this.#jobContext.followsAsyncCalls || this.#currentJob?.description !== ANSWER_JOB)) return
     const runner = this.#runner as EffectRunner & { readonly idle?: () => Promise<void> }
     for (;;) {
-      await this.#enqueue(async () => undefined)
+      await this.#enqueue(true, async () => undefined)
       if (typeof runner.idle === 'function') await runner.idle()
       if (this.#pending === 0) return
     }
@@ -761,8 +761,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
 
   /** True while called from inside the running job (a hook listener, the prompt factory, a provider read). */
   #isInsideJob(): boolean {
-    const caller = this.#jobContext.getStore()
-    return caller !== undefined && caller === this.#currentJob
+    return this.#jobContext.isInside(this.#currentJob)
   }
 
   /** Queues `task`; resolves or rejects with its outcome once it has run in turn. */
@@ -778,7 +777,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     this.#pending += 1
     return new Promise<T>((resolve, reject) => {
       this.#queue.push(async () => {
-        const token = Symbol('job')
+        const token = Symbol(alwaysQueue ? ANSWER_JOB : 'job')
         this.#currentJob = token
         try {
           resolve(await this.#jobContext.run(token, task))
@@ -822,10 +821,17 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     return failed.size === 0 || step.view === undefined ? step : { ...step, view: withoutSpillPointers(step.view, failed) }
   }
 
+  /** Awaits caller code for the running job (see src/shell/job-context.ts: without AsyncLocalStorage, calls made meanwhile count as that code's). */
+  #callOut<T>(call: () => Promise<T>): Promise<T> {
+    return this.#jobContext.callOut(this.#currentJob, call)
+  }
+
   /** Runs one effect; a runner failure is logged and does not stop the queue. */
   async #runEffect(effect: Effect): Promise<void> {
     try {
-      await this.#runner.run(effect, this.#dispatch)
+      // Effects that reach caller code: hook listeners, spill writers, anything a custom runner does.
+      const callsOut = this.#customRunner || effect.type === 'write_spill' || (effect.type === 'emit_hook' && this.#hasHooks)
+      await (callsOut ? this.#callOut(() => this.#runner.run(effect, this.#dispatch)) : this.#runner.run(effect, this.#dispatch))
     } catch (error) {
       this.#logger.warning(`context-simple: effect ${effect.type} failed: ${describeError(error)}`)
     }

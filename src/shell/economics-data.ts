@@ -1,26 +1,16 @@
 /**
- * Loads the model price and window tables (`data/prices.json`, `data/windows.json`, or a file
- * given with `--prices` / `--windows`), checked with io-ts, and answers "which prices, which
- * window, which cache rules" for a model name.
+ * Node only (exported by `context-simple/node`): loads a model price or window table from a file
+ * (`data/prices.json`, `data/windows.json`, or a file given with `--prices` / `--windows`), plain
+ * or gzipped. The tables as data, their decoders and the model lookups are runtime-neutral, in
+ * src/shell/model-tables.ts (re-exported here for the CLI).
  */
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import * as E from 'fp-ts/lib/Either.js'
-import * as t from 'io-ts'
-import type { CacheProvider } from '../core/economics/cache.js'
-import { resolveModelName, type ModelPrice, type ModelTable, type ModelWindow } from '../core/economics/prices.js'
+import type { ModelPrice, ModelTable, ModelWindow } from '../core/economics/prices.js'
+import { decodePriceTable, decodeWindowTable, ModelDataError } from './model-tables.js'
 import { readTextFile } from './read-text.js'
 
-/**
- * A price or window file that cannot be read or does not have the documented shape; the
- * message names the file and the field.
- *
- * @example
- * new ModelDataError('prices.json: models.gpt-4o.input: expected a non-negative number, got "2.5"')
- */
-export class ModelDataError extends Error {
-  override readonly name = 'ModelDataError'
-}
+export { BUNDLED_PRICE_TABLE, BUNDLED_WINDOW_TABLE, decodePriceTable, decodeWindowTable, lookupModel, ModelDataError, toCacheProvider } from './model-tables.js'
 
 const DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data')
 
@@ -28,6 +18,7 @@ const DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../data')
  * The bundled price table: the absolute path of `data/prices.json`.
  *
  * @example
+ * import { DEFAULT_PRICES_FILE } from 'context-simple/node'
  * DEFAULT_PRICES_FILE.endsWith('data/prices.json') // => true
  */
 export const DEFAULT_PRICES_FILE = resolve(DATA_DIR, 'prices.json')
@@ -36,76 +27,37 @@ export const DEFAULT_PRICES_FILE = resolve(DATA_DIR, 'prices.json')
  * The bundled window table: the absolute path of `data/windows.json`.
  *
  * @example
+ * import { DEFAULT_WINDOWS_FILE } from 'context-simple/node'
  * DEFAULT_WINDOWS_FILE.endsWith('data/windows.json') // => true
  */
 export const DEFAULT_WINDOWS_FILE = resolve(DATA_DIR, 'windows.json')
 
-const Amount = t.refinement(t.number, (value) => Number.isFinite(value) && value >= 0, 'a non-negative number')
-const Tokens = t.refinement(t.number, (value) => Number.isInteger(value) && value > 0, 'a positive whole number of tokens')
-const PriceCodec = t.type({ input: Amount, cached_input: Amount, cache_write: Amount, output: Amount, source: t.string })
-const WindowCodec = t.type({ context_window: Tokens, max_output_tokens: Tokens, source: t.string })
-const tableCodec = <C extends t.Mixed>(entry: C) =>
-  t.intersection([t.type({ models: t.record(t.string, entry) }), t.partial({ aliases: t.record(t.string, t.string) })])
-
-const describe = (value: unknown): string => (value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value))
-
-const loadTable = <Entry>(path: string, codec: t.Mixed): ModelTable<Entry> => {
-  let raw: unknown
+const readJson = (path: string): unknown => {
   try {
-    raw = JSON.parse(readTextFile(path))
+    return JSON.parse(readTextFile(path))
   } catch (error) {
     throw new ModelDataError(`${path}: cannot read a JSON model table (${(error as Error).message})`)
   }
-  const decoded = tableCodec(codec).decode(raw)
-  if (E.isLeft(decoded)) {
-    const first = decoded.left[0]
-    const where = first.context.map((entry) => entry.key).filter((key) => key !== '' && !/^\d+$/.test(key)).join('.')
-    throw new ModelDataError(`${path}: ${where}: expected ${first.context.at(-1)?.type.name ?? 'a value'}, got ${describe(first.value)}`)
-  }
-  const value = decoded.right as { models: Record<string, Entry>; aliases?: Record<string, string> }
-  const lower = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).map(([key, entry]) => [key.toLowerCase(), entry]))
-  return { models: lower(value.models) as Record<string, Entry>, aliases: lower(value.aliases ?? {}) as Record<string, string> }
 }
 
 /**
- * The price table at `path` (default: the bundled `data/prices.json`). Throws `ModelDataError`
- * for an unreadable file or a wrong shape.
+ * The price table in the file at `path` (default: the bundled `data/prices.json`; the same table
+ * is `BUNDLED_PRICE_TABLE` of the main entry). Throws `ModelDataError` for an unreadable file or
+ * a wrong shape.
  *
  * @example
+ * import { loadPriceTable } from 'context-simple/node'
  * loadPriceTable().models['gpt-4o'].input // => 2.5
  */
-export const loadPriceTable = (path: string = DEFAULT_PRICES_FILE): ModelTable<ModelPrice> => loadTable<ModelPrice>(path, PriceCodec)
+export const loadPriceTable = (path: string = DEFAULT_PRICES_FILE): ModelTable<ModelPrice> => decodePriceTable(readJson(path), path)
 
 /**
- * The window table at `path` (default: the bundled `data/windows.json`). Throws `ModelDataError`
- * for an unreadable file or a wrong shape.
+ * The window table in the file at `path` (default: the bundled `data/windows.json`; the same
+ * table is `BUNDLED_WINDOW_TABLE` of the main entry). Throws `ModelDataError` for an unreadable
+ * file or a wrong shape.
  *
  * @example
+ * import { loadWindowTable } from 'context-simple/node'
  * loadWindowTable().models['gpt-4o'].context_window // => 128000
  */
-export const loadWindowTable = (path: string = DEFAULT_WINDOWS_FILE): ModelTable<ModelWindow> => loadTable<ModelWindow>(path, WindowCodec)
-
-/**
- * Whose prompt-cache rules apply to `model`: Anthropic for Claude models (`claude-*`, `opus`,
- * `sonnet`, `haiku`), OpenAI otherwise; `fallback` when the model is unknown (null).
- *
- * @example
- * toCacheProvider('claude-opus-4-6', 'openai') // => 'anthropic'
- * toCacheProvider(null, 'openai') // => 'openai'
- */
-export const toCacheProvider = (model: string | null, fallback: CacheProvider): CacheProvider => {
-  if (model === null) return fallback
-  return /^(claude|opus|sonnet|haiku)/i.test(model.trim()) ? 'anthropic' : 'openai'
-}
-
-/**
- * The table entry of `model` (resolved through aliases and dated ids), or null.
- *
- * @example
- * lookupModel(loadPriceTable(), 'claude-sonnet-4-5-20250929')?.input // => 3
- */
-export const lookupModel = <Entry>(table: ModelTable<Entry>, model: string | null): Entry | null => {
-  if (model === null) return null
-  const name = resolveModelName(table, model)
-  return name === null ? null : table.models[name]
-}
+export const loadWindowTable = (path: string = DEFAULT_WINDOWS_FILE): ModelTable<ModelWindow> => decodeWindowTable(readJson(path), path)

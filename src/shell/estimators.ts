@@ -3,12 +3,12 @@
  * reference estimator (SPEC 5), the typed one (media at provider cost), or the typed split with
  * text counted by a real tokenizer (the optional `gpt-tokenizer` package), memoised per message.
  */
-import { createRequire } from 'node:module'
 import type { Config } from '../core/config.js'
 import { makeCachedEstimator, type TokenEstimator } from '../core/meter/estimate.js'
 import { ConfigError } from '../core/errors.js'
 import type { Message } from '../core/messages/message.js'
 import { estimateTyped, splitMedia } from '../core/meter/typed-estimate.js'
+import { nodeBuiltin } from './runtime.js'
 
 /**
  * Tokens charged per message for its role and framing by the tokenizer estimator (the chat
@@ -54,16 +54,26 @@ let tokenizer: ((text: string) => number) | null = null
 
 /**
  * `countTokens` of the optional `gpt-tokenizer` package (o200k_base, the vocabulary of gpt-4o and
- * later OpenAI models; no exact Claude tokenizer exists offline), loaded once. Throws
- * `ConfigError` naming `token_estimator` when the package is not installed.
+ * later OpenAI models; no exact Claude tokenizer exists offline), loaded once with the runtime's
+ * `require` (Node, Deno, Bun: found on first use, never imported, so the main entry still bundles
+ * for browsers). Throws `ConfigError` naming `token_estimator` when the package is not installed,
+ * or in a runtime without `require` (a browser, an edge worker): there, import `countTokens` from
+ * `gpt-tokenizer` yourself and pass `estimator: makeTokenizerEstimator(countTokens)`.
  *
  * @example
  * loadTokenizer()('hello world') // => 2
  */
 export const loadTokenizer = (): ((text: string) => number) => {
   if (tokenizer !== null) return tokenizer
+  const modules = nodeBuiltin<{ readonly createRequire: (from: string) => (id: string) => unknown }>('node:module')
+  if (modules === null) {
+    throw new ConfigError(
+      'token_estimator',
+      '"tokenizer" loads gpt-tokenizer with require, which this runtime lacks: import { countTokens } from "gpt-tokenizer" and pass estimator: makeTokenizerEstimator(countTokens) to the manager',
+    )
+  }
   try {
-    const loaded = createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: (text: string) => number }
+    const loaded = modules.createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: (text: string) => number }
     tokenizer = (text) => loaded.countTokens(text)
     return tokenizer
   } catch (error) {

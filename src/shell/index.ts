@@ -10,7 +10,7 @@ export { consoleLogger, silentLogger, memoryLogger, describeError } from './logg
 export type { Logger, LogLevel, LogEntry, MemoryLogger } from './logger.js'
 export { makeDefaultRunner } from './runner.js'
 export type { Dispatch, EffectRunner, DefaultRunner, DefaultRunnerOptions } from './runner.js'
-export { SpillRefusedError, makeFileSpillWriter, makeMemorySpillWriter, resolveSpillTarget, encodeSpillContent } from './spill-fs.js'
+export { SpillRefusedError, makeRuntimeSpillWriter, makeMemorySpillWriter, resolveSpillTarget, encodeSpillContent } from './spill-fs.js'
 export type { SpillWriter, SpillRefusal, MemorySpillWriter } from './spill-fs.js'
 export { TimeoutError, EmptySummaryError, makeProviderSummarizer, systemTimer, responseText } from './summarizer.js'
 export { withTimeLimit, DEFAULT_CALL_TIMEOUT_MS } from './time-limit.js'

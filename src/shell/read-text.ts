@@ -1,7 +1,8 @@
 /**
  * Reads an input file as UTF-8 text, gunzipping it first when it is gzip-compressed (recognised
  * by the gzip magic bytes, whatever the file name), so large recorded sessions can be stored
- * compressed and replayed as they are.
+ * compressed and replayed as they are. Node only: exported by `context-simple/node`; in other
+ * runtimes read the text yourself and hand it to `loadRecordings` / `parseRecordingJsonl`.
  */
 import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
@@ -16,6 +17,7 @@ const isGzip = (bytes: Uint8Array): boolean => bytes.length >= 2 && bytes[0] ===
  * that starts like gzip but is not valid gzip data.
  *
  * @example
+ * import { readTextFile } from 'context-simple/node'
  * const text = readTextFile('fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz')
  */
 export const readTextFile = (path: string): string => {

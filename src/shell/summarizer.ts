@@ -3,7 +3,7 @@
  * for a completion within the timeout, and returns the text of the response.
  */
 import { isTruthy } from '../core/messages/values.js'
-import { readFile as readFileFromDisk } from 'node:fs/promises'
+import { loadNodeBuiltin } from './runtime.js'
 import { pyStrip } from '../core/messages/text.js'
 import type { CompletionRequest, Provider } from './provider.js'
 import type { Logger } from './logger.js'
@@ -104,6 +104,17 @@ export interface ProviderSummarizerOptions {
 }
 
 /**
+ * The default prompt-file reader: the runtime's `fs/promises` (Node, Deno, Bun), looked up on
+ * first use; in a runtime without a file system it rejects, so the default prompt is used with a
+ * warning (pass `readFile` to read prompts from elsewhere).
+ */
+const readPromptFile = async (path: string): Promise<string> => {
+  const fs = await loadNodeBuiltin<{ readonly readFile: (path: string, encoding: 'utf8') => Promise<string> }>('node:fs/promises')
+  if (fs === null) throw new Error('this runtime has no file system: pass readFile to makeProviderSummarizer')
+  return fs.readFile(path, 'utf8')
+}
+
+/**
  * The summary text of a completion response (SPEC 12.3 step 6): the concatenation, without a
  * separator, of the truthy `text` of every block of `response.content` (a list). A truthy `text`
  * that is not a string, or a response that is not an object, throws a `TypeError`; a missing or
@@ -150,7 +161,7 @@ export const responseText = (response: unknown): string => {
  */
 export const makeProviderSummarizer = (options: ProviderSummarizerOptions = {}): Summarizer => {
   const timer = options.timer ?? systemTimer
-  const readFile = options.readFile ?? ((path: string) => readFileFromDisk(path, 'utf8'))
+  const readFile = options.readFile ?? readPromptFile
   const logger = options.logger ?? consoleLogger
 
   const readPrompt = async (request: SummaryRequest): Promise<string> => {

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { SpillRefusedError, encodeSpillContent, makeFileSpillWriter, makeMemorySpillWriter, resolveSpillTarget } from '../../src/shell/spill-fs.js'
+import { makeFileSpillWriter } from '../../src/shell/node/spill-file.js'
+import { SpillRefusedError, encodeSpillContent, makeMemorySpillWriter, makeRuntimeSpillWriter, resolveSpillTarget } from '../../src/shell/spill-fs.js'
 
 describe('resolveSpillTarget', () => {
   it('accepts a file directly inside the directory, refuses anything else', () => {
@@ -119,5 +120,21 @@ describe('makeMemorySpillWriter', () => {
     await expect(writer.write('/s', '/s/a.txt', 'y')).resolves.toBe('written')
     expect([...writer.files]).toEqual([['/s/a.txt', 'y']])
     await expect(writer.write('/s', '/s/../a.txt', 'x')).rejects.toBeInstanceOf(SpillRefusedError)
+  })
+})
+
+describe('makeRuntimeSpillWriter (the manager’s default: the file writer over the runtime’s fs)', () => {
+  it('writes files on Node like makeFileSpillWriter, and refuses the same paths', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'context-simple-runtime-spill-'))
+    try {
+      const writer = makeRuntimeSpillWriter()
+      const path = join(root, 'spill', 'a.txt')
+      await expect(writer.write(join(root, 'spill'), path, 'full é')).resolves.toBe('written')
+      await expect(writer.write(join(root, 'spill'), path, 'full é')).resolves.toBe('exists')
+      expect(await readFile(path, 'utf8')).toBe('full é')
+      await expect(writer.write(join(root, 'spill'), join(root, 'x.txt'), 'x')).rejects.toBeInstanceOf(SpillRefusedError)
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
   })
 })
