@@ -4,7 +4,9 @@
 # installed (commander, cli-table3, cli-progress and what they pull in are bundled into
 # dist/vendor/cli-libraries.js at build time), `npx context-simple replay`, `compare` (two
 # worker threads, with the progress bar on a pseudo-terminal) and `report` run, and a TypeScript file using the public types compiles against the published .d.ts with
-# skipLibCheck false and no SDK present (@types/node only). Prints the tarball and install sizes.
+# skipLibCheck false and no SDK present (@types/node only), the main entry bundles for the browser
+# (esbuild, no externals) and runs under Node, Deno and Bun. Prints the tarball, install and
+# bundle sizes.
 # Needs the npm registry for the library's own dependencies. Usage: bash scripts/check-pack.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +45,37 @@ grep -q 'uPlot' report.html || { echo "FAIL: the report carries no chart library
 echo "npx context-simple report --help and report --html: ok ($(du -k report.html | cut -f1) KiB page)"
 if npx --no-install context-simple replay --no-such-flag 2>/dev/null; then echo "FAIL: an unknown flag was accepted"; exit 1; fi
 echo "npx context-simple rejects an unknown flag: ok"
+# The main entry is runtime-neutral (docs/runtimes.md): a browser bundle of an app importing it
+# builds with esbuild --platform=browser and no externals (a Node built-in reached fails it), the
+# node subpath resolves under Node, and Deno and Bun (dev dependencies) run the installed package.
+cat > browser-app.mjs <<'JS'
+import { ContextManager, makeMemorySpillWriter, BUNDLED_WINDOW_TABLE } from 'context-simple'
+const manager = new ContextManager({ max_tokens: 2000 }, { format: 'ai-sdk', spillWriter: makeMemorySpillWriter() })
+await manager.addMessage({ role: 'user', content: [{ type: 'text', text: 'hi' }] })
+const view = await manager.getMessagesForRequest()
+console.log(JSON.stringify({ roles: view.map((message) => message.role), window: BUNDLED_WINDOW_TABLE.models['gpt-4o'].context_window }))
+JS
+"$root/node_modules/.bin/esbuild" browser-app.mjs --bundle --platform=browser --format=esm --minify --outfile=browser-app.js --log-level=error || { echo "FAIL: the main entry does not bundle for the browser"; exit 1; }
+"$root/node_modules/.bin/esbuild" node_modules/context-simple/dist/index.js --bundle --platform=browser --format=esm --minify --outfile=main-entry.js --log-level=error
+echo "esbuild --platform=browser bundles the main entry, no externals: ok (the whole entry $(wc -c < main-entry.js) bytes minified, $(gzip -9c main-entry.js | wc -c) gzipped; an app using the manager $(wc -c < browser-app.js) / $(gzip -9c browser-app.js | wc -c))"
+expected='{"roles":["user"],"window":128000}'
+[ "$(node browser-app.mjs)" = "$expected" ] || { echo "FAIL: the app under Node"; exit 1; }
+node --input-type=module -e "import { makeFileSpillWriter, readTextFile, loadPriceTable, ContextManager } from 'context-simple/node'; if (typeof makeFileSpillWriter !== 'function' || typeof ContextManager !== 'function' || loadPriceTable().models['gpt-4o'].input !== 2.5) process.exit(1)" || { echo "FAIL: context-simple/node"; exit 1; }
+echo "context-simple/node under Node: ok"
+if [ -x "$root/node_modules/.bin/deno" ]; then
+  [ "$("$root/node_modules/.bin/deno" run --allow-read --allow-env browser-app.mjs)" = "$expected" ] || { echo "FAIL: the installed package under Deno"; exit 1; }
+  echo "the installed package under Deno $("$root/node_modules/.bin/deno" --version | head -1 | cut -d' ' -f2): ok"
+fi
+if [ -x "$root/node_modules/.bin/bun" ]; then
+  [ "$("$root/node_modules/.bin/bun" browser-app.mjs)" = "$expected" ] || { echo "FAIL: the installed package under Bun"; exit 1; }
+  echo "the installed package under Bun $("$root/node_modules/.bin/bun" --version): ok"
+fi
 cat > check.ts <<'TS'
 import { ContextManager, makeMittHooks, type ContextConfig, type ProviderUsage, type OpenAiChatMessage } from 'context-simple'
+import { makeFileSpillWriter, loadPriceTable, type SpillWriter } from 'context-simple/node'
+const writer: SpillWriter = makeFileSpillWriter()
+void writer
+void loadPriceTable().models
 const config: ContextConfig = { token_meter: 'hybrid', strict: true }
 const manager = new ContextManager(config, { hooks: makeMittHooks() })
 const usage: ProviderUsage = { input_tokens: 4, cache_read_input_tokens: 9000, cache_creation_input_tokens: 300 }

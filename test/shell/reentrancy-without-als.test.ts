@@ -13,7 +13,7 @@ vi.mock('../../src/shell/job-context.js', async (importOriginal) => {
 const { ContextManager } = await import('../../src/shell/context-manager.js')
 const { makeMittHooks } = await import('../../src/shell/hooks.js')
 const { fixedClock } = await import('../../src/shell/clock.js')
-const { silentLogger } = await import('../../src/shell/runner.js')
+const { silentLogger } = await import('../../src/shell/logger.js')
 const { makeMemorySpillWriter } = await import('../../src/shell/spill-fs.js')
 const { JOB_CONTEXT } = await import('../../src/shell/job-context.js')
 
