@@ -25,6 +25,55 @@ export const PRICES_DATA: unknown = {
       "cache_write": 0,
       "output": 10,
       "source": "crate openai-models 0.1.1 (src/lib.rs, PricingInfo for GPT4O: input 2.5, cached input 1.25, output 10, 'From https://openai.com/api/pricing/'); OpenAI does not bill cache writes"
+    },
+    "gpt-5-codex": {
+      "input": 1.25,
+      "cached_input": 0.125,
+      "cache_write": 0,
+      "output": 10,
+      "source": "developers.openai.com/api/docs/models/gpt-5-codex (text tokens per 1M: Input $1.25, Cached input $0.125, Output $10.00), stored copy read 2026-12-01; OpenAI does not bill cache writes"
+    },
+    "gpt-5": {
+      "input": 1.25,
+      "cached_input": 0.125,
+      "cache_write": 0,
+      "output": 10,
+      "source": "developers.openai.com/api/docs/models/gpt-5.1 (quick comparison: GPT-5 $1.25 input, as GPT-5.1) and crate openai-cost 0.1.0 (src/pricing.rs gpt-5: input 1.25, output 10.0, 'openai.com/api/pricing as of 2026-Q2'), stored copy read 2026-12-01; cached input 0.1 x input as every GPT-5 row"
+    },
+    "gpt-5.1": {
+      "input": 1.25,
+      "cached_input": 0.125,
+      "cache_write": 0,
+      "output": 10,
+      "source": "developers.openai.com/api/docs/models/gpt-5.1 (Input $1.25, Cached input $0.125, Output $10.00), stored copy read 2026-12-01"
+    },
+    "gpt-5.1-codex": {
+      "input": 1.25,
+      "cached_input": 0.125,
+      "cache_write": 0,
+      "output": 10,
+      "source": "the GPT-5.1 rates (developers.openai.com/api/docs/models/gpt-5.1), which vercel.com/ai-gateway/models/gpt-5.1-codex bills for the GPT-5.1 codex tier, stored copy read 2026-12-01; unverified on an OpenAI page"
+    },
+    "gpt-5.2": {
+      "input": 1.75,
+      "cached_input": 0.175,
+      "cache_write": 0,
+      "output": 14,
+      "source": "github/docs data/tables/copilot/models-and-pricing.yml (GPT-5.2: input $1.75, cached_input $0.175, output $14.00), stored copy read 2026-12-01"
+    },
+    "gpt-5.2-codex": {
+      "input": 1.75,
+      "cached_input": 0.175,
+      "cache_write": 0,
+      "output": 14,
+      "source": "github/docs data/tables/copilot/models-and-pricing.yml (GPT-5.2-Codex: input $1.75, cached_input $0.175, output $14.00), stored copy read 2026-12-01"
+    },
+    "gpt-5.3-codex": {
+      "input": 1.75,
+      "cached_input": 0.175,
+      "cache_write": 0,
+      "output": 14,
+      "source": "github/docs data/tables/copilot/models-and-pricing.yml (GPT-5.3-Codex: input $1.75, cached_input $0.175, output $14.00), stored copy read 2026-12-01"
     }
   },
   "aliases": {
@@ -53,6 +102,41 @@ export const WINDOWS_DATA: unknown = {
       "context_window": 128000,
       "max_output_tokens": 16384,
       "source": "crate rig-model-meta 0.1.0 (data/openai.json: gpt-4o context_window 128000, max_output_tokens 16384)"
+    },
+    "gpt-5-codex": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "developers.openai.com/api/docs/models/gpt-5-codex ('400,000 context window, 128,000 max output tokens'), stored copy read 2026-12-01; Codex itself reports model_context_window 272000 for it (400K less the 128K output), which the Codex importer uses as the window"
+    },
+    "gpt-5": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "as gpt-5-codex, which developers.openai.com/api/docs/models/gpt-5-codex calls 'a version of GPT-5', stored copy read 2026-12-01"
+    },
+    "gpt-5.1": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "developers.openai.com/api/docs/models/gpt-5.1 ('400,000 context window', max output 128,000 tokens), stored copy read 2026-12-01"
+    },
+    "gpt-5.1-codex": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "vercel.com/ai-gateway/models/gpt-5.1-codex ('a context window of 400K tokens') and verdent.ai's GPT-5.1-Codex-Max guide (400,000 context, 128,000 max output), stored copy read 2026-12-01; unverified on an OpenAI page"
+    },
+    "gpt-5.2": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "platform.openai.com/docs/models/gpt-5.2 (mirrored copy: '128,000 max output tokens') and evolink.ai's GPT-5.2 guide (context window 400K), stored copy read 2026-12-01"
+    },
+    "gpt-5.2-codex": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "OpenAI's GPT-5.2-Codex model card as quoted by api.koog.ai (OpenAIModels.Chat.GPT5_2Codex: '400,000 context window 128,000 max output tokens'), stored copy read 2026-12-01"
+    },
+    "gpt-5.3-codex": {
+      "context_window": 400000,
+      "max_output_tokens": 128000,
+      "source": "docs.venice.ai/models/gpt-5-3-codex (Context window 400K tokens, Max output 128K tokens), stored copy read 2026-12-01; unverified on an OpenAI page"
     }
   },
   "aliases": {

@@ -12,7 +12,7 @@ import type { Message } from '../../core/messages/message.js'
 import { decodeUsage, type ContractUsage } from '../../core/meter/usage.js'
 import { DEFAULT_REPLAY_NOW } from '../../core/replay/recording.js'
 import type { RecordedProvider, Recording, RecordingOp } from '../../core/replay/recording.js'
-import { loadWindowTable, lookupModel } from '../economics-data.js'
+import { BUNDLED_WINDOW_TABLE, lookupModel } from '../model-tables.js'
 import { RecordingFormatError, describeValue, iterateJsonLines } from '../recording-file.js'
 import { toModuleTimestamp } from './claude-code.js'
 
@@ -318,7 +318,7 @@ export const importCodexRollout = (text: string, sourceName: string, options: Co
     throw new RecordingFormatError(sourceName, undefined, 'no "response_item", "user_message" or "compacted" lines: nothing to import from this Codex rollout')
   }
 
-  const windows = options.windows ?? loadWindowTable()
+  const windows = options.windows ?? BUNDLED_WINDOW_TABLE
   const fallbackModel = options.model ?? null
   const notices: string[] = []
   const missingRows = new Set<string>()
