@@ -2,6 +2,7 @@
 // browser with no externals, and its metafile lists every module reached; none may be a Node
 // built-in. The core alone bundles the same way; the `context-simple/node` entry does reach Node
 // built-ins, which shows the check can fail.
+import { readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { resolve } from 'node:path'
 import { build, type Metafile } from 'esbuild'
@@ -11,7 +12,7 @@ const root = resolve(import.meta.dirname, '../..')
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]))
 
 /** Bundles `entry` for the browser in memory; answers the esbuild errors and the Node built-ins the bundle reaches (with who imports them). */
-const bundle = async (entry: string): Promise<{ readonly errors: string[]; readonly nodeImports: string[]; readonly inputs: number; readonly bytes: number }> => {
+const bundle = async (entry: string): Promise<{ readonly errors: string[]; readonly nodeImports: string[]; readonly inputs: number; readonly packages: string[] }> => {
   const result = await build({
     entryPoints: [resolve(root, entry)],
     bundle: true,
@@ -23,13 +24,15 @@ const bundle = async (entry: string): Promise<{ readonly errors: string[]; reado
   }).catch((error: { errors?: Array<{ text: string; location?: { file: string } | null }> }) => ({ failure: error }))
   if ('failure' in result) {
     const errors = (result.failure.errors ?? []).map((error) => `${error.location?.file ?? '?'}: ${error.text}`)
-    return { errors, nodeImports: errors.filter((text) => /node:|built into node/.test(text)), inputs: 0, bytes: 0 }
+    return { errors, nodeImports: errors.filter((text) => /node:|built into node/.test(text)), inputs: 0, packages: [] }
   }
   const metafile = result.metafile as Metafile
   const nodeImports = Object.entries(metafile.inputs).flatMap(([file, input]) =>
     input.imports.filter((item) => builtins.has(item.path) || item.path.startsWith('node:')).map((item) => `${file} imports ${item.path}`),
   )
-  return { errors: [], nodeImports, inputs: Object.keys(metafile.inputs).length, bytes: result.outputFiles[0].contents.length }
+  // the packages bundled: node_modules/<name>/ or node_modules/@scope/<name>/
+  const packages = new Set(Object.keys(metafile.inputs).flatMap((file) => file.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1] ?? []))
+  return { errors: [], nodeImports, inputs: Object.keys(metafile.inputs).length, packages: [...packages].sort() }
 }
 
 describe('runtime-neutral entries (esbuild --platform=browser --bundle, no externals)', () => {
@@ -38,6 +41,9 @@ describe('runtime-neutral entries (esbuild --platform=browser --bundle, no exter
     expect(main.errors).toEqual([])
     expect(main.nodeImports).toEqual([])
     expect(main.inputs).toBeGreaterThan(50)
+    // only the library's own dependencies: no SDK, framework or CLI library is pulled in
+    const dependencies = Object.keys((JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies)
+    expect(main.packages.filter((name) => !dependencies.includes(name))).toEqual([])
   })
 
   it('the pure core reaches no Node built-in either', async () => {

@@ -213,9 +213,16 @@ const rebuild = (original: LangChainMessage, text: string): LangChainMessage => 
 type HumanMessageClass = new (fields: { content: string }) => LangChainMessage
 let humanMessageClass: Promise<HumanMessageClass> | null = null
 
+/**
+ * The optional peer's module, named through a variable so that bundlers of the main entry leave
+ * it alone: a browser bundle of `context-simple` without `@langchain/core` installed still builds
+ * (docs/runtimes.md; test/runtime/main-entry.test.ts).
+ */
+const LANGCHAIN_MESSAGES: string = '@langchain/core/messages'
+
 /** `HumanMessage` of `@langchain/core/messages`, imported once, the first time it is needed. */
 const loadHumanMessage = (): Promise<HumanMessageClass> => {
-  humanMessageClass ??= import('@langchain/core/messages').then((module) => module.HumanMessage as unknown as HumanMessageClass)
+  humanMessageClass ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ LANGCHAIN_MESSAGES) as Promise<{ readonly HumanMessage: unknown }>).then((module) => module.HumanMessage as HumanMessageClass)
   return humanMessageClass
 }
 
