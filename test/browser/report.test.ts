@@ -29,6 +29,8 @@ interface ChartFacts {
   readonly background: number[]
   readonly cachePoints: number | null
   readonly costPoints: number | null
+  readonly recallPoints: number | null
+  readonly recallValues: Array<number | null>
 }
 
 describe.skipIf(!present)('HTML report in headless Chromium', () => {
@@ -69,7 +71,7 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
         ctx: { getImageData: (x: number, y: number, width: number, height: number) => { data: ArrayLike<number> } }
         valToPos: (value: number, scale: string, canvasPixels?: boolean) => number
       }
-      const report = (globalThis as unknown as { contextSimpleReport: { sections: Array<{ title: string; requests: number; tokens: Plot; cache: Plot | null; cost: Plot | null }> } }).contextSimpleReport
+      const report = (globalThis as unknown as { contextSimpleReport: { sections: Array<{ title: string; requests: number; tokens: Plot; cache: Plot | null; cost: Plot | null; recall: Plot | null }> } }).contextSimpleReport
       return report.sections.map((section) => {
         const plot = section.tokens
         // the view line at a request in the middle of the session: pixels the chart must have drawn
@@ -96,6 +98,8 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
           background: [corner[0], corner[1], corner[2], corner[3]],
           cachePoints: section.cache === null ? null : section.cache.data[0].length,
           costPoints: section.cost === null ? null : section.cost.data[0].length,
+          recallPoints: section.recall === null ? null : section.recall.data[0].length,
+          recallValues: section.recall === null ? [] : Array.from(section.recall.data[1]),
         }
       })
     })
@@ -113,6 +117,9 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
       expect(new Set(chart.seriesLengths)).toEqual(new Set([chart.requests]))
       if (chart.cachePoints !== null) expect(chart.cachePoints).toBe(chart.requests)
       if (chart.costPoints !== null) expect(chart.costPoints).toBe(chart.requests)
+      // every section charts needed-fact recall per request: fractions in [0, 1] or gaps
+      expect(chart.recallPoints).toBe(chart.requests)
+      for (const value of chart.recallValues) if (value !== null) expect(value >= 0 && value <= 1).toBe(true)
       // drawn: inside the plot area, on the view line, the canvas is not background (transparent)
       expect(chart.inside).toBe(true)
       expect(chart.background).toEqual([0, 0, 0, 0])

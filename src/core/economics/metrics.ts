@@ -7,17 +7,22 @@ import type { ReplayResult } from '../replay/replay.js'
 import type { CompactionStats, TokenMeterStats } from '../stats.js'
 import { selectPairingProblems, type PairingProblem } from '../formats/tool-pairing.js'
 import { isPlainObject } from '../messages/values.js'
-import { toInputCostUsd, type ModelPrice } from './prices.js'
+import { toInputCostUsd, type InputSplit, type ModelPrice } from './prices.js'
 import type { ComparedCacheMode } from './simulation.js'
+import { toRecallFigures } from './recall.js'
 
 /**
  * The figures of one (configuration, session). Tokens are provider tokens under the provider
  * model; `cost_usd` is the input side only, in US dollars; `budget` is the effective budget E of
  * the first request (tokens, after the notice reserve; null without requests); `overflow_limit`
  * the limit overflows were counted against (tokens, null when unknown, then `overflows` is 0).
+ * `relative_cost` is the input cost in relative units (`toRelativeCost`: uncached input 1.0, cache
+ * reads 0.1, 5-minute writes 1.25, 1-hour writes 2.0 per token), which needs no price table.
+ * `needed_facts`, `recalled_facts` and `recall` are the needed-fact recall (`toRecallFigures`;
+ * `recall` is null when no request needed a fact).
  *
  * @example
- * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0 }
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9 }
  */
 export interface SessionMetrics {
   readonly budget: number | null
@@ -32,6 +37,7 @@ export interface SessionMetrics {
   readonly cache_write_tokens: number
   readonly uncached_input_tokens: number
   readonly cost_usd: number
+  readonly relative_cost: number
   readonly overflow_limit: number | null
   readonly clamped_requests: number
   readonly failed_requests: number
@@ -40,7 +46,21 @@ export interface SessionMetrics {
    * placement of the cache model (`anthropic_cache_breakpoints`, the automatic mode, none).
    */
   readonly cache_modes?: Readonly<Record<ComparedCacheMode, { readonly cache_read_tokens: number; readonly cache_write_tokens: number }>>
+  readonly needed_facts: number
+  readonly recalled_facts: number
+  readonly recall: number | null
 }
+
+/**
+ * Relative input cost of one split: uncached input 1.0 per token, cache reads 0.1, 5-minute
+ * writes 1.25, 1-hour writes 2.0 (the ratios of Anthropic's and OpenAI's price lists, where
+ * OpenAI bills no writes), so costs compare without a price table.
+ *
+ * @example
+ * toRelativeCost({ input_tokens: 2000, cache_read_tokens: 1000, cache_write_tokens: 0, cache_write_1h_tokens: 0, uncached_input_tokens: 1000 }) // 1100
+ */
+export const toRelativeCost = (split: InputSplit): number =>
+  split.uncached_input_tokens + 0.1 * split.cache_read_tokens + 1.25 * (split.cache_write_tokens - split.cache_write_1h_tokens) + 2 * split.cache_write_1h_tokens
 
 /**
  * How overflows are counted: against each request's effective budget E (when a budget was
@@ -91,7 +111,8 @@ export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, re
  * The figures of one replay run with `options.usage` (its `economics` filled): boundaries are
  * requests that emitted `context:compaction`; invalid views break R1-R3 (`selectPairingProblems`)
  * other than by repeating the input's repeated call ids; an overflow is a request whose input
- * (under the provider model) exceeds the limit; costs use `price` (0 when null).
+ * (under the provider model) exceeds the limit; costs use `price` (0 when null); recall is
+ * `toRecallFigures` of `recording` (the input as given) against the views sent.
  *
  * @example
  * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
@@ -107,6 +128,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
   let breaks = 0
   let failed = 0
   let cost = 0
+  let relative = 0
   const totals = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0 }
   const modes: Partial<Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }>> = {}
   result.lines.forEach((line, index) => {
@@ -134,11 +156,13 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
         sums.cache_write_tokens += modeSplit.cache_write_tokens
       }
     }
+    relative += toRelativeCost(split)
     const meter = line.token_meter_stats as TokenMeterStats | null
     const bound = limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null
     if (bound !== null && split.input_tokens > bound) overflows += 1
   })
   const first = result.lines[0]?.token_meter_stats as TokenMeterStats | null | undefined
+  const recall = toRecallFigures(recording, result.lines.map((line) => line.view))
   return {
     budget: first?.budget ?? null,
     requests: result.lines.length,
@@ -149,9 +173,13 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     prefix_breaks: breaks,
     ...totals,
     cost_usd: cost,
+    relative_cost: Math.round(relative),
     overflow_limit: limit.kind === 'window' ? limit.tokens : limit.kind === 'budget' ? (first?.budget ?? null) : null,
     clamped_requests: result.clampedRequests,
     failed_requests: failed,
     ...(Object.keys(modes).length > 0 ? { cache_modes: modes as Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }> } : {}),
+    needed_facts: recall.needed_facts,
+    recalled_facts: recall.recalled_facts,
+    recall: recall.recall,
   }
 }

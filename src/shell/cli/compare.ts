@@ -95,8 +95,27 @@ const PARALLEL_WORK_BYTES = 64 * 1024 * 1024
 const fmt = (value: number): string => value.toLocaleString('en-US')
 const usd = (value: number): string => `$${value.toFixed(4)}`
 const ratio = (value: number, base: number): string => (base === 0 ? (value === 0 ? '1.00' : '∞') : (value / base).toFixed(2))
+const percent = (recalled: number, needed: number): string => (needed === 0 ? '' : `${((100 * recalled) / needed).toFixed(1)} %`)
 
-type Totals = Pick<CompareRow, 'requests' | 'boundaries' | 'highest_level' | 'invalid_views' | 'overflows' | 'prefix_breaks' | 'input_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'uncached_input_tokens' | 'cost_usd' | 'clamped_requests'>
+type Totals = Pick<
+  CompareRow,
+  | 'requests'
+  | 'boundaries'
+  | 'highest_level'
+  | 'invalid_views'
+  | 'overflows'
+  | 'prefix_breaks'
+  | 'input_tokens'
+  | 'cache_read_tokens'
+  | 'cache_write_tokens'
+  | 'uncached_input_tokens'
+  | 'cost_usd'
+  | 'relative_cost'
+  | 'clamped_requests'
+  | 'failed_requests'
+  | 'needed_facts'
+  | 'recalled_facts'
+>
 
 const total = (rows: ReadonlyArray<CompareRow>): Totals =>
   rows.reduce<Totals>(
@@ -112,12 +131,33 @@ const total = (rows: ReadonlyArray<CompareRow>): Totals =>
       cache_write_tokens: sum.cache_write_tokens + row.cache_write_tokens,
       uncached_input_tokens: sum.uncached_input_tokens + row.uncached_input_tokens,
       cost_usd: sum.cost_usd + row.cost_usd,
+      relative_cost: sum.relative_cost + row.relative_cost,
       clamped_requests: sum.clamped_requests + row.clamped_requests,
+      failed_requests: sum.failed_requests + row.failed_requests,
+      needed_facts: sum.needed_facts + row.needed_facts,
+      recalled_facts: sum.recalled_facts + row.recalled_facts,
     }),
-    { requests: 0, boundaries: 0, highest_level: 0, invalid_views: 0, overflows: 0, prefix_breaks: 0, input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0, cost_usd: 0, clamped_requests: 0 },
+    {
+      requests: 0,
+      boundaries: 0,
+      highest_level: 0,
+      invalid_views: 0,
+      overflows: 0,
+      prefix_breaks: 0,
+      input_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      uncached_input_tokens: 0,
+      cost_usd: 0,
+      relative_cost: 0,
+      clamped_requests: 0,
+      failed_requests: 0,
+      needed_facts: 0,
+      recalled_facts: 0,
+    },
   )
 
-const HEAD = ['session', 'budget', 'requests', 'boundaries', 'level', 'invalid', 'overflows', 'prefix breaks', 'input', 'cache read', 'cache write', 'uncached', 'cost (input)']
+const HEAD = ['session', 'budget', 'requests', 'boundaries', 'level', 'invalid', 'overflows', 'prefix breaks', 'input', 'cache read', 'cache write', 'uncached', 'cost (input)', 'needed', 'recalled', 'recall']
 
 const cells = (name: string, budget: string, figures: Totals): string[] => [
   name,
@@ -133,6 +173,9 @@ const cells = (name: string, budget: string, figures: Totals): string[] => [
   fmt(figures.cache_write_tokens),
   fmt(figures.uncached_input_tokens),
   usd(figures.cost_usd),
+  fmt(figures.needed_facts),
+  fmt(figures.recalled_facts),
+  percent(figures.recalled_facts, figures.needed_facts),
 ]
 
 /** The Anthropic cache figures under each breakpoint placement (extra columns; absent for OpenAI). */
@@ -151,8 +194,9 @@ const cacheModeCells = (modes: CacheModes | undefined): string[] =>
   (['breakpoints', 'automatic', 'none'] as const).map((mode) => (modes === undefined ? '' : `${fmt(modes[mode].cache_read_tokens)} / ${fmt(modes[mode].cache_write_tokens)}`))
 
 /**
- * The human report: per configuration a table of its sessions and their total, then one table of
- * the totals with ratios against the first configuration.
+ * The human report: per configuration a table of its sessions and their total (with needed,
+ * recalled facts and recall = recalled / needed, blank when nothing was needed), then one table of
+ * the totals with relative cost, recall and ratios against the first configuration.
  *
  * @example
  * renderCompareTables(rows, ['reference', 'recommended'])
@@ -171,7 +215,7 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
     table.push([...cells('TOTAL', '', totals[index]), ...(modes ? cacheModeCells(sumCacheModes(own)) : [])])
     parts.push(`configuration ${index + 1}: ${label}\n${table.toString()}`)
   })
-  const head = ['configuration', 'boundaries', 'invalid', 'overflows', 'prefix breaks', 'input', 'cost (input)', 'x boundaries', 'x prefix breaks', 'x input', 'x cost']
+  const head = ['configuration', 'boundaries', 'invalid', 'overflows', 'prefix breaks', 'input', 'cost (input)', 'relative cost', 'recall', 'x boundaries', 'x prefix breaks', 'x input', 'x cost']
   const summary = new Table({ head, style, colAligns: head.map((name) => (name === 'configuration' ? 'left' : 'right')) })
   const base = totals[0]
   labels.forEach((label, index) => {
@@ -184,6 +228,8 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
       fmt(figures.prefix_breaks),
       fmt(figures.input_tokens),
       usd(figures.cost_usd),
+      fmt(figures.relative_cost),
+      percent(figures.recalled_facts, figures.needed_facts),
       ratio(figures.boundaries, base.boundaries),
       ratio(figures.prefix_breaks, base.prefix_breaks),
       ratio(figures.input_tokens, base.input_tokens),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { loadChartLibrary } from '../report/chart-library.js'
 import { renderHtmlReport, type ReportAbout } from '../report/html.js'
 import { toEconomicsInputs, toReportSection, type ReportSection } from '../report/model.js'
+import { toRecallFigures } from '../../core/economics/recall.js'
 import type { BudgetOverride } from './options.js'
 import { UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
@@ -26,8 +27,8 @@ export interface ReportFlags extends ReplayInputFlags {
 
 /**
  * The report sections of a replayed input, one per session in file order, with the provider
- * model's readings (`replayed.usage`) and, where the session's model has a price, the cumulative
- * input cost. Titles name the session (`<task_id>-t<trial>` for multi-session files, else the
+ * model's readings (`replayed.usage`), the needed-fact recall of every request and, where the
+ * session's model has a price, the cumulative input cost. Titles name the session (`<task_id>-t<trial>` for multi-session files, else the
  * file's base name), prefixed by `label` when given (the demo's configuration names).
  *
  * @example
@@ -42,6 +43,7 @@ export const toReportSections = (replayed: ReplayedInput, label: string | null =
         compactThreshold: item.config.compact_threshold,
         readingSource: replayed.usage,
         ...toEconomicsInputs(item.result.economics, item.price),
+        recall: toRecallFigures(item.recording, item.result.lines.map((line) => line.view)),
       },
       item.estimate,
     ),

@@ -41,6 +41,11 @@ const renderFacts = (section: ReportSection): string => {
   ]
   if (section.prefixBreaks !== null) facts.push(['prompt-cache prefix breaks', String(section.prefixBreaks)])
   if (section.costUsd !== null) facts.push(['input cost (USD)', section.costUsd.toFixed(4)])
+  if (section.neededFacts !== null && section.recalledFacts !== null) {
+    const share = section.neededFacts === 0 ? 'no fact needed' : `${((100 * section.recalledFacts) / section.neededFacts).toFixed(1)} % (${section.recalledFacts} of ${section.neededFacts})`
+    facts.push(['needed-fact recall', share])
+    facts.push(['requests that lost facts', String(section.lossyRequests?.length ?? 0)])
+  }
   if (section.failedRequests > 0) facts.push(['failed requests', String(section.failedRequests)])
   return `<dl class="facts">${facts.map(([name, value]) => `<div><dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd></div>`).join('')}</dl>`
 }
@@ -53,6 +58,15 @@ const renderBoundaries = (section: ReportSection): string => {
   return `<details><summary>Compaction boundaries (${section.boundaries.length})</summary><table class="boundaries"><thead><tr><th>request</th><th>level</th><th>tokens before</th><th>tokens after</th></tr></thead><tbody>${rows}</tbody></table></details>`
 }
 
+const renderLossy = (section: ReportSection): string => {
+  const lossy = section.lossyRequests
+  if (lossy === null || lossy.length === 0) return ''
+  const rows = lossy
+    .map((item) => `<tr><td>${item.request}</td><td>${item.needed}</td><td>${item.recalled}</td><td class="lost">${escapeHtml(item.lost.join(' '))}</td></tr>`)
+    .join('')
+  return `<details><summary>Requests that lost needed facts (${lossy.length})</summary><table class="boundaries lossy"><thead><tr><th>request</th><th>needed</th><th>recalled</th><th>lost (first 12)</th></tr></thead><tbody>${rows}</tbody></table></details>`
+}
+
 const LEGEND = `<section class="legend"><h2>How to read the charts</h2><ul>
 <li><b>history (estimated)</b>: the whole stored conversation, counted by the library's token estimator.</li>
 <li><b>view sent (estimated)</b>: what the library handed to the model for that request, same estimator; it drops at each compaction.</li>
@@ -62,6 +76,7 @@ const LEGEND = `<section class="legend"><h2>How to read the charts</h2><ul>
 <li><b>compaction (level)</b>: a request where the library compacted the view; the point sits on the right-hand axis at the level reached (1 = old tool results shortened … 8 = only protected messages left).</li>
 <li><b>cache read / cache write</b>: input tokens the provider served from its prompt cache / wrote into it.</li>
 <li><b>prefix break</b>: a request whose view does not start with the previous view, so the provider's prompt cache cannot be reused from the start.</li>
+<li><b>needed-fact recall</b>: per request, the share of the salient tokens (ids, paths, numbers) the real agent's next answer used, had read earlier in the history, and the view still holds in original content (docs/evaluation.md, "Needed-fact recall"); <b>lost facts</b> marks the requests whose view lacked some.</li>
 <li><b>cumulative input cost</b>: what the input tokens of all requests so far cost at the model's prices (US dollars).</li>
 </ul></section>`
 
@@ -70,6 +85,7 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 6px}
 .about{color:#57606a;margin:0 0 12px}.about code{color:#1b1f24}
 .facts{display:flex;flex-wrap:wrap;gap:8px 24px;margin:6px 0 10px}.facts div{display:flex;gap:6px}.facts dt{color:#57606a}.facts dd{margin:0;font-weight:600}
 .chart{margin:6px 0 14px}.note{color:#57606a}
+table.lossy td.lost{text-align:left;font-family:ui-monospace,monospace}
 table.boundaries{border-collapse:collapse;margin:6px 0}table.boundaries td,table.boundaries th{border:1px solid #d0d7de;padding:2px 8px;text-align:right}
 .legend ul{padding-left:18px;margin:4px 0}.legend li{margin:2px 0}
 section.session{border-top:1px solid #d0d7de;margin-top:16px}`
@@ -92,7 +108,7 @@ const PAGE_SCRIPT = `(function () {
   var made = [];
   data.sections.forEach(function (s, index) {
     var x = s.request;
-    var entry = { title: s.title, requests: s.requests, tokens: null, cache: null, cost: null };
+    var entry = { title: s.title, requests: s.requests, tokens: null, cache: null, cost: null, recall: null };
     var tokensEl = document.getElementById('tokens-' + index);
     var series = [{ label: 'request' },
       line('history (estimated)', '#8c959f', {}),
@@ -128,6 +144,17 @@ const PAGE_SCRIPT = `(function () {
         series: [{ label: 'request' }, line('cumulative input cost', '#0969da', { value: usd })]
       }, [x, s.cumulativeCostUsd], costEl);
     }
+    if (s.recall) {
+      var recallEl = document.getElementById('recall-' + index);
+      entry.recall = new uPlot({
+        title: 'Needed-fact recall per request', width: width(recallEl), height: 200,
+        scales: { x: { time: false }, pct: { range: [0, 1.05] }, lost: { range: [0, 20] } },
+        axes: [{ label: 'request' }, { scale: 'pct', label: 'recall', size: 60, values: function (u, vals) { return vals.map(function (v) { return Math.round(v * 100) + ' %'; }); } }],
+        series: [{ label: 'request' },
+          { label: 'recall', scale: 'pct', stroke: '#1a7f37', fill: 'rgba(26,127,55,0.08)', width: 1.5, value: function (u, v) { return v == null ? '-' : (v * 100).toFixed(0) + ' %'; }, paths: function () { return null; }, points: { show: true, size: 5, fill: '#1a7f37', stroke: '#1a7f37' } },
+          marks('lost facts', '#cf222e', 'lost', 8)]
+      }, [x, s.recall, s.lostFacts], recallEl);
+    }
     made.push(entry);
   });
   window.contextSimpleReport = { sections: made };
@@ -148,7 +175,8 @@ export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: 
     .map((section, index) => {
       const cache = section.cacheRead === null ? '' : `<div class="chart" id="cache-${index}"></div>`
       const cost = section.cumulativeCostUsd === null ? '' : `<div class="chart" id="cost-${index}"></div>`
-      return `<section class="session"><h2>${escapeHtml(section.title)}</h2>${renderFacts(section)}<div class="chart" id="tokens-${index}"></div>${cache}${cost}${renderBoundaries(section)}</section>`
+      const recall = section.recall === null ? '' : `<div class="chart" id="recall-${index}"></div>`
+      return `<section class="session"><h2>${escapeHtml(section.title)}</h2>${renderFacts(section)}<div class="chart" id="tokens-${index}"></div>${cache}${cost}${recall}${renderBoundaries(section)}${renderLossy(section)}</section>`
     })
     .join('\n')
   const data = { sections }

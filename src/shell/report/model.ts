@@ -5,6 +5,7 @@
 import { estimateMessages, type TokenEstimator } from '../../core/meter/estimate.js'
 import { toInputCostUsd, type ModelPrice } from '../../core/economics/prices.js'
 import type { RequestEconomics } from '../../core/economics/simulation.js'
+import type { RecallFigures } from '../../core/economics/recall.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
 
@@ -31,6 +32,9 @@ export interface ProviderReading {
  * replay's views). `prefixBreaks` and `cumulativeCostUsd` (US dollars, one per line) come from the
  * prompt-cache and cost model (`toEconomicsInputs`); null leaves them out of the report.
  *
+ * `recall` is the needed-fact recall of the session's views (`toRecallFigures`, one entry per
+ * line); absent or null leaves it out.
+ *
  * @example
  * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
  * const { lines } = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne })
@@ -44,6 +48,21 @@ export interface ReportSectionInput {
   readonly readingSource: 'recorded' | 'simulated'
   readonly prefixBreaks: ReadonlyArray<boolean> | null
   readonly cumulativeCostUsd: ReadonlyArray<number | null> | null
+  readonly recall?: RecallFigures | null
+}
+
+/**
+ * A request whose view lost needed facts: the request (0-based), its needed and recalled counts,
+ * and the lost tokens (at most 12, in order of use).
+ *
+ * @example
+ * const lossy: ReportLossyRequest = { request: 17, needed: 4, recalled: 3, lost: ['HAT076'] }
+ */
+export interface ReportLossyRequest {
+  readonly request: number
+  readonly needed: number
+  readonly recalled: number
+  readonly lost: ReadonlyArray<string>
 }
 
 /**
@@ -66,7 +85,10 @@ export interface ReportBoundary {
  * has no value (a failed request has no view; a request without a reading has no provider input).
  * Token columns are in tokens; `threshold` is `trunc(budget × compact_threshold)`;
  * `boundaryLevel` holds the level at boundary requests only. Cache columns, `prefixBreak` (1 at a
- * break, else null) and `cumulativeCostUsd` are null when nothing provides them.
+ * break, else null) and `cumulativeCostUsd` are null when nothing provides them. With recall:
+ * `recall` per request (recalled / needed as a fraction, null when nothing was needed),
+ * `lostFacts` (the count at requests that lost facts, else null), the totals and the lossy
+ * requests; all null without it.
  *
  * @example
  * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
@@ -94,6 +116,11 @@ export interface ReportSection {
   readonly failedRequests: number
   readonly prefixBreaks: number | null
   readonly costUsd: number | null
+  readonly recall: ReadonlyArray<number | null> | null
+  readonly lostFacts: ReadonlyArray<number | null> | null
+  readonly neededFacts: number | null
+  readonly recalledFacts: number | null
+  readonly lossyRequests: ReadonlyArray<ReportLossyRequest> | null
 }
 
 const toNumber = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
@@ -158,6 +185,8 @@ export const toReportSection = (input: ReportSectionInput, estimator: TokenEstim
   const budget = meters.map((meter) => toNumber(meter?.budget))
   const readingAt = (request: number): ProviderReading | null => input.readings[request] ?? null
   const costs = input.cumulativeCostUsd
+  const recall = input.recall ?? null
+  const perRequest = recall === null ? null : input.lines.map((_, request) => recall.requests[request] ?? null)
   return {
     title: input.title,
     requests: input.lines.length,
@@ -177,5 +206,13 @@ export const toReportSection = (input: ReportSectionInput, estimator: TokenEstim
     failedRequests: input.lines.filter((line) => line.error !== undefined).length,
     prefixBreaks: input.prefixBreaks === null ? null : input.prefixBreaks.filter((value) => value).length,
     costUsd: costs === null ? null : [...costs].reverse().find((value) => value !== null) ?? null,
+    recall: perRequest === null ? null : perRequest.map((item) => (item === null || item.needed === 0 ? null : item.recalled / item.needed)),
+    lostFacts: perRequest === null ? null : perRequest.map((item) => (item === null || item.recalled === item.needed ? null : item.needed - item.recalled)),
+    neededFacts: recall?.needed_facts ?? null,
+    recalledFacts: recall?.recalled_facts ?? null,
+    lossyRequests:
+      perRequest === null
+        ? null
+        : perRequest.flatMap((item, request) => (item === null || item.recalled === item.needed ? [] : [{ request, needed: item.needed, recalled: item.recalled, lost: item.lost.slice(0, 12) }])),
   }
 }

@@ -10,7 +10,7 @@ import { fixturePath } from '../../support/fixtures.js'
 
 const run = runCli
 
-const FIELDS = ['config', 'session', 'budget', 'requests', 'boundaries', 'highest_level', 'invalid_views', 'overflows', 'prefix_breaks', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'uncached_input_tokens', 'cost_usd']
+const FIELDS = ['config', 'session', 'budget', 'requests', 'boundaries', 'highest_level', 'invalid_views', 'overflows', 'prefix_breaks', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'uncached_input_tokens', 'cost_usd', 'relative_cost', 'needed_facts', 'recalled_facts', 'recall']
 
 /** A directory holding two small inputs: a Claude Code session and a two-trajectory tau-bench file. */
 const inputsDir = (): string => {
@@ -48,6 +48,8 @@ describe('context-simple compare --json', () => {
       // E = 3000 − the notice reserve (800; recommended reserves 400)
       expect(line.budget).toBe(line.config === 'recommended' ? 2600 : 2200)
       expect(line.invalid_views).toBe(0)
+      expect(line.recalled_facts as number).toBeLessThanOrEqual(line.needed_facts as number)
+      expect(line.recall).toBe((line.needed_facts as number) === 0 ? null : (line.recalled_facts as number) / (line.needed_facts as number))
     }
     const reference = lines.filter((line) => line.config === 'reference')
     expect(reference.some((line) => (line.boundaries as number) > 0)).toBe(true)
@@ -63,6 +65,24 @@ describe('context-simple compare --json', () => {
     expect(code).toBe(0)
     expect(stderr.trim().split("\n")).toHaveLength(1)
     expect(stderr).toMatch(/no price for model \(none named\) in .*b-tau.json \(2 sessions\): cost_usd is 0; give --model NAME or --prices FILE/)
+  })
+})
+
+describe('context-simple compare: needed-fact recall', () => {
+  it('measures recall on real tau-bench trajectories: facts needed, some lost at 4,500 tokens, all kept without a budget cut', async () => {
+    const file = fixturePath('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json')
+    const tight = await run(['compare', file, '--budget', '4500', '--model', 'gpt-4o', '--preset', 'reference', '--json'])
+    expect(tight.code).toBe(0)
+    const rows = tight.stdout.trim().split('\n').map((line) => JSON.parse(line) as { needed_facts: number; recalled_facts: number })
+    const needed = rows.reduce((sum, row) => sum + row.needed_facts, 0)
+    const recalled = rows.reduce((sum, row) => sum + row.recalled_facts, 0)
+    expect(needed).toBeGreaterThan(300)
+    expect(recalled).toBeLessThan(needed)
+    const wide = await run(['compare', file, '--budget', '1000000', '--model', 'gpt-4o', '--preset', 'reference'])
+    expect(wide.code).toBe(0)
+    // nothing is compacted at a million tokens: every needed fact is in the view
+    expect(wide.stdout).toMatch(/TOTAL .*100\.0 %/)
+    expect(wide.stdout).toMatch(/│ reference\s+│.*│\s+100\.0 % │/)
   })
 })
 

@@ -124,3 +124,27 @@ describe('toReportSection', () => {
     )
   })
 })
+
+describe('toReportSection with needed-fact recall', () => {
+  it('gives recall per request, marks the requests that lost facts and lists what they lost', () => {
+    const lines: ReplayOutputLine[] = [0, 1, 2].map((index) => ({ op_index: index, view: [], events: [], token_meter_stats: null, compaction_stats: null }))
+    const recall = {
+      needed_facts: 5,
+      recalled_facts: 3,
+      recall: 0.6,
+      requests: [
+        { op_index: 0, needed: 0, recalled: 0, lost: [] },
+        { op_index: 1, needed: 2, recalled: 2, lost: [] },
+        { op_index: 2, needed: 3, recalled: 1, lost: ['HAT076', 'mia_li_3668'] },
+      ],
+    }
+    const input: ReportSectionInput = { title: 't', lines, compactThreshold: 0.75, readings: [null, null, null], readingSource: 'simulated', prefixBreaks: null, cumulativeCostUsd: null, recall }
+    const section = toReportSection(input, makeCachedEstimator())
+    expect(section.recall).toEqual([null, 1, 1 / 3])
+    expect(section.lostFacts).toEqual([null, null, 2])
+    expect(section.lossyRequests).toEqual([{ request: 2, needed: 3, recalled: 1, lost: ['HAT076', 'mia_li_3668'] }])
+    expect([section.neededFacts, section.recalledFacts]).toEqual([5, 3])
+    const without = toReportSection({ ...input, recall: undefined }, makeCachedEstimator())
+    expect([without.recall, without.lostFacts, without.lossyRequests, without.neededFacts]).toEqual([null, null, null, null])
+  })
+})
