@@ -134,6 +134,21 @@ export interface Config {
    */
   readonly compaction_notice_repeat: NoticeRepeat
   /**
+   * What `target_usage` is a fraction of: `"budget"` (the contract: the target is
+   * `trunc(E × target_usage)`) or `"compactable"` (the part a compaction can act on: the target is
+   * the system messages' tokens plus `trunc((E − system tokens) × target_usage)`, so a long system
+   * prompt does not push every compaction to the bottom of the ladder). docs/evaluation.md,
+   * "Target on the compactable part".
+   */
+  readonly target_basis: TargetBasis
+  /**
+   * How an old tool result over its budget is shortened: `"head"` (the contract, SPEC 11.2: the
+   * `[truncated: …]` header and the first characters) or `"stub"` (observation masking: the result
+   * is replaced by `[tool result cleared: <tool>, <N> chars - call the tool again if needed]`; the
+   * call with its arguments stays right before it). docs/evaluation.md, "Observation masking".
+   */
+  readonly tool_result_truncation: ToolResultTruncation
+  /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
    * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
@@ -211,6 +226,24 @@ export type UsageIntakeMode = 'all' | 'foreground'
 export type TokenEstimatorKind = 'reference' | 'typed' | 'tokenizer'
 
 /**
+ * What `target_usage` is measured on (`target_basis`): the whole effective budget E (the
+ * contract) or the part of it left after the system messages.
+ *
+ * @example
+ * const basis: TargetBasis = 'compactable'
+ */
+export type TargetBasis = 'budget' | 'compactable'
+
+/**
+ * How an old tool result is shortened (`tool_result_truncation`): its head (the contract) or an
+ * identifying stub.
+ *
+ * @example
+ * const truncation: ToolResultTruncation = 'stub'
+ */
+export type ToolResultTruncation = 'head' | 'stub'
+
+/**
  * What requests after the first full notice of a compaction carry (`compaction_notice_repeat`).
  *
  * @example
@@ -271,6 +304,8 @@ export interface ContextConfig {
   readonly budget_provenance?: boolean | null
   readonly human_anchors?: boolean | null
   readonly compaction_notice_repeat?: NoticeRepeat
+  readonly target_basis?: TargetBasis
+  readonly tool_result_truncation?: ToolResultTruncation
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -335,6 +370,8 @@ export const DEFAULT_CONFIG: Config = {
     budget_provenance: false,
     human_anchors: false,
     compaction_notice_repeat: 'full' as NoticeRepeat,
+    target_basis: 'budget' as TargetBasis,
+    tool_result_truncation: 'head' as ToolResultTruncation,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,
@@ -388,4 +425,4 @@ export const GUARD_DEFAULTS: Pick<
  * isPerToolConfigActive(DEFAULT_CONFIG) // => false
  */
 export const isPerToolConfigActive = (config: Config): boolean =>
-  Object.keys(config.tool_result_budget_by_tool).length > 0 || config.tool_result_exempt_tools.length > 0
+  Object.keys(config.tool_result_budget_by_tool).length > 0 || config.tool_result_exempt_tools.length > 0 || config.tool_result_truncation === 'stub'

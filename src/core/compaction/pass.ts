@@ -166,7 +166,10 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const systemTokens = prepared?.systemTokens ?? estimateMessages(system, estimate)
   const stickyApplied = prepared?.stickyApplied ?? applySticky(nonSystem, recorded ?? input.sticky, context)
   const current = systemTokens + (prepared?.stickyTokens ?? estimateMessages(stickyApplied, estimate))
-  const target = Math.trunc(input.effective * config.target_usage)
+  // target_basis "compactable": the fraction applies to what a compaction can act on (E less the
+  // system messages), docs/evaluation.md "Target on the compactable part"; "budget" is SPEC 6.2.
+  const target =
+    config.target_basis === 'compactable' ? systemTokens + Math.trunc(Math.max(0, input.effective - systemTokens) * config.target_usage) : Math.trunc(input.effective * config.target_usage)
   // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
   let escalate = (config.summary_hysteresis && swapped) || needsEscalation(config, input.meter, input.hybrid, current, input.effective)
   // The floor guard: with the floor above the target, the ladder works toward E instead of the

@@ -177,14 +177,16 @@ export const toOriginalText = (text: string): string => {
 }
 
 /**
- * Frame of a tool-result stub written by the library in place of a cleared result:
- * `[tool result cleared: <tool>(<arguments>), <N> chars - call the tool again if needed]`. Only
- * what identifies the result (tool name and arguments) is original content.
+ * Frame of a tool-result stub written by the library in place of a cleared result
+ * (`tool_result_truncation: "stub"`):
+ * `[tool result cleared: <tool>, <N> chars - call the tool again if needed]` (or `read <spill
+ * path> for the full result`). Only what identifies the result (the tool name, and arguments when
+ * a stub carries them) is original content.
  *
  * @example
  * TOOL_RESULT_STUB.exec('[tool result cleared: get_user({"user_id":"a_1"}), 812 chars - call the tool again if needed]')?.[1] // 'get_user({"user_id":"a_1"})'
  */
-export const TOOL_RESULT_STUB = /^\[tool result cleared: ([\s\S]*), [0-9,]+ chars - call the tool again if needed\]$/
+export const TOOL_RESULT_STUB = /^\[tool result cleared: ([\s\S]*?), [0-9,]+ chars - (?:call the tool again if needed|read [\s\S]*? for the full result)\]$/
 
 const viewTexts = new WeakMap<object, string>()
 

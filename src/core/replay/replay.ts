@@ -52,7 +52,22 @@ export interface ReplayOptions {
   readonly summarizer?: ReplaySummarizer
   readonly handOver?: ReplayHandOver
   readonly usage?: ReplayUsage
+  readonly peer?: ReplayPeer
 }
+
+/**
+ * Another context policy measured in place of the library's view (the evaluation's peers, e.g.
+ * LangChain.js `trimMessages`): given the stored history as a view carries it (no `_seq`), the
+ * request's effective budget E (tokens, null before the meter knows it) and the request's index
+ * (0-based), it returns the view to send, or null when it failed. The library's reducer still runs
+ * (its state and meter are unchanged by the peer), but the line, the provider model and the
+ * economics see the peer's view; a null answer is a failed request ("the peer returned no
+ * message list").
+ *
+ * @example
+ * const noCompaction: ReplayPeer = (history) => history
+ */
+export type ReplayPeer = (history: ReadonlyArray<Message>, budget: number | null, request: number) => ReadonlyArray<Message> | null
 
 /**
  * Moves the fold to a new "process" after operation `at` (0-based; a predicate: after every
@@ -276,14 +291,22 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
           now: recording.now,
         })
         const failed = new Set([...spillFailures.keys()].filter((path) => state.spillFailed.has(path)))
+        let shown: ReadonlyArray<Message> | null = error !== null || view === undefined ? null : withoutSpillPointers(view, failed)
+        let shownError = error
+        if (options.peer !== undefined) {
+          const history = toPlainArray(state.history).map((message) => stripMessage(message, sentMemo))
+          shown = options.peer(history, state.meterStats?.budget ?? null, lines.length)
+          shownError = shown === null ? 'the peer returned no message list' : null
+        }
         const line: ReplayOutputLine = {
           ...(recording.session !== undefined ? { session: recording.session } : {}),
           op_index: index,
-          view: error !== null || view === undefined ? null : withoutSpillPointers(view, failed),
-          events: carried,
+          view: shown,
+          // a peer's line carries none of the library's own events or compaction figures
+          events: options.peer === undefined ? carried : [],
           token_meter_stats: state.meterStats,
-          compaction_stats: state.compactionStats,
-          ...(error !== null ? { error: { message: error } } : {}),
+          compaction_stats: options.peer === undefined ? state.compactionStats : null,
+          ...(shownError !== null ? { error: { message: shownError } } : {}),
         }
         carried = []
         lines.push(line)

@@ -214,6 +214,13 @@ export const truncateToolResult = (
       recovery = `read ${path} for the full result`
     }
   }
+  if (config.tool_result_truncation === 'stub') {
+    // Observation masking: what identifies the result (its tool; the call with its arguments stays
+    // right before it) and its size, instead of its head.
+    const tool = toToolName(message, toolNames) ?? 'a tool'
+    const content = `[tool result cleared: ${tool}, ${fmtInt(length)} chars - ${recovery === 'call tool again if needed' ? 'call the tool again if needed' : recovery}]`
+    return { message: { ...message, content, _truncated: true, _original_tokens: originalTokens }, spill }
+  }
   const header = `[truncated: ~${fmtInt(originalTokens)} tokens - ${recovery}]`
   let content: string
   if (shape === 'head_tail') {

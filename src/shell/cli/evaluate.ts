@@ -19,7 +19,7 @@ import { toExtractiveSummary } from '../../core/summary/extractive-summary.js'
 import type { Log } from '../../core/effects.js'
 import { seqOf } from '../../core/messages/message.js'
 import type { Recording } from '../../core/replay/recording.js'
-import { iterateReplay, type ReplayResult, type ReplaySummarizer } from '../../core/replay/replay.js'
+import { iterateReplay, type ReplayPeer, type ReplayResult, type ReplaySummarizer } from '../../core/replay/replay.js'
 import { lookupModel, toCacheProvider } from '../economics-data.js'
 import { loadRecordings, type InputFormat, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
@@ -244,14 +244,22 @@ export const prepareSessions = (
 /**
  * Replays one prepared session (the provider model on when `options.usage` is set); `onOp` is
  * called after every operation (for progress); `deps` may replace the estimator or set the
- * manager's message format.
+ * manager's message format; `peer` measures another policy's views in place of the library's
+ * (`ReplayPeer`, used by `npm run evaluation`).
  *
  * @example
  * runSession(prepared, options).lines.length // one per request
  */
-export const runSession = (session: PreparedSession, options: Pick<RunOptions, 'summarizer' | 'usage'>, onOp?: () => void, deps: Partial<Omit<CoreDeps, 'config'>> = {}): ReplayResult => {
+export const runSession = (
+  session: PreparedSession,
+  options: Pick<RunOptions, 'summarizer' | 'usage'>,
+  onOp?: () => void,
+  deps: Partial<Omit<CoreDeps, 'config'>> = {},
+  peer?: ReplayPeer,
+): ReplayResult => {
   const iterator = iterateReplay(session.recording, { estimate: makeEstimatorFor(session.config), ...deps, config: session.config }, {
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
+    ...(peer !== undefined ? { peer } : {}),
     ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider } } : {}),
   })
   let next = iterator.next()
