@@ -59,6 +59,9 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: false,
       hybrid_rejected_anchor_override: false,
       ...GUARD_DEFAULTS,
+      // the retention keys (docs/evaluation.md), at the values that keep the contract
+      target_basis: 'budget',
+      tool_result_truncation: 'head',
     })
     expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference' || value === 'all')).toBe(true)
   })
@@ -102,7 +105,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head' }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {

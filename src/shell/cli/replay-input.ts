@@ -255,7 +255,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
 export const addReplayOptions = (command: Command, usageDefault: UsageMode = 'recorded'): Command =>
   command
     .addOption(new Option('--format <format>', 'input format').choices([...INPUT_FORMAT_CHOICES]).default('auto'))
-    .option('--preset <name>', 'named configuration: reference, recommended, recommended-summary (over the recording header)')
+    .option('--preset <name>', 'named configuration: reference, recommended, recommended-summary, recommended-retention (over the recording header)')
     .option('--config <file>', 'JSON file of configuration keys (over the recording header and --preset)')
     .option('--set <key=value>', 'one configuration key (repeatable; value parsed as JSON when it parses)', (value: string, previous: string[]) => [...previous, value], [] as string[])
     .option('--window <tokens>', 'model context window for every request (with --max-output)')

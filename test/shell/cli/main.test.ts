@@ -95,7 +95,7 @@ describe('context-simple replay --preset', () => {
   it('rejects an unknown preset naming the known ones', async () => {
     const { code, stderr } = await run(['replay', '--preset', 'fast'])
     expect(code).toBe(2)
-    expect(stderr).toMatch(/--preset fast: unknown preset, expected one of reference, recommended, recommended-summary/)
+    expect(stderr).toMatch(/--preset fast: unknown preset, expected one of reference, recommended, recommended-summary, recommended-retention/)
   })
 })
 
