@@ -18,7 +18,12 @@ import type { Recording } from '../replay/recording.js'
  */
 export const SALIENT_CANDIDATE = /[A-Za-z0-9][A-Za-z0-9_.\-/:@#]{2,}[A-Za-z0-9]/g
 
-/** Longest salient token, characters. */
+/**
+ * Longest salient token, in characters.
+ *
+ * @example
+ * SALIENT_MAX_LENGTH // 120
+ */
 export const SALIENT_MAX_LENGTH = 120
 
 /**
@@ -338,14 +343,7 @@ const toAnswers = (recording: Recording): ReadonlyArray<ReadonlyArray<Message>> 
  * request, the history searched incrementally.
  *
  * @example
- * const recording = { config: {}, now: '', ops: [
- *   { op: 'add_message', message: { role: 'user', content: 'my id is mia_li_3668' } },
- *   { op: 'add_message', message: { role: 'assistant', content: 'ok' } },
- *   { op: 'add_message', message: { role: 'user', content: 'book it' } },
- *   { op: 'get_messages_for_request' },
- *   { op: 'add_message', message: { role: 'assistant', content: 'Booked for mia_li_3668' } },
- * ] } as const
- * toRecallFigures(recording, [[{ role: 'user', content: 'book it' }]]).recall // 0
+ * toRecallFigures({ config: {}, now: '', ops: [{ op: 'add_message', message: { role: 'user', content: 'my id is mia_li_3668' } }, { op: 'add_message', message: { role: 'assistant', content: 'ok' } }, { op: 'add_message', message: { role: 'user', content: 'book it' } }, { op: 'get_messages_for_request' }, { op: 'add_message', message: { role: 'assistant', content: 'Booked for mia_li_3668' } }] }, [[{ role: 'user', content: 'book it' }]]).recall // 0
  */
 export const toRecallFigures = (recording: Recording, views: ReadonlyArray<ReadonlyArray<Message> | null>): RecallFigures => {
   const answers = toAnswers(recording)
