@@ -8,8 +8,9 @@
  * Nothing here imports `langchain` or `@langchain/core` at load time: the types are the library's
  * own (structural), the middleware object carries the brand `createMiddleware` sets
  * (`Symbol.for('AgentMiddleware')`), a changed message is rebuilt with its own class, and only a
- * message the library adds (the compaction notice, a summary) needs `HumanMessage`, imported from
- * `@langchain/core/messages` (an optional peer dependency) the first time one is needed.
+ * message the library adds (the compaction notice, a summary) needs `HumanMessage`: the class of a
+ * human message of the agent's list, else `@langchain/core/messages` (an optional peer dependency)
+ * imported the first time one is needed, by a specifier no bundler resolves.
  */
 import type { Message } from '../../core/messages/message.js'
 import { isChangedPiece, makeChatHistorySync, pieceText, requestPieces, requireChatFormat, type ChatFrameworkContext, type SyncEntry } from './chat-history-sync.js'
@@ -220,8 +221,14 @@ let humanMessageClass: Promise<HumanMessageClass> | null = null
  */
 const LANGCHAIN_MESSAGES: string = '@langchain/core/messages'
 
-/** `HumanMessage` of `@langchain/core/messages`, imported once, the first time it is needed. */
-const loadHumanMessage = (): Promise<HumanMessageClass> => {
+/**
+ * The class of a message the library adds: the class of a human message of the agent's own list
+ * (the `HumanMessage` of the caller's `@langchain/core`, so no second copy is loaded), else
+ * `HumanMessage` of `@langchain/core/messages` (an optional peer) imported once.
+ */
+const loadHumanMessage = (messages: ReadonlyArray<LangChainMessage>): Promise<HumanMessageClass> => {
+  const human = messages.find((message) => typeOf(message) === 'human' && (message as unknown as { readonly constructor: unknown }).constructor !== Object)
+  if (human !== undefined) return Promise.resolve((human as unknown as { readonly constructor: HumanMessageClass }).constructor)
   humanMessageClass ??= (import(/* webpackIgnore: true */ /* @vite-ignore */ LANGCHAIN_MESSAGES) as Promise<{ readonly HumanMessage: unknown }>).then((module) => module.HumanMessage as HumanMessageClass)
   return humanMessageClass
 }
@@ -300,7 +307,7 @@ export const makeContextLangChainMiddleware = (context: LangChainContext, option
         if (key === SYSTEM_KEY) continue // the call's system message stays where LangChain keeps it
         if (original !== undefined) messages.push(isChangedPiece(piece) ? rebuild(original, pieceText(piece)) : original)
         else {
-          const HumanMessage = await loadHumanMessage()
+          const HumanMessage = await loadHumanMessage(request.messages)
           messages.push(new HumanMessage({ content: pieceText(piece) }))
         }
       }

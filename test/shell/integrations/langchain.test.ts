@@ -4,6 +4,7 @@
 // agent loop against the fake provider is in test/framework-loops.test.ts.
 import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages'
 import { messagesStateReducer } from '@langchain/langgraph'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { ContextManager } from '../../../src/shell/context-manager.js'
 import { makeContextLangChainMiddleware, type LangChainModelRequest } from '../../../src/shell/integrations/langchain.js'
@@ -146,6 +147,21 @@ describe('makeContextLangChainMiddleware', () => {
     expect(JSON.stringify(history)).not.toContain('Both read.')
     expect(request.messages.map((message) => message.id)).toEqual(state.map((message) => message.id))
     expect(request.messages.map((message) => message.id)).not.toContain('h2')
+  })
+
+  it('the notice is built with the class of the agent’s own human messages; the source never names the optional peer in a literal import a bundler would resolve', async () => {
+    class AppHumanMessage extends HumanMessage {}
+    const context = new ContextManager({}, { format: 'openai-chat' })
+    const middleware = makeContextLangChainMiddleware(context, { tokenBudget: 9_000 })
+    const messages = conversation().map((message) => (message instanceof HumanMessage ? new AppHumanMessage({ id: message.id, content: message.content as never }) : message))
+    const { request } = await call(middleware, messages)
+    const notice = request.messages.at(-1)
+    expect(notice?.content).toMatch(/^<system-reminder source="context-compaction">/)
+    expect(notice).toBeInstanceOf(AppHumanMessage)
+    expect(notice?.id).toBeUndefined()
+    const source = readFileSync(new URL('../../../src/shell/integrations/langchain.ts', import.meta.url), 'utf8')
+    expect(source).not.toMatch(/import\(\s*['"`]@langchain/)
+    expect(source).not.toMatch(/^import (?!type )[^\n]*from '(?:langchain|@langchain\/)/m)
   })
 
   it('a manager in another format is refused with a typed error naming the field and the fix', () => {
