@@ -65,7 +65,7 @@ describe('provider model over random sessions', () => {
           if (mode === 'simulated') {
             const usage = economics.usage ?? {}
             expect((usage.input_tokens ?? 0) + (usage.cache_write_tokens ?? 0), where).toBe(split.input_tokens)
-            expect(split.input_tokens, where).toBe(economics.overhead + economics.view_tokens)
+            expect(split.input_tokens, where).toBe(economics.overhead + economics.billed_view_tokens)
           } else expect(economics.usage, where).toBeNull()
           previous = line.view
         })

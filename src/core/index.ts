@@ -72,6 +72,7 @@ export { applyCacheRequest, breakpointTokens, sharedPrefixTokens, isPrefixBreak,
 export type { CacheProvider, CacheItem, CacheRequest, CacheState, CacheLifetime } from './economics/cache.js'
 export { toCacheItems, toWireKey } from './economics/items.js'
 export { applySimulatedRequest, toReading, EMPTY_SIMULATION } from './economics/simulation.js'
+export { fitProviderModel, selectFitPairs, toBilledCount, NO_READINGS_FIT, type ProviderFit, type FitPair } from './economics/provider-model.js'
 export type { UsageMode, Reading, SimulationState, RequestFacts, RequestEconomics } from './economics/simulation.js'
 export { resolveModelName, toInputCostUsd } from './economics/prices.js'
 export { toSessionMetrics, toRelativeCost, selectRepeatedRecordingCallIds, hasOwnPairingProblem } from './economics/metrics.js'

@@ -99,3 +99,21 @@ export const makeEstimatorFor = (config: Config): TokenEstimator => {
       return makeCachedEstimator()
   }
 }
+
+/**
+ * The provider model's counter (docs/evaluation.md, "The provider model"): a measure other than
+ * the meter's default estimator, so the evaluation never grades the meter against itself. The
+ * `gpt-tokenizer` split of `makeTokenizerEstimator` (o200k_base text, media as `estimateTyped`
+ * charges them) when the optional package is installed, else `estimateTyped` (`name` says which).
+ * Memoised per message.
+ *
+ * @example
+ * makeProviderCounter().name // 'gpt-tokenizer'
+ */
+export const makeProviderCounter = (): { readonly count: TokenEstimator; readonly name: 'gpt-tokenizer' | 'typed' } => {
+  try {
+    return { count: makeCachedEstimator(makeTokenizerEstimator(loadTokenizer())), name: 'gpt-tokenizer' }
+  } catch {
+    return { count: makeCachedEstimator(estimateTyped), name: 'typed' }
+  }
+}

@@ -95,8 +95,12 @@ export const EMPTY_SIMULATION: SimulationState = { overhead: null, lifetime: '5m
 
 /**
  * What the model knows of one request: the recorded reading of the original request (null when
- * none), the count of what the original agent sent (tokens), the view this replay sent as cache
- * items in provider order, and the request time (epoch milliseconds or null).
+ * none), the count of what the original agent sent and the view this replay sent as cache items
+ * in provider order (both in billed tokens: the provider model's count × its scale,
+ * `src/core/economics/provider-model.ts`), the request time (epoch milliseconds or null), the
+ * fitted overhead for a request without a reading (billed tokens; absent: the last known one), and
+ * the meter estimator's tokens of the same two lists (for `sent_tokens` / `view_tokens`; absent:
+ * the billed counts).
  *
  * @example
  * const facts: RequestFacts = { recorded: null, sentTokens: 0, items: [], timeMs: null }
@@ -106,6 +110,8 @@ export interface RequestFacts {
   readonly sentTokens: number
   readonly items: ReadonlyArray<CacheItem>
   readonly timeMs: number | null
+  readonly modelOverhead?: number
+  readonly estimated?: { readonly sent: number; readonly view: number }
 }
 
 /**
@@ -116,7 +122,7 @@ export interface RequestFacts {
  *
  * @example
  * const split: InputSplit = { input_tokens: 25353, cache_read_tokens: 0, cache_write_tokens: 25353, cache_write_1h_tokens: 0, uncached_input_tokens: 0 }
- * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: null, sent_tokens: 13000, view_tokens: 13353 }
+ * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: null, sent_tokens: 13000, view_tokens: 13353, billed_sent_tokens: 13000, billed_view_tokens: 13353 }
  */
 export interface RequestEconomics {
   readonly split: InputSplit
@@ -125,18 +131,24 @@ export interface RequestEconomics {
   readonly recorded_input: number | null
   readonly prefix_break: boolean
   readonly usage: Readonly<Record<string, number>> | null
-  /** Tokens of what the original agent sent at this request (estimator tokens). */
+  /** Tokens of what the original agent sent at this request (the meter's estimator tokens). */
   readonly sent_tokens: number
-  /** Tokens of the view this replay sent (estimator tokens, the items' sum). */
+  /** Tokens of the view this replay sent (the meter's estimator tokens). */
   readonly view_tokens: number
   /** Anthropic only: the split of the same input under each breakpoint placement (`COMPARED_CACHE_MODES`). */
   readonly cache_modes?: Readonly<Record<ComparedCacheMode, InputSplit>>
+  /** What the original agent sent, in billed tokens (the provider model's scaled count). */
+  readonly billed_sent_tokens: number
+  /** The view this replay sent, in billed tokens (the items' sum). */
+  readonly billed_view_tokens: number
 }
 
 /**
  * One request through the provider model. Overhead = recorded total − `sentTokens`, clamped at 0
- * (counted in `clamped`); without a reading, the last known overhead (0 before any). Under
- * `simulated` the input is overhead + the view's tokens, split by the prompt-cache model
+ * (counted in `clamped`), so the input is the reading + (view − what was sent) in billed tokens;
+ * without a reading, `modelOverhead` (the session fit's intercept; absent: the last known overhead,
+ * 0 before any). Under `simulated` the input is overhead + the view's tokens, split by the
+ * prompt-cache model
  * (`applyCacheRequest`), and `usage` is the reading a provider would have returned
  * (`input_tokens` = reads + uncached, `cache_write_tokens` = writes, the recorded
  * `output_tokens`). Under `recorded` the split is the recorded one (uncached = total − reads −
@@ -154,10 +166,12 @@ export const applySimulatedRequest = (
 ): { readonly state: SimulationState; readonly economics: RequestEconomics } => {
   const raw = facts.recorded === null ? null : facts.recorded.total - facts.sentTokens
   const clamped = raw !== null && raw < 0
-  const overhead = raw === null ? (state.overhead ?? 0) : Math.max(0, raw)
+  const fallback = facts.modelOverhead !== undefined ? Math.max(0, Math.round(facts.modelOverhead)) : (state.overhead ?? 0)
+  const overhead = raw === null ? fallback : Math.max(0, raw)
   const lifetime = facts.recorded?.lifetime ?? state.lifetime
   const cached = applyCacheRequest(provider, state.cache, { overheadTokens: overhead, items: facts.items, timeMs: facts.timeMs, lifetime })
   const prefixBreak = isPrefixBreak(state.previousItems, facts.items)
+  const billedView = facts.items.reduce((total, item) => total + item.tokens, 0)
   let split = cached.split
   let usage: Readonly<Record<string, number>> | null = null
   if (mode === 'simulated') {
@@ -207,8 +221,10 @@ export const applySimulatedRequest = (
       recorded_input: facts.recorded?.total ?? null,
       prefix_break: prefixBreak,
       usage,
-      sent_tokens: facts.sentTokens,
-      view_tokens: facts.items.reduce((total, item) => total + item.tokens, 0),
+      sent_tokens: facts.estimated?.sent ?? facts.sentTokens,
+      view_tokens: facts.estimated?.view ?? billedView,
+      billed_sent_tokens: facts.sentTokens,
+      billed_view_tokens: billedView,
       ...(cacheModes === undefined ? {} : { cache_modes: cacheModes }),
     },
   }

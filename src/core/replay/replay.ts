@@ -12,6 +12,8 @@ import { makeInitialState, type State } from '../state.js'
 import type { CacheProvider } from '../economics/cache.js'
 import { toCacheItems } from '../economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from '../economics/simulation.js'
+import { fitProviderModel, selectFitPairs, toBilledCount, type ProviderFit } from '../economics/provider-model.js'
+import { makeCachedEstimator, type TokenEstimator } from '../meter/estimate.js'
 import { isPlainObject } from '../messages/values.js'
 import { withoutSpillPointers } from '../tool-results/tool-result-budget.js'
 import { stripMessage } from '../compaction/context.js'
@@ -30,7 +32,10 @@ export type ReplaySummarizer = (request: RequestSummary, history: ReadonlyArray<
 
 /**
  * The provider model of a replay: which usage the meters see (`recorded` as the input holds it,
- * or `simulated` from the views this replay sends) and whose prompt-cache rules apply.
+ * or `simulated` from the views this replay sends), whose prompt-cache rules apply, and the
+ * provider model's own counter (tokens per message; default: the deps estimator). The CLI passes
+ * the `gpt-tokenizer` split (`makeTokenizerEstimator`), so the evaluation never grades the meter
+ * against its own estimate; the session's fit (`fitProviderModel`) scales it to billed tokens.
  *
  * @example
  * const usage: ReplayUsage = { mode: 'simulated', provider: 'anthropic' }
@@ -38,6 +43,7 @@ export type ReplaySummarizer = (request: RequestSummary, history: ReadonlyArray<
 export interface ReplayUsage {
   readonly mode: UsageMode
   readonly provider: CacheProvider
+  readonly count?: TokenEstimator
 }
 
 /**
@@ -115,6 +121,8 @@ export interface ReplayResult {
   readonly economics: ReadonlyArray<RequestEconomics | null>
   /** Requests whose hidden overhead was clamped at 0 (0 without `options.usage`). */
   readonly clampedRequests: number
+  /** The session's provider model (null without `options.usage`). */
+  readonly providerFit: ProviderFit | null
   readonly historySizes: ReadonlyArray<number>
   readonly spills: ReadonlyArray<WriteSpill>
   readonly logs: ReadonlyArray<Effect>
@@ -184,8 +192,14 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
   // (counted as a view carries each message: without `_seq`, SPEC 1.6)
   const sentMemo = makeDerivationMemo()
   const estimate = toStepDeps(deps).estimate
+  // The provider model: the session's fit of its readings on the counter's count of what was sent.
+  const counter = usage?.count ?? estimate
+  const providerFit = usage === undefined ? null : fitProviderModel(selectFitPairs(recording, readings, (value) => toReading(value)?.total ?? null, makeCachedEstimator(counter)))
+  const billed = providerFit === null ? estimate : makeCachedEstimator(toBilledCount(providerFit, counter))
   const sentEstimate = (message: Message): number => estimate(stripMessage(message, sentMemo))
+  const sentBilled = (message: Message): number => billed(stripMessage(message, sentMemo))
   let sentTokens = 0
+  let sentBilledTokens = 0
   let timeMs: number | null = null
   const noteTime = (message: Message): void => {
     const stamp = isPlainObject(message.metadata) ? message.metadata.timestamp : undefined
@@ -250,6 +264,7 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
         apply({ type: 'message_added', message: op.message, timestamp: recording.now })
         if (usage !== undefined && state.history.length === before + 1) {
           sentTokens += sentEstimate(state.history[before])
+          sentBilledTokens += sentBilled(state.history[before])
           noteTime(op.message)
         }
         return
@@ -263,12 +278,14 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
         apply({ type: 'messages_replaced', messages: op.messages })
         if (usage !== undefined) {
           sentTokens = state.history.reduce((total, message) => total + sentEstimate(message), 0)
+          sentBilledTokens = state.history.reduce((total, message) => total + sentBilled(message), 0)
           for (const message of op.messages) noteTime(message)
         }
         return
       case 'clear':
         apply({ type: 'history_cleared' })
         sentTokens = 0
+        sentBilledTokens = 0
         return
       case 'set_system_prompt':
         systemPrompt = op.content
@@ -316,9 +333,11 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
           else {
             const next = applySimulatedRequest(usage.provider, usage.mode, simulation, {
               recorded: toReading(readings.get(index)),
-              sentTokens,
-              items: toCacheItems(line.view, usage.provider, estimate),
+              sentTokens: sentBilledTokens,
+              items: toCacheItems(line.view, usage.provider, billed),
               timeMs,
+              modelOverhead: providerFit?.overhead ?? 0,
+              estimated: { sent: sentTokens, view: line.view.reduce((total, message) => total + estimate(message), 0) },
             })
             simulation = next.state
             economics.push(next.economics)
@@ -339,5 +358,5 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
     }
     yield index
   }
-  return { lines, economics, clampedRequests: simulation.clamped, historySizes, spills, logs, state }
+  return { lines, economics, clampedRequests: simulation.clamped, providerFit, historySizes, spills, logs, state }
 }

@@ -3,7 +3,7 @@
  * layering the configuration, the budget and summarizer choices, the model (prices, window,
  * cache rules), and running one session through the replay fold with the provider model.
  */
-import { makeEstimatorFor } from '../estimators.js'
+import { makeEstimatorFor, makeProviderCounter } from '../estimators.js'
 import { readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { isLeft } from 'fp-ts/lib/Either.js'
@@ -260,7 +260,7 @@ export const runSession = (
   const iterator = iterateReplay(session.recording, { estimate: makeEstimatorFor(session.config), ...deps, config: session.config }, {
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     ...(peer !== undefined ? { peer } : {}),
-    ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider } } : {}),
+    ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider, count: makeProviderCounter().count } } : {}),
   })
   let next = iterator.next()
   while (next.done !== true) {

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
+import type { ProviderFit } from '../../core/economics/provider-model.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
 import { isRepeatedIdProblem, toRequestView } from '../../core/formats/dispatch.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
@@ -124,17 +125,28 @@ const legend = (showHybrid: boolean, simulated: boolean, repair: boolean): strin
     'legend:',
     '  history msgs  messages stored when the request was made',
     '  estimated     estimator tokens of the stored history (SPEC 5)',
-    `  measured      the provider reading the token meter holds${simulated ? ' (simulated: overhead + the previous view)' : ''}`,
+    `  measured      the provider reading the token meter holds${simulated ? ' (simulated: the previous request as billed)' : ''}`,
     ...(showHybrid ? ['  hybrid        anchor reading + estimated tail; (est) = no usable reading'] : []),
     '  budget        effective budget E (tokens, after the notice reserve)',
     simulated
-      ? '  input (sim)   simulated provider input of this request: hidden overhead + the view sent (tokens); ! = over the budget'
+      ? '  input (sim)   billed input of this request under the provider model: its recorded reading + scale x (view - what the agent sent), counted with gpt-tokenizer (tokens); ! = over the budget'
       : '  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = over the budget',
     '  level         cumulative compaction level (0-8) of the last accepted pass',
     `  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)${repair ? '; repaired (--repair changed the view)' : ''}`,
   ].join('\n')
 
-const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, flags: Pick<ReplayFlags, 'viewFormat' | 'repair'>, simulated: boolean, clamped: number): string => {
+const describeFits = (fits: ReadonlyArray<ProviderFit | null>): string => {
+  const known = fits.filter((fit): fit is ProviderFit => fit !== null)
+  if (known.length === 0) return 'no provider model'
+  if (known.every((fit) => fit.source === 'none')) return 'no readings in this input: billed = the gpt-tokenizer count of the view (scale 1, no overhead)'
+  if (known.length === 1) {
+    const fit = known[0]
+    return `provider model fitted on ${fit.points} readings${fit.rejected > 0 ? ` (${fit.rejected} left out)` : ''}: reading ~ ${fit.scale.toFixed(3)} x count + ${Math.round(fit.overhead).toLocaleString('en-US')}`
+  }
+  return `provider model fitted per session on ${known.reduce((sum, fit) => sum + fit.points, 0)} readings`
+}
+
+const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, flags: Pick<ReplayFlags, 'viewFormat' | 'repair'>, simulated: boolean, clamped: number, fits: ReadonlyArray<ProviderFit | null> = []): string => {
   const viewFormat = flags.viewFormat
   const lines = [
     `sessions: ${summary.sessions}`,
@@ -149,7 +161,7 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, f
     `spill files: ${summary.spills}`,
     `failed requests: ${summary.failedRequests}`,
   ]
-  if (simulated) lines.push(`usage: simulated (hidden overhead clamped at 0 on ${clamped} requests)`)
+  if (simulated) lines.push(`usage: simulated (${describeFits(fits)}; hidden overhead clamped at 0 on ${clamped} requests)`)
   else {
     lines.push(
       summary.drift === null
@@ -195,7 +207,7 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
     io.stdout(`${replayed.path} (${replayed.format}, ${replayed.sessions.length} session${replayed.sessions.length === 1 ? '' : 's'})\n`)
     io.stdout(renderTable(rows, multiSession, showHybrid, simulated) + '\n')
     io.stdout(legend(showHybrid, simulated, repair) + '\n')
-    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags, simulated, clamped) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags, simulated, clamped, replayed.sessions.map((item) => item.result.providerFit)) + '\n')
   }
   return failed
 }

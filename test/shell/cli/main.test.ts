@@ -181,7 +181,7 @@ describe('context-simple replay: provider model and output options', () => {
     const human = await run(['replay', heavy, '--usage', 'simulated', '--budget', '20000', '--no-progress'])
     expect(human.code).toBe(0)
     expect(human.stdout).not.toContain('estimator drift')
-    expect(human.stdout).toMatch(/usage: simulated \(hidden overhead clamped at 0 on \d+ requests\)/)
+    expect(human.stdout).toMatch(/usage: simulated \(provider model fitted on 4 readings: reading ~ \d\.\d{3} x count \+ [\d,]+; hidden overhead clamped at 0 on \d+ requests\)/)
     expect(human.stdout).toContain('input (sim)')
     expect(human.stdout).toContain('legend:')
     const lines = parseLines((await run(['replay', heavy, '--usage', 'simulated', '--set', 'token_meter=hybrid', '--json', '--no-views'])).stdout) as Array<{ simulated_usage: Record<string, number>; token_meter_stats: { measured_tokens: number | null } }>

@@ -19,6 +19,8 @@ const split = (input: number, read: number, write: number): RequestEconomics => 
   recorded_input: null,
   sent_tokens: input,
   view_tokens: input,
+  billed_sent_tokens: input,
+  billed_view_tokens: input,
   prefix_break: read === 0,
   usage: null,
 })
