@@ -558,7 +558,7 @@ const FRACTION_EDGES = [0, -0.2, -1, -5, 1, 1.5, 2, 1e-9, 1e9, -1e9] as const
  * are a `ConfigError` (SPEC 17.9) and are checked by their own tests instead.
  */
 export const rawConfigArb = (options: ConfigOptions = {}): fc.Arbitrary<Record<string, unknown>> => {
-  const meters = options.meters ?? ['estimate', 'actual', 'hybrid']
+  const meters = options.meters ?? ['estimate', 'actual', 'hybrid', 'calibrated']
   const strategies = options.strategies ?? ['progressive', 'summary']
   return fc
     .record({

@@ -88,6 +88,24 @@ export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
  */
 export const OptionalCountCodec = t.union([t.null, PositiveIntCodec])
 
+/**
+ * `calibration_overhead_tokens` (docs/contract.md 17.13): a finite number of tokens, 0 or more.
+ *
+ * @example
+ * CalibrationOverheadCodec.is(12000) // true
+ * CalibrationOverheadCodec.is(-1) // false
+ */
+export const CalibrationOverheadCodec = t.refinement(t.number, (n) => Number.isFinite(n) && n >= 0, 'CalibrationOverhead')
+
+/**
+ * `calibration_scale` (docs/contract.md 17.13): a finite number above 0.
+ *
+ * @example
+ * CalibrationScaleCodec.is(1.25) // true
+ * CalibrationScaleCodec.is(0) // false
+ */
+export const CalibrationScaleCodec = t.refinement(t.number, (n) => Number.isFinite(n) && n > 0, 'CalibrationScale')
+
 interface KeyRule {
   readonly codec: t.Mixed
   readonly accepts: string
@@ -106,7 +124,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   compaction_notice_verbosity: { codec: t.string, accepts: 'a string ("minimal" or "normal")' },
   compaction_notice_min_level: { codec: NumberCodec, accepts: 'a number (level 0..8)' },
   output_reserve_fraction: { codec: NumberCodec, accepts: 'a number (fraction of max output tokens)' },
-  token_meter: { codec: t.unknown, accepts: '"estimate", "actual" or "hybrid"' },
+  token_meter: { codec: t.unknown, accepts: '"estimate", "actual", "hybrid" or "calibrated"' },
   compaction_strategy: { codec: t.unknown, accepts: '"progressive" or "summary"' },
   compact_clear_at_least: { codec: ClearAtLeastCodec, accepts: 'null, a number or a numeric string' },
   compact_max_consecutive_skips: { codec: SkipCapCodec, accepts: 'an integer (or an integer string)' },
@@ -142,6 +160,8 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   tool_result_ingress_cap_bytes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (bytes)' },
   provider_rules: { codec: t.union([t.null, t.keyof({ warn: null, refuse: null, repair: null })]), accepts: 'null, "warn", "refuse" or "repair"' },
   anthropic_cache_breakpoints: { codec: FlagCodec, accepts: 'true or false' },
+  calibration_overhead_tokens: { codec: CalibrationOverheadCodec, accepts: 'a number of tokens >= 0' },
+  calibration_scale: { codec: CalibrationScaleCodec, accepts: 'a number > 0 (billed tokens per estimator token)' },
 }
 
 const show = (value: unknown): string => describeValue(value)
@@ -288,8 +308,8 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
   let tokenMeter: TokenMeterMode = DEFAULT_CONFIG.token_meter
   if (has('token_meter')) {
     const value = given.token_meter
-    if (value === 'estimate' || value === 'actual' || value === 'hybrid') tokenMeter = value
-    else warnings.push(warn(`unknown token_meter ${pyrepr(value)}; falling back to "estimate" (expected "estimate", "actual" or "hybrid")`))
+    if (value === 'estimate' || value === 'actual' || value === 'hybrid' || value === 'calibrated') tokenMeter = value
+    else warnings.push(warn(`unknown token_meter ${pyrepr(value)}; falling back to "estimate" (expected "estimate", "actual", "hybrid" or "calibrated")`))
   }
   let strategy: CompactionStrategy = DEFAULT_CONFIG.compaction_strategy
   if (has('compaction_strategy')) {
@@ -383,6 +403,8 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     tool_result_ingress_cap_bytes: pick('tool_result_ingress_cap_bytes'),
     provider_rules: pick('provider_rules'),
     anthropic_cache_breakpoints: has('anthropic_cache_breakpoints') ? given.anthropic_cache_breakpoints === true : DEFAULT_CONFIG.anthropic_cache_breakpoints,
+    calibration_overhead_tokens: pick('calibration_overhead_tokens'),
+    calibration_scale: pick('calibration_scale'),
   }
   return E.right({ config, warnings, unknownKeys })
 }

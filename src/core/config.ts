@@ -11,7 +11,7 @@
  * @example
  * const mode: TokenMeterMode = 'hybrid'
  */
-export type TokenMeterMode = 'estimate' | 'actual' | 'hybrid'
+export type TokenMeterMode = 'estimate' | 'actual' | 'hybrid' | 'calibrated'
 
 /**
  * Progressive ladder only, or LLM rolling summary first (SPEC 12). Unknown values fall back to
@@ -199,6 +199,16 @@ export interface Config {
    * false: the view carries only the caller's own marks.
    */
   readonly anthropic_cache_breakpoints: boolean
+   * `token_meter: "calibrated"` only (docs/contract.md 17.13): the prior overhead, billed tokens
+   * sent beside the messages (system prompt and tool definitions the history does not hold),
+   * used until readings arrive. Default 0; a caller can compute it from its tool schemas.
+   */
+  readonly calibration_overhead_tokens: number
+  /**
+   * `token_meter: "calibrated"` only: the prior scale, billed tokens per estimator token, used
+   * until the readings can tell a line. Default 1.
+   */
+  readonly calibration_scale: number
 }
 
 /**
@@ -315,6 +325,8 @@ export interface ContextConfig {
   readonly token_estimator?: TokenEstimatorKind
   readonly usage_intake?: UsageIntakeMode
   readonly tool_result_ingress_cap_bytes?: number | null
+  readonly calibration_overhead_tokens?: number
+  readonly calibration_scale?: number
   readonly strict?: boolean
 }
 
@@ -381,6 +393,8 @@ export const DEFAULT_CONFIG: Config = {
     tool_result_ingress_cap_bytes: null,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
+    calibration_overhead_tokens: 0,
+    calibration_scale: 1,
   },
 }
 

@@ -212,6 +212,8 @@ export const applyHistoryCleared = (state: State): { readonly state: State; read
     skipStreak: 0,
     summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
     guards: EMPTY_GUARDS,
+    // docs/contract.md 17.13: the fit describes the provider and the tools, not the history; kept.
+    ...(state.calibration !== undefined ? { calibration: { ...state.calibration, sent: null, anchor: null } } : {}),
   },
   effects: cancelInFlight(state),
 })

@@ -16,6 +16,7 @@ import { applyIngressCap, applyIngressSpillAnswer } from './tool-results/ingress
 import type { Effect } from './effects.js'
 import { applySummaryAnswer, applySummaryCallStarted } from './summary/summary.js'
 import { applyUsageIntake } from './meter/foreground.js'
+import { recordCalibrationReading } from './meter/calibrated-meter.js'
 import { makeCachedEstimator } from './meter/estimate.js'
 import { makeFormatEstimator } from './formats/dispatch.js'
 
@@ -66,8 +67,10 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
       }
       case 'request_received':
         return applyRequest(deps, memo, state, event)
-      case 'usage_observed':
-        return applyUsageIntake(deps.config, state, event.data)
+      case 'usage_observed': {
+        const result = applyUsageIntake(deps.config, state, event.data)
+        return { ...result, state: recordCalibrationReading(deps.config, state, result.state) }
+      }
       case 'summary_call_started':
         return { state, view: undefined, effects: applySummaryCallStarted(state.summary, event.id) }
       case 'summary_completed':

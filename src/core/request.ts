@@ -13,7 +13,9 @@ import type { Step } from './step.js'
 import { estimateMessages } from './meter/estimate.js'
 import { makePassContext, stripMessage, type PassContext } from './compaction/context.js'
 import type { DerivationMemo, StrippedView } from './memo/derivation-memo.js'
-import { measureFloor } from './compaction/floor.js'
+import { measureFloor, type InfeasiblePayload } from './compaction/floor.js'
+import { readCalibrated, recordSentView, type CalibratedReading } from './meter/calibrated-meter.js'
+import type { Config } from './config.js'
 import type { ContextLengthDetails } from './errors.js'
 import type { TokenMeterStats } from './stats.js'
 import { selectNotice } from './compaction/notice.js'
@@ -79,6 +81,17 @@ const failFit = (
 }
 
 /**
+ * The `context:compaction-infeasible` payload of the calibrated meter (docs/contract.md 17.13):
+ * the floor of W in estimator tokens, the real target and E, and the model's overhead and scale
+ * that leave no room.
+ */
+const toCalibratedInfeasible = (working: Messages, calibrated: CalibratedReading, effective: number, config: Config, context: PassContext): InfeasiblePayload => {
+  const system = working.filter((message) => message.role === 'system')
+  const floor = measureFloor(working.filter((message) => message.role !== 'system'), estimateMessages(system, context.estimate), config, context)
+  return { ...floor, target_tokens: Math.trunc(effective * config.target_usage), budget: effective, knob: null, overhead_tokens: Math.round(calibrated.model.overhead), scale: calibrated.model.scale }
+}
+
+/**
  * True for a budget no view can be fitted to (`strict_fit` raises on it; docs/contract.md 17.11):
  * a request budget of 0 tokens or less, or an effective budget E of 1 token or less (a negative
  * notice reserve can turn a negative budget into E = 1).
@@ -137,9 +150,16 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   }
   const hybrid = measured.hybrid
   let meter: MeterState = state.meter
+  const context = makePassContext(config, estimate, state.toolNames, memo, state.spillFailed)
+  // docs/contract.md 17.13: the calibrated count of the view as it would be sent now.
+  let calibrated: CalibratedReading | null = null
+  if (config.token_meter === 'calibrated') {
+    const candidate = hasStickyDecisions(state.sticky) ? selectAppliedView(memo, selected, state.sticky, context) : selectPlainView(memo, selected, estimate)
+    calibrated = readCalibrated(config, state, meterStats, candidate.view, candidate.tokens, estimate)
+    meterStats = calibrated.stats
+  }
   effects.push({ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(meterStats) })
 
-  const context = makePassContext(config, estimate, state.toolNames, memo, state.spillFailed)
   if (config.compaction_strategy === 'summary') {
     // Summary hysteresis (docs/configuration.md): the trigger may measure the view (sticky decisions applied)
     // instead of the whole history, and waits out a cooldown after each request.
@@ -157,6 +177,16 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   const decision = decideTrigger(config, meterStats, meter)
   meter = decision.meter
   effects.push(...decision.effects)
+  let fires = decision.fires
+  if (calibrated !== null) {
+    // The overhead alone leaves no room: reported once, and no pass storms against it.
+    const infeasible = calibrated.effectiveUnits <= 0 || calibrated.targetUnits <= 0
+    if (infeasible && !guards.infeasible) {
+      effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toCalibratedInfeasible(working, calibrated, effective, config, context) })
+      guards = { ...guards, infeasible: true }
+    } else if (!infeasible && guards.infeasible && !config.compaction_floor_guard) guards = { ...guards, infeasible: false }
+    if (calibrated.effectiveUnits <= 0) fires = false
+  }
 
   const strip = (list: Messages): Messages => list.map((message) => stripMessage(message, memo))
   const spillEffects = (): Effect[] => {
@@ -171,11 +201,12 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   if (guards.breakerTripped && guards.breakerBudget !== effective) guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
   const breakerHolds = guards.breakerTripped
 
-  if (!decision.fires && !hasStickyDecisions(state.sticky)) {
+  if (!fires && !hasStickyDecisions(state.sticky)) {
     const plain = selectPlainView(memo, selected, estimate)
     if (config.strict_fit && (isUnusableBudget(budget, effective) || plain.tokens > budget)) return failFit({ ...state, guards: { ...state.guards, lastBudget: guards.lastBudget } }, meterStats, effects, working, plain.tokens, budget, effective, context)
+    const next: State = { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: plain.tokens } }
     return {
-      state: { ...state, summary, meterStats, guards, meter: { ...meter, lastSentEstimate: plain.tokens } },
+      state: calibrated !== null ? recordSentView(next, plain.view, estimate) : next,
       view: plain.view,
       effects,
     }
@@ -183,7 +214,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
 
   // SPEC 17.1: the sticky decisions re-applied to W, extending the previous request's list (issue
   // 14). Not when a pending summary may be swapped in first: the pass then re-applies after it.
-  const stickyOnly = !decision.fires || breakerHolds
+  const stickyOnly = !fires || breakerHolds
   const mayDecide = !stickyOnly
   const applied = stickyOnly || config.compaction_strategy !== 'summary' || summary.pending === null ? selectAppliedView(memo, selected, state.sticky, context) : null
   const pass = runCompactionPass(
@@ -203,6 +234,9 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
       hybrid,
       now: event.now,
       guards,
+      ...(calibrated !== null
+        ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits > 0 ? calibrated.targetUnits : Math.trunc(calibrated.effectiveUnits * config.target_usage) } }
+        : {}),
     },
     context,
   )
@@ -257,8 +291,9 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   // Derive the next request's sticky-applied list now, while this compacting request walks the
   // history anyway, so the requests until the next compaction stay incremental.
   if (decided) warmAppliedView(memo, selected, passState, event.systemPrompt, factoryMessage, deps)
+  const finished: State = { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: sent.tokens } }
   return {
-    state: { ...passState, replayMarker, meter: { ...meter, lastSentEstimate: sent.tokens } },
+    state: calibrated !== null ? recordSentView(finished, sent.view, estimate) : finished,
     view: sent.view,
     effects: [...effects, ...spills, ...pass.effects],
   }

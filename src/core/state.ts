@@ -5,6 +5,7 @@
 import type { BudgetPayload } from './budget.js'
 import type { Message } from './messages/message.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
+import type { CalibrationState } from './meter/calibration.js'
 
 /**
  * Sticky decisions (SPEC 7): `_seq` sets and the highest level (0..8) an accepted pass reached.
@@ -138,6 +139,11 @@ export interface State {
   readonly skipStreak: number
   readonly summary: SummaryState
   readonly guards: GuardState
+  /**
+   * `token_meter: "calibrated"` only (docs/contract.md 17.13): the pairs of the fit, the last view
+   * sent and the anchor. Absent until the first calibrated request (and in every other mode).
+   */
+  readonly calibration?: CalibrationState
 }
 
 /**

@@ -11,7 +11,7 @@
  * @example
  * const kind: CountKind = 'usage'
  */
-export type CountKind = 'usage' | 'estimated' | 'none'
+export type CountKind = 'usage' | 'estimated' | 'none' | 'calibrated'
 
 /**
  * Cache totals over every usage event since the last reset (SPEC 10.6): `events` is a count, the
@@ -41,7 +41,7 @@ export interface CacheAggregates {
  */
 export interface TokenMeterStats {
   readonly mode: string
-  readonly source: 'estimate' | 'measured' | 'hybrid'
+  readonly source: 'estimate' | 'measured' | 'hybrid' | 'calibrated'
   readonly kind: CountKind
   readonly used_tokens: number
   readonly estimated_tokens: number
@@ -66,6 +66,16 @@ export interface TokenMeterStats {
   readonly media_items?: number
   /** `token_estimator` typed/tokenizer only: media charged a ceiling (size not readable). */
   readonly media_unmeasured?: number
+  /**
+   * `token_meter: "calibrated"` only (docs/contract.md 17.13): the driving count in billed tokens
+   * (the last reading + scale × estimate of what was appended when the view it describes is a
+   * prefix of this one, else `model_tokens`); `used_tokens` equals it.
+   */
+  readonly calibrated_tokens?: number
+  /** `token_meter: "calibrated"` only: scale × estimate(view) + overhead from earlier readings only (billed tokens). */
+  readonly model_tokens?: number
+  /** `token_meter: "calibrated"` only: the model (`scale`, `overhead` in billed tokens, `points`) and the relative error of its last checked prediction. */
+  readonly calibration?: { readonly scale: number; readonly overhead: number; readonly points: number; readonly last_error: number | null }
 }
 
 /**

@@ -54,7 +54,7 @@ export const METER_LISTENER = { event: 'llm:response', priority: 50, name: 'cont
 
 /** Warn-and-fall-back string keys that `mount` validates itself (SPEC 2.8 step 2, 3). */
 const VALIDATED_KEYS = [
-  { key: 'token_meter', allowed: ['estimate', 'actual', 'hybrid'], fallback: 'estimate' },
+  { key: 'token_meter', allowed: ['estimate', 'actual', 'hybrid', 'calibrated'], fallback: 'estimate' },
   { key: 'compaction_strategy', allowed: ['progressive', 'summary'], fallback: 'progressive' },
 ] as const
 

@@ -42,6 +42,10 @@ export interface InfeasiblePayload extends FloorBreakdown {
   readonly target_tokens: number
   readonly budget: number
   readonly knob: 'protected_recent' | 'protected_tool_results' | null
+  /** `token_meter: "calibrated"` only: the model's overhead (billed tokens) that leaves no room. */
+  readonly overhead_tokens?: number
+  /** `token_meter: "calibrated"` only: the model's scale (billed tokens per estimator token). */
+  readonly scale?: number
 }
 
 const smallestToolResult = (message: Message, protectedResult: boolean, context: PassContext): number => {

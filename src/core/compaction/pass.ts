@@ -48,6 +48,14 @@ export interface PassInput {
    * request); used when no summary can be swapped in, instead of splitting and re-applying here.
    */
   readonly applied?: PreparedList
+  /**
+   * `token_meter: "calibrated"` (docs/contract.md 17.13): E and the target converted into
+   * estimator units through the model, so each level is checked in billed tokens; the pass then
+   * escalates whenever it is not sticky-only (the trigger fired on the calibrated count of this
+   * very list). The floor guard, the predicate, the breaker and the over-budget warning use the
+   * converted E; the stats keep the real E and target.
+   */
+  readonly billed?: { readonly effective: number; readonly target: number }
 }
 
 /**
@@ -168,24 +176,27 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const current = systemTokens + (prepared?.stickyTokens ?? estimateMessages(stickyApplied, estimate))
   // target_basis "compactable": the fraction applies to what a compaction can act on (E less the
   // system messages), docs/evaluation.md "Target on the compactable part"; "budget" is SPEC 6.2.
+  // Under the calibrated meter the target is in billed tokens (docs/contract.md 17.13).
   const target =
-    config.target_basis === 'compactable' ? systemTokens + Math.trunc(Math.max(0, input.effective - systemTokens) * config.target_usage) : Math.trunc(input.effective * config.target_usage)
+    input.billed?.target ??
+    (config.target_basis === 'compactable' ? systemTokens + Math.trunc(Math.max(0, input.effective - systemTokens) * config.target_usage) : Math.trunc(input.effective * config.target_usage))
+  const effective = input.billed?.effective ?? input.effective
   // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
-  let escalate = (config.summary_hysteresis && swapped) || needsEscalation(config, input.meter, input.hybrid, current, input.effective)
+  let escalate = (config.summary_hysteresis && swapped) || (input.billed !== undefined ? current > target : needsEscalation(config, input.meter, input.hybrid, current, input.effective))
   // The floor guard: with the floor above the target, the ladder works toward E instead of the
   // unreachable target, and a view that already fits E is left alone.
   let guards = input.guards
   let stopTarget = target
-  if (config.compaction_floor_guard && input.effective > 0 && (escalate || guards.infeasible)) {
+  if (config.compaction_floor_guard && effective > 0 && (escalate || guards.infeasible)) {
     const floor = measureFloor(stickyApplied, systemTokens, config, context)
     const infeasible = floor.floor_tokens > target
     if (infeasible && !guards.infeasible) {
-      effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, input.effective, context) })
+      effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) })
     }
     if (infeasible !== guards.infeasible) guards = { ...guards, infeasible }
     if (infeasible) {
-      stopTarget = input.effective
-      if (current <= input.effective) escalate = false
+      stopTarget = effective
+      if (current <= effective) escalate = false
     }
   }
   const unchanged = (list: Messages): PassOutcome => ({
@@ -209,7 +220,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   // The predicate's baseline snapshot of the sets (post-swap), taken only when it is enabled.
   let snapshot: StickyDraft | null = null
   if (escalate) {
-    const resolved = resolveClearFloor(config.compact_clear_at_least, input.effective)
+    const resolved = resolveClearFloor(config.compact_clear_at_least, effective)
     effects.push(...resolved.effects)
     floor = resolved.floor
     if (floor > 0) snapshot = toStickyDraft(draft)
@@ -227,7 +238,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       skipStreak += 1
       const baseline = [...system, ...stickyApplied]
       const cap = config.compact_max_consecutive_skips
-      const refusal: Refusal = { freed, floor, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective: input.effective }
+      const refusal: Refusal = { freed, floor, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective }
       const restored = toSticky(snapshot, input.sticky.cumulativeLevel)
       const base = { refused: true, sticky: restored, compactionStats: input.compactionStats, skipStreak, summary, history, nextSeq, guards }
       if (skipStreak >= cap) {
@@ -259,7 +270,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   }
   effects.push({ type: 'emit_hook', name: 'context:compaction', data: { ...stats } })
   if (config.compaction_breaker_passes !== null) {
-    if (input.effective > 0 && afterTokens > input.effective) {
+    if (effective > 0 && afterTokens > effective) {
       const overBudgetPasses = guards.overBudgetPasses + 1
       const trips = overBudgetPasses >= config.compaction_breaker_passes && !guards.breakerTripped
       guards = { ...guards, overBudgetPasses, ...(trips ? { breakerTripped: true, breakerBudget: input.effective } : {}) }
@@ -268,12 +279,12 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
     }
   }
-  if (input.effective > 0 && afterTokens > input.effective) {
+  if (effective > 0 && afterTokens > effective) {
     const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
     effects.push({
       type: 'log',
       level: 'warning',
-      message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${input.effective} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote}`,
+      message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${effective}${input.billed !== undefined ? ` estimator tokens (E = ${input.effective} billed tokens through the calibration)` : ''} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote}`,
     })
   }
   return {

@@ -206,6 +206,7 @@ export const measureRequest = (
 export const copyMeterStats = (stats: TokenMeterStats): TokenMeterStats => ({
   ...stats,
   cache_aggregates: stats.cache_aggregates === null ? null : { ...stats.cache_aggregates },
+  ...(stats.calibration !== undefined ? { calibration: { ...stats.calibration } } : {}),
 })
 
 /**

@@ -117,6 +117,16 @@ const SummaryCodec = t.type({
   nextRequestNumber: t.refinement(Count, (n) => n >= 1, 'a whole number >= 1'),
 })
 
+const SentViewCodec = t.type({ estimate: Finite, tailEstimate: Finite, hashes: t.readonlyArray(Count) })
+
+// Optional (absent outside `token_meter: "calibrated"`), so snapshots without it stay valid.
+const CalibrationCodec = t.type({
+  points: t.readonlyArray(t.type({ estimate: Finite, reading: Finite })),
+  sent: nullable(SentViewCodec),
+  anchor: nullable(t.type({ reading: Finite, view: SentViewCodec })),
+  lastError: nullable(Finite),
+})
+
 const GuardsCodec = t.type({
   infeasible: t.boolean,
   overBudgetPasses: Count,
@@ -156,6 +166,7 @@ const STATE_FIELDS: { readonly [K in keyof State]: t.Type<State[K], unknown, unk
   skipStreak: Count,
   summary: SummaryCodec,
   guards: GuardsCodec,
+  calibration: t.union([t.undefined, CalibrationCodec]),
 }
 
 const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
@@ -172,7 +183,7 @@ export const toSnapshot = (config: Config, state: State, format: MessageFormat =
   // The history as a new plain array (the stored one may be an appendable view, which no
   // structured clone or worker message can carry); the messages themselves are shared.
   const source: State = { ...state, history: sliceFrom(state.history, 0) }
-  for (const name of FIELD_NAMES) json[name] = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).encode(source[name])
+  for (const name of FIELD_NAMES) if (source[name] !== undefined) json[name] = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).encode(source[name])
   return { version: SNAPSHOT_VERSION, format, config, state: json as SnapshotState }
 }
 
@@ -251,7 +262,7 @@ export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, Restored
   for (const name of FIELD_NAMES) {
     const decoded = (STATE_FIELDS[name] as t.Type<unknown, unknown, unknown>).decode(raw[name])
     if (E.isLeft(decoded)) return E.left(toSnapshotError(`snapshot.state.${name}`, decoded.left))
-    state[name] = decoded.right
+    if (decoded.right !== undefined) state[name] = decoded.right
   }
   const inconsistency = findInconsistency(state as unknown as State)
   if (inconsistency !== null) return E.left(new SnapshotError(`snapshot.state.${inconsistency.field}`, inconsistency.detail))

@@ -1,0 +1,125 @@
+/**
+ * The calibrated meter in the request (`token_meter: "calibrated"`, docs/contract.md 17.13): the
+ * count of the candidate view that drives the trigger, the stats keys it adds, the ladder's
+ * target and E converted into estimator units through the model, the infeasible case, and the
+ * state updates when a view is sent and when its reading arrives. Pure.
+ */
+import type { Config } from '../config.js'
+import type { Messages } from '../messages/message.js'
+import type { State } from '../state.js'
+import type { TokenMeterStats } from '../stats.js'
+import {
+  applyCalibrationReading,
+  countCalibrated,
+  EMPTY_CALIBRATION,
+  fitCalibration,
+  toEstimatorUnits,
+  toSentView,
+  type CalibrationModel,
+  type CalibrationPriors,
+  type CalibrationState,
+} from './calibration.js'
+import type { TokenEstimator } from './estimate.js'
+
+/**
+ * The priors of `config` (`calibration_scale`, `calibration_overhead_tokens`).
+ *
+ * @example
+ * toCalibrationPriors(DEFAULT_CONFIG) // { scale: 1, overhead: 0 }
+ */
+export const toCalibrationPriors = (config: Config): CalibrationPriors => ({ scale: config.calibration_scale, overhead: config.calibration_overhead_tokens })
+
+/**
+ * The `calibration` stats key: the model's scale and overhead (billed tokens), the pairs it used,
+ * and the relative error of the last prediction checked against a reading (null before).
+ *
+ * @example
+ * const stats: CalibrationStats = { scale: 1.25, overhead: 33700, points: 12, last_error: 0.004 }
+ */
+export interface CalibrationStats {
+  readonly scale: number
+  readonly overhead: number
+  readonly points: number
+  readonly last_error: number | null
+}
+
+/**
+ * What the calibrated meter says about one request: the meter stats with `used_tokens` =
+ * `calibrated_tokens` and the three added keys, the model, and the ladder's E and target in
+ * estimator units (`effectiveUnits`, `targetUnits`; ≤ 0 when the overhead alone fills them).
+ *
+ * @example
+ * const reading: CalibratedReading = { stats, model, effectiveUnits: 20000, targetUnits: 8000 }
+ */
+export interface CalibratedReading {
+  readonly stats: TokenMeterStats
+  readonly model: CalibrationModel
+  readonly effectiveUnits: number
+  readonly targetUnits: number
+}
+
+/**
+ * The calibrated count of `candidate` (the view as it would be sent now: sticky decisions
+ * applied, no notice or replay; `candidateTokens` its estimate) folded into `stats`: `used_tokens`
+ * and `calibrated_tokens` the driving count (the append shape or the model), `model_tokens` the
+ * model alone from earlier readings, `calibration` the model's figures; `source` / `kind`
+ * `calibrated` once a reading exists (before: `kind` `estimated`). `ratio` follows `used_tokens`.
+ *
+ * @example
+ * readCalibrated(config, state, stats, view, 1200, estimateOne).stats.calibrated_tokens
+ */
+export const readCalibrated = (
+  config: Config,
+  state: State,
+  stats: TokenMeterStats,
+  candidate: Messages,
+  candidateTokens: number,
+  estimate: TokenEstimator,
+): CalibratedReading => {
+  const calibration = state.calibration ?? EMPTY_CALIBRATION
+  const model = fitCalibration(toCalibrationPriors(config), calibration.points)
+  const count = countCalibrated(calibration, model, candidate, candidateTokens, estimate)
+  const effective = stats.budget
+  const used = count.calibrated_tokens
+  return {
+    stats: {
+      ...stats,
+      source: 'calibrated',
+      kind: candidate.length === 0 && calibration.anchor === null ? 'none' : count.kind,
+      used_tokens: used,
+      ratio: effective > 0 ? used / effective : null,
+      calibrated_tokens: used,
+      model_tokens: count.model_tokens,
+      calibration: { scale: model.scale, overhead: model.overhead, points: model.points, last_error: calibration.lastError },
+    },
+    model,
+    effectiveUnits: toEstimatorUnits(model, effective),
+    targetUnits: toEstimatorUnits(model, Math.trunc(effective * config.target_usage)),
+  }
+}
+
+/**
+ * The state after a view was returned (calibrated mode): the view, less its ephemeral tail, is the
+ * one the next reading describes.
+ *
+ * @example
+ * recordSentView(state, view, estimateOne).calibration?.sent?.hashes.length
+ */
+export const recordSentView = (state: State, view: Messages, estimate: TokenEstimator): State => ({
+  ...state,
+  calibration: { ...(state.calibration ?? EMPTY_CALIBRATION), sent: toSentView(view, estimate) },
+})
+
+/**
+ * The state after a usage event (calibrated mode): when the meter recorded a new reading
+ * (`usageEvents` advanced), it is paired with the last view sent (`applyCalibrationReading`);
+ * otherwise (ignored, observed only, malformed) nothing changes.
+ *
+ * @example
+ * recordCalibrationReading(config, before, after).calibration?.points.length
+ */
+export const recordCalibrationReading = (config: Config, before: State, after: State): State => {
+  if (config.token_meter !== 'calibrated' || after.meter.usageEvents === before.meter.usageEvents || after.meter.measured === null) return after
+  const calibration: CalibrationState = applyCalibrationReading(toCalibrationPriors(config), after.calibration ?? EMPTY_CALIBRATION, after.meter.measured)
+  return calibration === after.calibration ? after : { ...after, calibration }
+}

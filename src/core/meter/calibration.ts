@@ -1,0 +1,282 @@
+/**
+ * The calibrated meter (`token_meter: "calibrated"`, docs/contract.md 17.13): per session a model
+ * billed ≈ scale × estimate(view) + overhead, fitted from the pairs (estimate of the view that was
+ * sent, the provider's reading for it), and the count of a request: the last reading + scale ×
+ * estimate(what was appended) when the view the reading describes (less its ephemeral tail) is a
+ * prefix of this one (the shape openai/codex uses), else the model. Pure.
+ */
+import { toWireKey } from '../economics/items.js'
+import type { Message, Messages } from '../messages/message.js'
+import { isPlainObject, isTruthy } from '../messages/values.js'
+import type { TokenEstimator } from './estimate.js'
+
+/**
+ * One pair of the fit: the estimate of a view that was sent (estimator tokens) and the provider's
+ * reading for it (billed tokens, `input_tokens + cache_write_tokens`, SPEC 10.2).
+ *
+ * @example
+ * const point: CalibrationPoint = { estimate: 20000, reading: 58700 }
+ */
+export interface CalibrationPoint {
+  readonly estimate: number
+  readonly reading: number
+}
+
+/**
+ * A view as the calibrated meter remembers it: its estimate without the ephemeral tail (estimator
+ * tokens), the estimate of that tail (notice, replay), and one 32-bit hash per message before the
+ * tail (to tell whether a later view begins with it).
+ *
+ * @example
+ * const sent: SentView = { estimate: 20000, tailEstimate: 40, hashes: [3735928559, 195948557] }
+ */
+export interface SentView {
+  readonly estimate: number
+  readonly tailEstimate: number
+  readonly hashes: ReadonlyArray<number>
+}
+
+/**
+ * The calibrated meter's state: the last `CALIBRATION_WINDOW` pairs (oldest first), the last view
+ * sent and not yet read (null once its reading arrived), the anchor (the last reading and the view
+ * it describes, null before the first), and the relative error of the model's prediction for the
+ * last reading, made before that reading joined the fit (null before the second reading).
+ *
+ * @example
+ * EMPTY_CALIBRATION.points // []
+ */
+export interface CalibrationState {
+  readonly points: ReadonlyArray<CalibrationPoint>
+  readonly sent: SentView | null
+  readonly anchor: { readonly reading: number; readonly view: SentView } | null
+  readonly lastError: number | null
+}
+
+/**
+ * The state before any request.
+ *
+ * @example
+ * EMPTY_CALIBRATION.anchor // null
+ */
+export const EMPTY_CALIBRATION: CalibrationState = { points: [], sent: null, anchor: null, lastError: null }
+
+/**
+ * How many recent pairs the fit keeps (the overhead can change: tools added, a new system prompt).
+ *
+ * @example
+ * CALIBRATION_WINDOW // 48
+ */
+export const CALIBRATION_WINDOW = 48
+
+/**
+ * The model the meter uses: `scale` (billed tokens per estimator token), `overhead` (billed
+ * tokens beside the messages: system prompt and tool definitions the history does not hold),
+ * `margin` (billed tokens added to a model count while the fit is uncertain: the larger count),
+ * and the number of pairs the fit used.
+ *
+ * @example
+ * const model: CalibrationModel = { scale: 1.25, overhead: 33700, margin: 400, points: 12 }
+ */
+export interface CalibrationModel {
+  readonly scale: number
+  readonly overhead: number
+  readonly margin: number
+  readonly points: number
+}
+
+/**
+ * The priors (configuration keys): `calibration_scale` (default 1) and
+ * `calibration_overhead_tokens` (default 0; a caller can compute it from its tool schemas).
+ *
+ * @example
+ * const priors: CalibrationPriors = { scale: 1, overhead: 12000 }
+ */
+export interface CalibrationPriors {
+  readonly scale: number
+  readonly overhead: number
+}
+
+const MIN_SCALE = 0.25
+const MAX_SCALE = 8
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+const leastSquares = (points: ReadonlyArray<CalibrationPoint>): { readonly scale: number; readonly overhead: number } | null => {
+  let sx = 0
+  let sy = 0
+  for (const point of points) {
+    sx += point.estimate
+    sy += point.reading
+  }
+  const mx = sx / points.length
+  const my = sy / points.length
+  let sxx = 0
+  let sxy = 0
+  for (const point of points) {
+    sxx += (point.estimate - mx) ** 2
+    sxy += (point.estimate - mx) * (point.reading - my)
+  }
+  if (!(sxx > 0)) return null
+  const scale = sxy / sxx
+  if (!Number.isFinite(scale) || scale < MIN_SCALE || scale > MAX_SCALE) return null
+  return { scale, overhead: my - scale * mx }
+}
+
+/**
+ * The model from the priors and the pairs. No pairs: the priors, with no margin. Pairs whose
+ * estimates vary by less than 10 % of their mean (a line cannot be told from them), or whose
+ * least-squares slope is outside 0.25..8: the prior scale and the largest overhead the pairs
+ * imply (the larger count). Otherwise least squares, once more without the pairs over 5 robust
+ * standard deviations off the line (readings of another conversation, a reset), and a margin of
+ * the kept pairs' largest under-prediction (0 when the line passes above every pair).
+ *
+ * @example
+ * fitCalibration({ scale: 1, overhead: 0 }, [{ estimate: 1000, reading: 3250 }, { estimate: 2000, reading: 4500 }, { estimate: 3000, reading: 5750 }])
+ * // { scale: 1.25, overhead: 2000, margin: 0, points: 3 }
+ */
+export const fitCalibration = (priors: CalibrationPriors, points: ReadonlyArray<CalibrationPoint>): CalibrationModel => {
+  if (points.length === 0) return { scale: priors.scale, overhead: priors.overhead, margin: 0, points: 0 }
+  const estimates = points.map((point) => point.estimate)
+  const mean = estimates.reduce((a, b) => a + b, 0) / points.length
+  const spread = Math.max(...estimates) - Math.min(...estimates)
+  const line = spread >= 0.1 * mean ? leastSquares(points) : null
+  if (line === null) {
+    const overhead = Math.max(...points.map((point) => point.reading - priors.scale * point.estimate))
+    return { scale: priors.scale, overhead, margin: 0, points: points.length }
+  }
+  // Residuals against a robust line (Theil-Sen: the median pairwise slope), so one far-off
+  // reading cannot drag the line onto itself before it is judged.
+  const slopes: number[] = []
+  for (let i = 0; i < points.length; i += 1) {
+    for (let j = i + 1; j < points.length; j += 1) {
+      const dx = points[j].estimate - points[i].estimate
+      if (dx !== 0) slopes.push((points[j].reading - points[i].reading) / dx)
+    }
+  }
+  const robustScale = slopes.length > 0 ? median(slopes) : line.scale
+  const robustOverhead = median(points.map((point) => point.reading - robustScale * point.estimate))
+  const residuals = points.map((point) => point.reading - (robustScale * point.estimate + robustOverhead))
+  const robust = Math.max(1.4826 * median(residuals.map(Math.abs)), 0.01 * median(points.map((point) => point.reading)))
+  const kept = points.filter((_, index) => Math.abs(residuals[index]) <= 5 * robust)
+  const refit = kept.length >= 2 && kept.length < points.length ? leastSquares(kept) : null
+  // (a kept set whose estimates no longer vary falls back to the first line)
+  const fit = refit ?? line
+  const used = refit === null ? points : kept
+  let margin = 0
+  for (const point of used) margin = Math.max(margin, point.reading - (fit.scale * point.estimate + fit.overhead))
+  return { scale: fit.scale, overhead: fit.overhead, margin, points: used.length }
+}
+
+const hashes = new WeakMap<object, number>()
+
+/**
+ * A 32-bit FNV-1a hash of a message's wire form (its JSON without `metadata`), memoised per
+ * message object.
+ *
+ * @example
+ * toMessageHash({ role: 'user', content: 'hi' }) === toMessageHash({ role: 'user', content: 'hi', metadata: { _seq: 3 } }) // true
+ */
+export const toMessageHash = (message: Message): number => {
+  const known = hashes.get(message)
+  if (known !== undefined) return known
+  const key = toWireKey(message)
+  let hash = 0x811c9dc5
+  for (let i = 0; i < key.length; i += 1) {
+    hash ^= key.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  hashes.set(message, hash)
+  return hash
+}
+
+const isEphemeral = (message: Message): boolean => isPlainObject(message.metadata) && isTruthy(message.metadata.ephemeral)
+
+/**
+ * The `SentView` of a view about to be sent: the ephemeral tail (notice, replay) is split off.
+ *
+ * @example
+ * toSentView([{ role: 'user', content: 'hi' }], estimateOne).hashes.length // 1
+ */
+export const toSentView = (view: Messages, estimate: TokenEstimator): SentView => {
+  let end = view.length
+  let tailEstimate = 0
+  while (end > 0 && isEphemeral(view[end - 1])) {
+    end -= 1
+    tailEstimate += estimate(view[end])
+  }
+  const hashed: number[] = []
+  let total = 0
+  for (let i = 0; i < end; i += 1) {
+    hashed.push(toMessageHash(view[i]))
+    total += estimate(view[i])
+  }
+  return { estimate: total, tailEstimate, hashes: hashed }
+}
+
+/**
+ * The calibrated count of a candidate view (the list that would be sent: sticky decisions
+ * applied, no notice or replay) with its estimate `viewEstimate`: `model_tokens` = ceil(scale ×
+ * viewEstimate + overhead + margin); `calibrated_tokens` = the append shape when the anchor's view
+ * is a prefix of `view` (ceil(reading − scale × its ephemeral tail + scale × estimate(what was
+ * appended))), else `model_tokens`. `shape` says which; `kind` is `calibrated` once a reading
+ * exists, else `estimated`.
+ *
+ * @example
+ * countCalibrated(EMPTY_CALIBRATION, { scale: 1, overhead: 0, margin: 0, points: 0 }, view, 120, estimateOne).calibrated_tokens // 120
+ */
+export const countCalibrated = (
+  calibration: CalibrationState,
+  model: CalibrationModel,
+  view: Messages,
+  viewEstimate: number,
+  estimate: TokenEstimator,
+): { readonly calibrated_tokens: number; readonly model_tokens: number; readonly shape: 'append' | 'model'; readonly kind: 'calibrated' | 'estimated' } => {
+  const modelTokens = Math.ceil(model.scale * viewEstimate + model.overhead + model.margin)
+  const anchor = calibration.anchor
+  const kind = anchor === null ? 'estimated' : 'calibrated'
+  if (anchor !== null && anchor.view.hashes.length <= view.length && anchor.view.hashes.length > 0) {
+    let prefix = true
+    for (let i = 0; i < anchor.view.hashes.length && prefix; i += 1) prefix = toMessageHash(view[i]) === anchor.view.hashes[i]
+    if (prefix) {
+      let appended = 0
+      for (let i = anchor.view.hashes.length; i < view.length; i += 1) appended += estimate(view[i])
+      const count = Math.ceil(anchor.reading - model.scale * anchor.view.tailEstimate + model.scale * appended)
+      return { calibrated_tokens: Math.max(0, count), model_tokens: modelTokens, shape: 'append', kind }
+    }
+  }
+  return { calibrated_tokens: modelTokens, model_tokens: modelTokens, shape: 'model', kind }
+}
+
+/**
+ * A reading for the last view sent: the pair joins the fit (the oldest leaves past
+ * `CALIBRATION_WINDOW`), the anchor moves to it, and `lastError` is the relative error of the
+ * prediction the model made for it from the earlier pairs. A reading with no view waiting (a
+ * second reading for one view, or one before any request) moves nothing but is ignored for the
+ * fit: it cannot be paired.
+ *
+ * @example
+ * applyCalibrationReading({ scale: 1, overhead: 0 }, { ...EMPTY_CALIBRATION, sent: { estimate: 100, tailEstimate: 0, hashes: [1] } }, 130).points // [{ estimate: 100, reading: 130 }]
+ */
+export const applyCalibrationReading = (priors: CalibrationPriors, calibration: CalibrationState, reading: number): CalibrationState => {
+  const sent = calibration.sent
+  if (sent === null) return calibration
+  const total = sent.estimate + sent.tailEstimate
+  const before = fitCalibration(priors, calibration.points)
+  const predicted = before.scale * total + before.overhead
+  const lastError = calibration.points.length === 0 || reading <= 0 ? calibration.lastError : Math.abs(predicted - reading) / reading
+  const points = [...calibration.points, { estimate: total, reading }].slice(-CALIBRATION_WINDOW)
+  return { points, sent: null, anchor: { reading, view: sent }, lastError }
+}
+
+/**
+ * Billed tokens converted into estimator tokens through the model: floor((billed − overhead −
+ * margin) / scale), which may be 0 or negative (the overhead alone fills it: the infeasible case).
+ *
+ * @example
+ * toEstimatorUnits({ scale: 1.25, overhead: 2000, margin: 0, points: 3 }, 7000) // 4000
+ */
+export const toEstimatorUnits = (model: CalibrationModel, billed: number): number => Math.floor((billed - model.overhead - model.margin) / model.scale)

@@ -1,0 +1,154 @@
+// The calibrated meter (docs/contract.md 17.13): the fit and its priors (src/core/meter/calibration.ts)
+// and the meter folded through the reducer (src/core/meter/calibrated-meter.ts, src/core/request.ts):
+// sensible before the first reading, after one, under noise and outliers, after resets; the
+// append shape never uses a stale anchor; the ladder sizes in billed tokens; the infeasible case
+// is reported once.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { applyCalibrationReading, countCalibrated, EMPTY_CALIBRATION, fitCalibration, toEstimatorUnits, toSentView } from '../../../src/core/meter/calibration.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { added, fold, hookNames, request, stepFor, user } from '../../support/core.js'
+
+const PRIORS = { scale: 1, overhead: 0 }
+const reading = (input: number) => ({ type: 'usage_observed' as const, data: { usage: { input_tokens: input, cache_write_tokens: 0 } } })
+
+describe('fitCalibration', () => {
+  it('before any reading: the priors, no margin', () => {
+    expect(fitCalibration({ scale: 1.3, overhead: 12_000 }, [])).toEqual({ scale: 1.3, overhead: 12_000, margin: 0, points: 0 })
+  })
+
+  it('one reading: the prior scale and the overhead that reading implies', () => {
+    expect(fitCalibration(PRIORS, [{ estimate: 1000, reading: 26_000 }])).toEqual({ scale: 1, overhead: 25_000, margin: 0, points: 1 })
+  })
+
+  it('a line through exact readings; an outlier (another conversation) is left out', () => {
+    const points = [1000, 2000, 3000, 4000, 5000, 6000].map((estimate) => ({ estimate, reading: 1.25 * estimate + 30_000 }))
+    expect(fitCalibration(PRIORS, points)).toMatchObject({ scale: 1.25, overhead: 30_000, margin: 0, points: 6 })
+    const fit = fitCalibration(PRIORS, [...points, { estimate: 3500, reading: 170_000 }])
+    expect(fit.points).toBe(6)
+    expect(fit.scale).toBeCloseTo(1.25, 6)
+  })
+
+  it('readings of views of about one size cannot tell a line: the prior scale and the largest implied overhead (the larger count)', () => {
+    const fit = fitCalibration(PRIORS, [{ estimate: 1000, reading: 30_000 }, { estimate: 1020, reading: 30_500 }])
+    expect(fit).toMatchObject({ scale: 1, overhead: 29_480 })
+  })
+
+  it('property: under noisy readings the model never under-counts a kept reading by more than its margin', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.8, max: 2, noNaN: true }),
+        fc.integer({ min: 0, max: 40_000 }),
+        fc.array(fc.record({ estimate: fc.integer({ min: 500, max: 100_000 }), noise: fc.double({ min: -0.02, max: 0.02, noNaN: true }) }), { minLength: 1, maxLength: 40 }),
+        (scale, overhead, draws) => {
+          const points = draws.map((draw) => ({ estimate: draw.estimate, reading: Math.round((scale * draw.estimate + overhead) * (1 + draw.noise)) }))
+          const model = fitCalibration(PRIORS, points)
+          expect(model.scale).toBeGreaterThan(0)
+          expect(model.margin).toBeGreaterThanOrEqual(0)
+          if (model.points === points.length) {
+            for (const point of points) expect(model.scale * point.estimate + model.overhead + model.margin).toBeGreaterThanOrEqual(point.reading - 1e-6)
+          }
+        },
+      ),
+    )
+  })
+})
+
+describe('countCalibrated', () => {
+  const view: Message[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello there' }]
+  const appended: Message = { role: 'assistant', content: 'x'.repeat(400) }
+  const model = { scale: 1.5, overhead: 10_000, margin: 0, points: 3 }
+
+  it('the append shape: the last reading + scale × what was appended, when the view it describes is a prefix', () => {
+    const calibration = applyCalibrationReading(PRIORS, { ...EMPTY_CALIBRATION, sent: toSentView(view, estimateOne) }, 10_100)
+    const count = countCalibrated(calibration, model, [...view, appended], 0, estimateOne)
+    expect(count.shape).toBe('append')
+    expect(count.calibrated_tokens).toBe(Math.ceil(10_100 + 1.5 * estimateOne(appended)))
+    expect(count.kind).toBe('calibrated')
+  })
+
+  it('after a rewrite (the anchor no longer a prefix) the model, never the stale anchor', () => {
+    const calibration = applyCalibrationReading(PRIORS, { ...EMPTY_CALIBRATION, sent: toSentView(view, estimateOne) }, 90_000)
+    const rewritten: Message[] = [view[0], { role: 'user', content: 'hello THERE' }, appended]
+    const count = countCalibrated(calibration, model, rewritten, 1000, estimateOne)
+    expect(count).toMatchObject({ shape: 'model', calibrated_tokens: 11_500, model_tokens: 11_500 })
+  })
+
+  it('an ephemeral tail (notice, replay) billed before is taken out of the append count', () => {
+    const notice: Message = { role: 'user', content: 'n'.repeat(200), metadata: { ephemeral: true } }
+    const calibration = applyCalibrationReading(PRIORS, { ...EMPTY_CALIBRATION, sent: toSentView([...view, notice], estimateOne) }, 10_100)
+    const count = countCalibrated(calibration, model, [...view, appended], 0, estimateOne)
+    expect(count.calibrated_tokens).toBe(Math.ceil(10_100 - 1.5 * estimateOne(notice) + 1.5 * estimateOne(appended)))
+  })
+
+  it('a second reading for one view is not paired again', () => {
+    const once = applyCalibrationReading(PRIORS, { ...EMPTY_CALIBRATION, sent: toSentView(view, estimateOne) }, 10_100)
+    expect(applyCalibrationReading(PRIORS, once, 99_999)).toBe(once)
+  })
+
+  it('toEstimatorUnits converts billed tokens through the model (≤ 0: the overhead alone fills them)', () => {
+    expect(toEstimatorUnits(model, 25_000)).toBe(10_000)
+    expect(toEstimatorUnits(model, 9_000)).toBeLessThan(0)
+  })
+})
+
+describe('token_meter: "calibrated" through the reducer', () => {
+  const talk = Array.from({ length: 12 }, (_, index) => added(user(`${index} ` + 'word '.repeat(300))))
+
+  it('stats: used = calibrated_tokens, model_tokens and calibration; provenance kind calibrated once a reading exists', () => {
+    const step = stepFor({ token_meter: 'calibrated', calibration_overhead_tokens: 5000 })
+    const folded = fold(step, [talk[0], request({ tokenBudget: 200_000 })])
+    const first = folded.state
+    const view = folded.steps[1].view ?? []
+    expect(first.meterStats).toMatchObject({ mode: 'calibrated', source: 'calibrated', kind: 'estimated', calibration: { scale: 1, overhead: 5000, points: 0, last_error: null } })
+    expect(first.meterStats?.used_tokens).toBe(first.meterStats?.model_tokens)
+    // the view's estimate (without _seq) + the prior overhead
+    expect(first.meterStats?.used_tokens).toBe(view.reduce((sum, message) => sum + estimateOne(message), 0) + 5000)
+    const second = fold(step, [reading(9000), talk[1], request({ tokenBudget: 200_000 })], first).state
+    expect(second.meterStats).toMatchObject({ kind: 'calibrated', calibration: { points: 1 } })
+    // append shape: the reading + what was appended since
+    const secondView = fold(step, [reading(9000), talk[1], request({ tokenBudget: 200_000 })], first).steps[2].view ?? []
+    expect(second.meterStats?.calibrated_tokens).toBe(9000 + estimateOne(secondView[secondView.length - 1]))
+    expect(second.meterStats?.used_tokens).toBe(second.meterStats?.calibrated_tokens)
+  })
+
+  it('a compaction sizes the view in billed tokens: the next count lands under the target, and the overhead is not removed twice', () => {
+    const step = stepFor({ token_meter: 'calibrated', compaction_notice_enabled: false })
+    const events: number[] = []
+    const turns = Array.from({ length: 60 }, (_, index) => added(user(`${index} ` + 'word '.repeat(60))))
+    // a provider billing 1.5 × estimate + 2,000 (tools), fed back after each request
+    let state = fold(step, []).state
+    let boundaries = 0
+    for (const message of turns) {
+      const out = fold(step, [message, request({ tokenBudget: 6000 })], state)
+      state = out.state
+      const last = out.steps[out.steps.length - 1]
+      if (hookNames(last.effects).includes('context:compaction')) boundaries += 1
+      const billed = Math.round(1.5 * (last.view ?? []).reduce((sum, m) => sum + estimateOne(m), 0) + 2000)
+      events.push(billed)
+      state = fold(step, [reading(billed)], state).state
+    }
+    // after the first readings every billed view fits the budget, and a compaction is not followed by another at once
+    expect(events.slice(3).every((billed) => billed <= 6000)).toBe(true)
+    expect(boundaries).toBeGreaterThan(0)
+    expect(boundaries).toBeLessThanOrEqual(4)
+  })
+
+  it('the overhead alone over the budget: context:compaction-infeasible once, and no compaction storm', () => {
+    const step = stepFor({ token_meter: 'calibrated', calibration_overhead_tokens: 50_000, compaction_notice_enabled: false })
+    const { steps } = fold(step, talk.flatMap((message) => [message, request({ tokenBudget: 20_000 })]))
+    const names = steps.flatMap((one) => hookNames(one.effects))
+    expect(names.filter((name) => name === 'context:compaction-infeasible')).toHaveLength(1)
+    expect(names.filter((name) => name === 'context:compaction')).toHaveLength(0)
+  })
+
+  it('clear and setMessages keep the fit; the anchor is not used for the new history', () => {
+    const step = stepFor({ token_meter: 'calibrated' })
+    const before = fold(step, [talk[0], request({ tokenBudget: 200_000 }), reading(40_000)]).state
+    const after = fold(step, [{ type: 'history_cleared' }, talk[5], request({ tokenBudget: 200_000 })], before).state
+    expect(after.meterStats?.calibration?.points).toBe(1)
+    // the model: scale 1, overhead implied by the one reading; not 40,000 + the appended message
+    expect(after.meterStats?.calibrated_tokens).toBe(after.meterStats?.model_tokens)
+  })
+})
