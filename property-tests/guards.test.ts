@@ -16,6 +16,10 @@ import { isHumanPrompt } from '../src/core/compaction/anchors.js'
 import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, seqOfStored, stripSeq, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+// The floor guard's stop point is in estimator tokens of the real E and target; the calibrated
+// meter converts both through its model (docs/contract.md 17.13) and reports its own infeasible
+// case, so these properties run over the contract's three meters.
+const CONTRACT_METERS = ['estimate', 'actual', 'hybrid'] as const
 
 /** The estimate (with `_seq`, as the ladder counts) of the working list with `sticky` applied. */
 const stickyTokens = (config: Config, state: State, sticky: StickyState, systemPrompt: string | null): number => {
@@ -38,8 +42,8 @@ const decided = (before: StickyState, after: StickyState): boolean =>
   [...after.truncated].some((seq) => !before.truncated.has(seq)) ||
   [...after.stubbed].some((seq) => !before.stubbed.has(seq))
 
-const withGuards = (scenario: Scenario, breaker: number | null): Scenario =>
-  makeScenario({ ...scenario.rawConfig, compaction_floor_guard: true, compaction_breaker_passes: breaker }, scenario.ops)
+const withGuards = (scenario: Scenario, breaker: number | null, guard: true | 'deep' = true): Scenario =>
+  makeScenario({ ...scenario.rawConfig, compaction_floor_guard: guard, compaction_breaker_passes: breaker }, scenario.ops)
 
 const checkNeeded = (scenario: Scenario): void => {
   for (const request of foldScenario(scenario).requests) {
@@ -111,8 +115,18 @@ describe('compaction_floor_guard', () => {
   it('no pass decides anything not needed to reach floor > target ? E : target', () => {
     runProperty(
       'guards: removal only when needed',
-      fc.property(scenarioArb({ strategies: ['progressive'], pressure: true }), fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }), (scenario, breaker) =>
+      fc.property(scenarioArb({ strategies: ['progressive'], pressure: true, meters: CONTRACT_METERS }), fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }), (scenario, breaker) =>
         checkNeeded(withGuards(scenario, breaker)),
+      ),
+      numRuns,
+    )
+  })
+
+  it('"deep": a pass decides only when over the target, and over E when the floor is above the target', () => {
+    runProperty(
+      'guards: deep floor guard',
+      fc.property(scenarioArb({ strategies: ['progressive'], pressure: true, meters: CONTRACT_METERS }), fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }), (scenario, breaker) =>
+        checkNeeded(withGuards(scenario, breaker, 'deep')),
       ),
       numRuns,
     )
@@ -121,7 +135,7 @@ describe('compaction_floor_guard', () => {
   it('off by default: no guard event on any generated session', () => {
     runProperty(
       'guards: off by default',
-      fc.property(scenarioArb(), (scenario) => {
+      fc.property(scenarioArb({ meters: CONTRACT_METERS }), (scenario) => {
         for (const request of foldScenario(scenario).requests) {
           const names = hookNames(request.effects)
           expect(names.includes('context:compaction-infeasible') || names.includes('context:compaction-breaker')).toBe(false)

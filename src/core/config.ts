@@ -88,9 +88,11 @@ export interface Config {
   /**
    * Guard (docs/configuration.md): when the irreducible floor (system messages, protected messages, the open
    * tool group) is above the target, compact only while the view is over E and stop as soon as it
-   * fits; report `context:compaction-infeasible` once per change. Default false (the contract).
+   * fits; report `context:compaction-infeasible` once per change. `"deep"`: the same, but a pass
+   * over E compacts as far as the ladder goes (to the floor) instead of stopping just under E, so
+   * the next turns do not cross E again at once. Default false (the contract).
    */
-  readonly compaction_floor_guard: boolean
+  readonly compaction_floor_guard: boolean | 'deep'
   /**
    * Guard (docs/configuration.md): after this many consecutive compaction passes that end over E, emit
    * `context:compaction-breaker` once and stop re-escalating until a view fits again. Null (the
@@ -305,7 +307,7 @@ export interface ContextConfig {
   readonly replay_last_user_on_compaction?: boolean | null
   readonly remove_short_user_messages?: boolean | null
   readonly hybrid_rejected_anchor_override?: boolean | null
-  readonly compaction_floor_guard?: boolean | null
+  readonly compaction_floor_guard?: boolean | 'deep' | null
   readonly compaction_breaker_passes?: number | null
   readonly strict_fit?: boolean | null
   readonly budget_cap_tokens?: number | null
@@ -373,7 +375,7 @@ export const DEFAULT_CONFIG: Config = {
   remove_short_user_messages: false,
   hybrid_rejected_anchor_override: false,
   ...{
-    compaction_floor_guard: false,
+    compaction_floor_guard: false as boolean | 'deep',
     compaction_breaker_passes: null,
     strict_fit: false,
     budget_cap_tokens: null,

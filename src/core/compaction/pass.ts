@@ -195,7 +195,9 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     }
     if (infeasible !== guards.infeasible) guards = { ...guards, infeasible }
     if (infeasible) {
-      stopTarget = effective
+      // true: stop just under E; "deep": compact once as far as the ladder goes (to the floor),
+      // so the next turns do not cross E again at once (docs/configuration.md, "The irreducible floor").
+      stopTarget = config.compaction_floor_guard === 'deep' ? target : effective
       if (current <= effective) escalate = false
     }
   }
