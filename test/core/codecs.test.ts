@@ -62,6 +62,8 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       // the retention keys (docs/evaluation.md), at the values that keep the contract
       target_basis: 'budget',
       tool_result_truncation: 'head',
+      calibration_overhead_tokens: 0,
+      calibration_scale: 1,
     })
     expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference' || value === 'all')).toBe(true)
   })
@@ -105,7 +107,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head' }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', calibration_overhead_tokens: 0, calibration_scale: 1 }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {
@@ -113,6 +115,10 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
     expect(right(decodeConfig(guards)).config).toEqual({ ...DEFAULT_CONFIG, ...guards })
     expect(left(decodeConfig({ compaction_breaker_passes: 0 })).message).toMatch(/^config\.compaction_breaker_passes: expected null or a positive integer/)
     expect(left(decodeConfig({ compaction_floor_guard: 'yes' })).key).toBe('compaction_floor_guard')
+    expect(right(decodeConfig({ compaction_floor_guard: 'deep' })).config.compaction_floor_guard).toBe('deep')
+    expect(right(decodeConfig({ token_meter: 'calibrated', calibration_overhead_tokens: 12_000, calibration_scale: 1.25 })).config).toMatchObject({ token_meter: 'calibrated', calibration_overhead_tokens: 12_000, calibration_scale: 1.25 })
+    expect(left(decodeConfig({ calibration_scale: 0 })).key).toBe('calibration_scale')
+    expect(left(decodeConfig({ calibration_overhead_tokens: -1 })).key).toBe('calibration_overhead_tokens')
   })
 })
 

@@ -235,7 +235,8 @@ export const countCalibrated = (
   viewEstimate: number,
   estimate: TokenEstimator,
 ): { readonly calibrated_tokens: number; readonly model_tokens: number; readonly shape: 'append' | 'model'; readonly kind: 'calibrated' | 'estimated' } => {
-  const modelTokens = Math.ceil(model.scale * viewEstimate + model.overhead + model.margin)
+  // (a negative fitted overhead, readings below the estimate, never makes a count negative)
+  const modelTokens = Math.max(0, Math.ceil(model.scale * viewEstimate + model.overhead + model.margin))
   const anchor = calibration.anchor
   const kind = anchor === null ? 'estimated' : 'calibrated'
   if (anchor !== null && anchor.view.hashes.length <= view.length && anchor.view.hashes.length > 0) {
