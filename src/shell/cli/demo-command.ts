@@ -73,7 +73,7 @@ const ROWS: ReadonlyArray<{ readonly name: string; readonly value: (section: Rep
   {
     name: 'over budget',
     value: (section) => String(section.providerInput.filter((input, i) => input !== null && section.budget[i] !== null && input > (section.budget[i] as number)).length),
-    legend: "requests whose simulated provider input is over the budget: the view plus the agent's own system prompt and tool definitions, which the session file leaves out (see docs/evaluation.md)",
+    legend: "requests billed over the effective budget by the provider model (the recorded reading + the change of the view, counted with gpt-tokenizer): the agent's own system prompt and tool definitions, which the session file leaves out, are billed too (see docs/evaluation.md)",
   },
   { name: 'failed requests', value: (section) => String(section.failedRequests), legend: 'requests the library refused (none expected)' },
 ]
