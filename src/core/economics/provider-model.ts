@@ -127,7 +127,7 @@ export const toBilledCount =
  * into its total (null when unusable).
  *
  * @example
- * selectFitPairs(recording, readings, (usage) => 1000, () => 10).length // the requests with a reading
+ * selectFitPairs({ config: {}, now: '2026-01-01T00:00:00Z', ops: [{ op: 'get_messages_for_request' }] }, new Map([[0, 100]]), (usage) => (typeof usage === 'number' ? usage : null), () => 10).length // 1
  */
 export const selectFitPairs = (
   recording: Recording,

@@ -49,7 +49,7 @@ export interface CalibrationStats {
  * estimator units (`effectiveUnits`, `targetUnits`; ≤ 0 when the overhead alone fills them).
  *
  * @example
- * const reading: CalibratedReading = { stats, model, effectiveUnits: 20000, targetUnits: 8000 }
+ * const units: CalibratedReading['effectiveUnits'] = 20000
  */
 export interface CalibratedReading {
   readonly stats: TokenMeterStats
@@ -66,7 +66,11 @@ export interface CalibratedReading {
  * `calibrated` once a reading exists (before: `kind` `estimated`). `ratio` follows `used_tokens`.
  *
  * @example
- * readCalibrated(config, state, stats, view, 1200, estimateOne).stats.calibrated_tokens
+ * import { DEFAULT_CONFIG, makeInitialState, estimateOne, type TokenMeterStats } from 'context-simple'
+ * const config = { ...DEFAULT_CONFIG, token_meter: 'calibrated' as const, calibration_overhead_tokens: 1000 }
+ * const stats: TokenMeterStats = { mode: 'calibrated', source: 'estimate', kind: 'estimated', used_tokens: 200, estimated_tokens: 200, measured_tokens: null, hybrid_tokens: 200, hybrid_kind: 'estimated',
+ *   anchor_tokens: null, anchor_estimate: null, anchor_rejected: false, tail_estimated_tokens: null, tail_messages: null, cache_aggregates: null, provenance_refusals: 0, provenance_overrides: 0, budget: 9200, ratio: 200 / 9200 }
+ * readCalibrated(config, makeInitialState(), stats, [{ role: 'user', content: 'hi' }], 200, estimateOne).stats.calibrated_tokens // 1200
  */
 export const readCalibrated = (
   config: Config,
@@ -103,7 +107,8 @@ export const readCalibrated = (
  * one the next reading describes.
  *
  * @example
- * recordSentView(state, view, estimateOne).calibration?.sent?.hashes.length
+ * import { makeInitialState, estimateOne } from 'context-simple'
+ * recordSentView(makeInitialState(), [{ role: 'user', content: 'hi' }], estimateOne).calibration?.sent?.hashes.length // 1
  */
 export const recordSentView = (state: State, view: Messages, estimate: TokenEstimator): State => ({
   ...state,
@@ -116,7 +121,8 @@ export const recordSentView = (state: State, view: Messages, estimate: TokenEsti
  * otherwise (ignored, observed only, malformed) nothing changes.
  *
  * @example
- * recordCalibrationReading(config, before, after).calibration?.points.length
+ * import { DEFAULT_CONFIG, makeInitialState } from 'context-simple'
+ * recordCalibrationReading(DEFAULT_CONFIG, makeInitialState(), makeInitialState()).calibration // undefined (not the calibrated mode)
  */
 export const recordCalibrationReading = (config: Config, before: State, after: State): State => {
   if (config.token_meter !== 'calibrated' || after.meter.usageEvents === before.meter.usageEvents || after.meter.measured === null) return after

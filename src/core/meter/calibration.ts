@@ -226,7 +226,7 @@ export const toSentView = (view: Messages, estimate: TokenEstimator): SentView =
  * exists, else `estimated`.
  *
  * @example
- * countCalibrated(EMPTY_CALIBRATION, { scale: 1, overhead: 0, margin: 0, points: 0 }, view, 120, estimateOne).calibrated_tokens // 120
+ * countCalibrated(EMPTY_CALIBRATION, { scale: 1, overhead: 0, margin: 0, points: 0 }, [{ role: 'user', content: 'hi' }], 120, () => 120).calibrated_tokens // 120
  */
 export const countCalibrated = (
   calibration: CalibrationState,
