@@ -201,6 +201,7 @@ export interface Config {
    * false: the view carries only the caller's own marks.
    */
   readonly anthropic_cache_breakpoints: boolean
+  /**
    * `token_meter: "calibrated"` only (docs/contract.md 17.13): the prior overhead, billed tokens
    * sent beside the messages (system prompt and tool definitions the history does not hold),
    * used until readings arrive. Default 0; a caller can compute it from its tool schemas.
