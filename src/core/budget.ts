@@ -126,7 +126,8 @@ export const toBudgetPayload = (resolved: ResolvedBudget, effective: number): Bu
 })
 
 /**
- * True when two `context:budget` payloads differ in any field (the event is emitted on change).
+ * True when two `context:budget` payloads are equal in every field; false when `a` is null (no
+ * earlier payload). The event is emitted when this is false, i.e. on a change.
  *
  * @example
  * const a: BudgetPayload = { source: 'token_budget', context_window: null, output_reserve: null, cap: null, effective_budget: 9200 }

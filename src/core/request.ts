@@ -22,7 +22,7 @@ import { selectNotice } from './compaction/notice.js'
 import { runCompactionPass } from './compaction/pass.js'
 import { isReplacedSystem, selectAppliedView, selectMedia, selectPlainView, selectWorking, type Working } from './incremental/working.js'
 import { toPlainArray } from './messages/appendable.js'
-import { isRealUserMessage, selectReplay, toBoundaryIdentity } from './compaction/replay-last-user.js'
+import { isRealUserMessage, selectLastUserReplay, toBoundaryIdentity } from './compaction/replay-last-user.js'
 import { isHumanPrompt } from './compaction/anchors.js'
 import { triggerSummary } from './summary/summary.js'
 import { withForegroundStats } from './meter/foreground.js'
@@ -261,7 +261,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
   let replayMarker = state.replayMarker
   if (config.replay_last_user_on_compaction && !pass.refused) {
     const identity = toBoundaryIdentity(pass.sticky.cumulativeLevel, pass.summary.absorbedCount)
-    const replay = selectReplay(list, identity, replayMarker, effective, estimate, config.human_anchors ? isHumanPrompt : isRealUserMessage)
+    const replay = selectLastUserReplay(list, identity, replayMarker, effective, estimate, config.human_anchors ? isHumanPrompt : isRealUserMessage)
     if (replay !== null) {
       list.push(replay)
       replayMarker = identity

@@ -13,7 +13,7 @@ const MACHINE_SOURCES = new Set(['hook', 'context-compaction', 'context-replay',
  * True for a prompt a human typed: a real user message (SPEC 13: role `user`, no
  * `tool_call_id`, no `<system-reminder` envelope) that is not hook-injected
  * (`metadata.source: "hook"`, which the Claude Code importer sets for `isMeta` lines), not
- * ephemeral (`metadata.ephemeral`), not a compaction notice, replay or summary
+ * ephemeral (`metadata.ephemeral`), not a compaction notice, last-user replay or summary
  * (`metadata.source` `context-*`, `metadata.type: "context_summary"`).
  *
  * @example

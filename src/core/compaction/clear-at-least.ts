@@ -1,5 +1,6 @@
 /**
- * The worth-the-rebuild predicate (SPEC 14, 17.5, 17.6): the floor a new escalation must free,
+ * The worth-the-rebuild predicate (SPEC 14, 17.5, 17.6): the tokens a new escalation must free
+ * (`compact_clear_at_least` resolved; not the irreducible floor of ./floor.ts),
  * the skipped-event payload and the fail-loud error text.
  */
 import type { Config } from '../config.js'
@@ -9,14 +10,14 @@ import type { Messages } from '../messages/message.js'
 import { fmtInt, fmtPct, pyNumberRepr, pyrepr, pyStrip } from '../messages/text.js'
 
 /**
- * The resolved floor in tokens (0 = predicate disabled) and any warning the resolution gave
- * (a `log` effect, SPEC 14.1).
+ * The resolved `compact_clear_at_least`: `required`, the tokens a new escalation must free (0 =
+ * predicate disabled), and any warning the resolution gave (a `log` effect, SPEC 14.1).
  *
  * @example
- * const resolved: ResolvedFloor = { floor: 25000, effects: [] }
+ * const resolved: ResolvedClearAtLeast = { required: 25000, effects: [] }
  */
-export interface ResolvedFloor {
-  readonly floor: number
+export interface ResolvedClearAtLeast {
+  readonly required: number
   readonly effects: ReadonlyArray<Effect>
 }
 
@@ -48,17 +49,17 @@ export const toPythonFloat = (value: unknown): number | null => {
  * Resolve `compact_clear_at_least` for a judged call with effective budget E (SPEC 14.1, 17.6):
  * null/0/negative → 0; a fraction in (0, 1) → `trunc(E × value)` (0 when E ≤ 0); ≥ 1 → `trunc`
  * of the absolute value (1.0 means one token); unparseable or non-finite → 0 with a warning.
- * E and the floor are in tokens. Never throws: the warning is a `log` effect in `effects`.
+ * E and `required` are in tokens. Never throws: the warning is a `log` effect in `effects`.
  *
  * @example
- * resolveClearFloor(0.25, 100000).floor // => 25000
+ * resolveClearAtLeast(0.25, 100000).required // => 25000
  */
-export const resolveClearFloor = (raw: unknown, effective: number): ResolvedFloor => {
-  if (raw === null || raw === undefined) return { floor: 0, effects: [] }
+export const resolveClearAtLeast = (raw: unknown, effective: number): ResolvedClearAtLeast => {
+  if (raw === null || raw === undefined) return { required: 0, effects: [] }
   const value = toPythonFloat(raw)
   if (value === null || Number.isNaN(value) || value === Infinity) {
     return {
-      floor: 0,
+      required: 0,
       effects: [
         {
           type: 'log',
@@ -68,22 +69,22 @@ export const resolveClearFloor = (raw: unknown, effective: number): ResolvedFloo
       ],
     }
   }
-  if (value <= 0) return { floor: 0, effects: [] }
-  if (value < 1) return { floor: effective > 0 ? Math.trunc(effective * value) : 0, effects: [] }
-  return { floor: Math.trunc(value), effects: [] }
+  if (value <= 0) return { required: 0, effects: [] }
+  if (value < 1) return { required: effective > 0 ? Math.trunc(effective * value) : 0, effects: [] }
+  return { required: Math.trunc(value), effects: [] }
 }
 
 /**
- * What a refused pass reports (SPEC 14.3, 14.4). `freed`, `floor`, `baselineTokens` and
+ * What a refused pass reports (SPEC 14.3, 14.4). `freed`, `required`, `baselineTokens` and
  * `effective` (E) are estimator tokens; `levelReached` is the ladder level 1..8; `streak` and
  * `cap` count consecutive refusals; `baseline` is the sticky baseline list (system messages first).
  *
  * @example
- * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
+ * const refusal: Refusal = { freed: 1200, required: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
  */
 export interface Refusal {
   readonly freed: number
-  readonly floor: number
+  readonly required: number
   readonly levelReached: number
   readonly streak: number
   readonly cap: number
@@ -98,12 +99,12 @@ export interface Refusal {
  * `baseline_tokens`, `budget` (E, tokens), `protected_recent` (fraction), `protected_tool_results`.
  *
  * @example
- * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
+ * const refusal: Refusal = { freed: 1200, required: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
  * toSkippedPayload(DEFAULT_CONFIG, refusal).consecutive_skips // => 1
  */
 export const toSkippedPayload = (config: Config, refusal: Refusal): CompactionSkippedPayload => ({
   freed_tokens: refusal.freed,
-  required_tokens: refusal.floor,
+  required_tokens: refusal.required,
   level_reached: refusal.levelReached,
   consecutive_skips: refusal.streak,
   max_consecutive_skips: refusal.cap,
@@ -121,14 +122,14 @@ const rawRepr = (raw: unknown): string => (typeof raw === 'number' ? pyNumberRep
  * `CompactionSkipLimitError`; this function itself never throws.
  *
  * @example
- * const refusal: Refusal = { freed: 1200, floor: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
+ * const refusal: Refusal = { freed: 1200, required: 20000, levelReached: 8, streak: 1, cap: 3, baseline: [{ role: 'user', content: 'hi' }], baselineTokens: 95000, effective: 100000 }
  * toSkipLimitMessage(DEFAULT_CONFIG, refusal).startsWith('context-simple: compact_clear_at_least=') // => true
  */
 export const toSkipLimitMessage = (config: Config, refusal: Refusal): string => {
   const tools = refusal.baseline.filter((message) => message.role === 'tool').length
   return (
     `context-simple: compact_clear_at_least=${rawRepr(config.compact_clear_at_least)} could not be satisfied ${refusal.streak} consecutive times (cap: ${refusal.cap}). ` +
-    `The compaction ladder reached level ${refusal.levelReached} and freed only ${fmtInt(refusal.freed)} tokens against a required floor of ${fmtInt(refusal.floor)}. ` +
+    `The compaction ladder reached level ${refusal.levelReached} and freed only ${fmtInt(refusal.freed)} tokens against a required floor of ${fmtInt(refusal.required)}. ` +
     `Protected set holding the floor: protected_tool_results=${rawRepr(config.protected_tool_results)} (of ${tools} tool results in the view), protected_recent=${fmtPct(config.protected_recent)} of ${refusal.baseline.length} messages. ` +
     `Baseline view is ${fmtInt(refusal.baselineTokens)} tokens against a budget of ${fmtInt(refusal.effective)}. ` +
     'Lower compact_clear_at_least, lower protected_recent/protected_tool_results, or raise the budget -- compacting harder will not help.'

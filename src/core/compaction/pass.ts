@@ -7,7 +7,7 @@ import type { Message, Messages } from '../messages/message.js'
 import { appendTo, toPlainArray } from '../messages/appendable.js'
 import type { GuardState, MeterState, StickyState, SummaryState } from '../state.js'
 import type { CompactionStats } from '../stats.js'
-import { resolveClearFloor, toSkipLimitMessage, toSkippedPayload, type Refusal } from './clear-at-least.js'
+import { resolveClearAtLeast, toSkipLimitMessage, toSkippedPayload, type Refusal } from './clear-at-least.js'
 import { needsEscalation, type HybridReading } from '../meter/token-meter.js'
 import { trySwap } from '../summary/summary.js'
 import { estimateMessages } from '../meter/estimate.js'
@@ -218,14 +218,14 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const draft = recorded ?? toStickyDraft(input.sticky)
   let working: Messages = stickyApplied
   let levelReached = 0
-  let floor = 0
+  let required = 0
   // The predicate's baseline snapshot of the sets (post-swap), taken only when it is enabled.
   let snapshot: StickyDraft | null = null
   if (escalate) {
-    const resolved = resolveClearFloor(config.compact_clear_at_least, effective)
+    const resolved = resolveClearAtLeast(config.compact_clear_at_least, effective)
     effects.push(...resolved.effects)
-    floor = resolved.floor
-    if (floor > 0) snapshot = toStickyDraft(draft)
+    required = resolved.required
+    if (required > 0) snapshot = toStickyDraft(draft)
     const ladder = runLadder(stickyApplied, systemTokens, current, stopTarget, draft, context)
     working = ladder.working
     levelReached = ladder.levelReached
@@ -236,11 +236,11 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   let skipStreak = input.skipStreak
   if (escalate && snapshot !== null && hasNewDecision(draft, snapshot)) {
     const freed = current - afterTokens
-    if (freed < floor) {
+    if (freed < required) {
       skipStreak += 1
       const baseline = [...system, ...stickyApplied]
       const cap = config.compact_max_consecutive_skips
-      const refusal: Refusal = { freed, floor, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective }
+      const refusal: Refusal = { freed, required, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective }
       const restored = toSticky(snapshot, input.sticky.cumulativeLevel)
       const base = { refused: true, sticky: restored, compactionStats: input.compactionStats, skipStreak, summary, history, nextSeq, guards }
       if (skipStreak >= cap) {

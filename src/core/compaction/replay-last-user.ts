@@ -32,13 +32,13 @@ export const isRealUserMessage = (message: Message): boolean => {
 }
 
 /**
- * The text a replay repeats (SPEC 13 rule 6): string content, or the non-empty string `text` of
+ * The text a last-user replay repeats (SPEC 13 rule 6): string content, or the non-empty string `text` of
  * object blocks joined by line feeds, or `''`.
  *
  * @example
- * toReplayText({ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }) // => 'a\nb'
+ * toLastUserReplayText({ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }) // => 'a\nb'
  */
-export const toReplayText = (message: Message): string => {
+export const toLastUserReplayText = (message: Message): string => {
   const content = message.content
   if (typeof content === 'string') return content
   if (Array.isArray(content)) {
@@ -50,12 +50,12 @@ export const toReplayText = (message: Message): string => {
 }
 
 /**
- * The replay envelope around `text` (SPEC 13), exactly.
+ * The last-user replay envelope around `text` (SPEC 13), exactly.
  *
  * @example
- * toReplayEnvelope('fix it').endsWith('fix it\n</system-reminder>') // => true
+ * toLastUserReplayEnvelope('fix it').endsWith('fix it\n</system-reminder>') // => true
  */
-export const toReplayEnvelope = (text: string): string =>
+export const toLastUserReplayEnvelope = (text: string): string =>
   '<system-reminder source="context-replay">\nThis is a verbatim copy of your most recent instruction, repeated here because context compaction has moved it far from the end of the conversation. It is NOT a new request -- do not answer it again if it is already handled.\n\n' +
   text +
   '\n</system-reminder>'
@@ -69,15 +69,19 @@ export const toReplayEnvelope = (text: string): string =>
 export const toBoundaryIdentity = (level: number, absorbed: number): string => `${level}:${absorbed}`
 
 /**
- * The replay message for compacted list `list`, or null when a "does nothing" condition of
+ * The last-user replay message for compacted list `list`, or null when a "does nothing" condition of
  * SPEC 13 holds (same boundary, unsafe tail, no real user text, already the tail, a stub, over E).
  * `effective` (E) is in tokens; the budget check applies only when E > 0. `isPrompt` picks the
  * message to repeat (SPEC 13's real-user predicate; `isHumanPrompt` under `human_anchors`).
  *
  * @example
- * selectReplay(list, '3:0', null, 9200, estimateOne) // => { role: 'user', content: '<system-reminder source="context-replay">…', metadata: { source: 'context-replay', ephemeral: true } }
+ * const list: Messages = [{ role: 'user', content: 'fix the bug' }, { role: 'assistant', content: 'on it' }]
+ * const copy = selectLastUserReplay(list, '3:0', null, 9200, estimateOne)
+ * copy?.metadata // => { source: 'context-replay', ephemeral: true }
+ * copy?.content === toLastUserReplayEnvelope('fix the bug') // => true
+ * selectLastUserReplay(list, '3:0', '3:0', 9200, estimateOne) // => null
  */
-export const selectReplay = (
+export const selectLastUserReplay = (
   list: Messages,
   identity: string,
   marker: string | null,
@@ -97,9 +101,9 @@ export const selectReplay = (
   if (found < 0 || found === list.length - 1) return null
   const source = list[found]
   if (isTruthy(source._stubbed)) return null
-  const text = toReplayText(source)
+  const text = toLastUserReplayText(source)
   if (pyStrip(text) === '') return null
-  const replay: Message = { role: 'user', content: toReplayEnvelope(text), metadata: { source: 'context-replay', ephemeral: true } }
-  if (effective > 0 && estimateMessages(list, estimate) + estimate(replay) > effective) return null
-  return replay
+  const copy: Message = { role: 'user', content: toLastUserReplayEnvelope(text), metadata: { source: 'context-replay', ephemeral: true } }
+  if (effective > 0 && estimateMessages(list, estimate) + estimate(copy) > effective) return null
+  return copy
 }

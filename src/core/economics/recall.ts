@@ -146,7 +146,7 @@ export const toValueStrings = (value: unknown, answer = false): ReadonlyArray<st
 }
 
 const COMPACTION_NOTICE = '<system-reminder source="context-compaction">'
-const REPLAY_ENVELOPE = /^<system-reminder source="context-replay">\n[^\n]*\n\n([\s\S]*)\n<\/system-reminder>$/
+const LAST_USER_REPLAY_ENVELOPE = /^<system-reminder source="context-replay">\n[^\n]*\n\n([\s\S]*)\n<\/system-reminder>$/
 const SUMMARY_ENVELOPE = /^<system-reminder source="context-summary">\n([\s\S]*)\n<\/system-reminder>$/
 const TRUNCATION_HEADER = /^\[truncated: ~[0-9,]+ tokens - (?:call tool again if needed|read [\s\S]*? for the full result)\] /
 const OMITTED_MIDDLE = /\n\.\.\.\[[0-9,]+ chars omitted\]\.\.\.\n/
@@ -157,7 +157,7 @@ const LIBRARY_SOURCES: ReadonlySet<string> = new Set(['context-compaction', 'con
 
 /**
  * The original content inside one string of a view, without what the library wrote: the
- * compaction notice (dropped), the replay and summary envelopes (their inner text kept), the
+ * compaction notice (dropped), the last-user replay and summary envelopes (their inner text kept), the
  * truncation header with its recovery text and spill path, the omitted-middle marker, the ingress
  * cut note, the user-stub frame (its quoted preview kept), repair placeholders, and the tool-result
  * stub frame of `toolResultStub` (its tool name and arguments kept).
@@ -167,8 +167,8 @@ const LIBRARY_SOURCES: ReadonlySet<string> = new Set(['context-compaction', 'con
  */
 export const toOriginalText = (text: string): string => {
   if (text.startsWith(COMPACTION_NOTICE) || LIBRARY_PLACEHOLDERS.has(text)) return ''
-  const replay = REPLAY_ENVELOPE.exec(text)
-  if (replay !== null) return replay[1]
+  const lastUserReplay = LAST_USER_REPLAY_ENVELOPE.exec(text)
+  if (lastUserReplay !== null) return lastUserReplay[1]
   const summary = SUMMARY_ENVELOPE.exec(text)
   if (summary !== null) return summary[1]
   const stub = USER_STUB.exec(text)

@@ -73,7 +73,7 @@ export interface ReplayOptions {
  * @example
  * const noCompaction: ReplayPeer = (history) => history
  */
-export type ReplayPeer = (history: ReadonlyArray<Message>, budget: number | null, request: number) => ReadonlyArray<Message> | null
+export type ReplayPeer = (history: ReadonlyArray<Message>, effectiveBudget: number | null, request: number) => ReadonlyArray<Message> | null
 
 /**
  * Moves the fold to a new "process" after operation `at` (0-based; a predicate: after every

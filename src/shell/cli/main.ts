@@ -101,7 +101,7 @@ const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, show
   ]
   const table = new Table({ head, style: { head: [], border: [], compact: true }, colAligns: head.map((name) => (name === 'session' || name === 'boundary' ? 'left' : 'right')) })
   for (const row of rows) {
-    const marks = [row.boundary, row.overBudget ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.replayed ? 'replay' : '', row.repaired ? 'repaired' : ''].filter((mark) => mark !== '')
+    const marks = [row.boundary, row.overBudget ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.lastUserReplayed ? 'replay' : '', row.repaired ? 'repaired' : ''].filter((mark) => mark !== '')
     const sent = simulated ? row.inputTokens : row.viewTokens
     table.push([
       ...(multiSession ? [row.session ?? ''] : []),
@@ -110,7 +110,7 @@ const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, show
       fmt(row.estimatedTokens),
       fmt(row.measuredTokens),
       ...(showHybrid ? [row.hybridTokens === null ? '' : `${fmt(row.hybridTokens)}${row.hybridKind === 'usage' ? '' : ' (est)'}`] : []),
-      fmt(row.budget),
+      fmt(row.effectiveBudget),
       `${fmt(sent)}${row.overBudget ? ' !' : ''}`,
       row.level === null ? '' : row.level,
       marks.join(', '),
@@ -157,7 +157,7 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, f
     ...(flags.repair === true ? [`views changed by repair: ${rows.filter((row) => row.repaired).length}`] : []),
     `requests over the budget: ${rows.filter((row) => row.overBudget).length}`,
     `skipped compactions: ${summary.skippedCompactions}`,
-    `last-user replays: ${summary.replays}`,
+    `last-user replays: ${summary.lastUserReplays}`,
     `spill files: ${summary.spills}`,
     `failed requests: ${summary.failedRequests}`,
   ]

@@ -15,8 +15,8 @@ import { findPairingViolations } from '../../core/formats/tool-pairing.js'
  * @example
  * const row: RequestRow = {
  *   session: null, request: 0, opIndex: 1, historyMessages: 1, estimatedTokens: 26, measuredTokens: null,
- *   hybridTokens: 26, hybridKind: 'estimated', budget: 200, level: null, boundary: '', viewMessages: 1,
- *   pairingProblems: [], replayed: false, error: null, viewTokens: 26, inputTokens: null, overBudget: false, drift: null,
+ *   hybridTokens: 26, hybridKind: 'estimated', effectiveBudget: 200, level: null, boundary: '', viewMessages: 1,
+ *   pairingProblems: [], lastUserReplayed: false, error: null, viewTokens: 26, inputTokens: null, overBudget: false, drift: null,
  * }
  */
 export interface RequestRow {
@@ -28,12 +28,14 @@ export interface RequestRow {
   readonly measuredTokens: number | null
   readonly hybridTokens: number | null
   readonly hybridKind: string | null
-  readonly budget: number | null
+  /** The request's effective budget E (the meter's `budget` stat), tokens. */
+  readonly effectiveBudget: number | null
   readonly level: number | null
   readonly boundary: 'compacted' | 'skipped' | 'failed' | ''
   readonly viewMessages: number | null
   readonly pairingProblems: ReadonlyArray<string>
-  readonly replayed: boolean
+  /** The view carries a last-user replay (SPEC 13). */
+  readonly lastUserReplayed: boolean
   readonly error: string | null
   /** Estimated tokens of the view sent (after compaction); null for a failed request. */
   readonly viewTokens: number | null
@@ -66,7 +68,7 @@ export interface RowContext {
  * @example
  * const summary: ReplaySummary = {
  *   sessions: 1, requests: 12, compactionBoundaries: 2, highestLevel: 3, brokenViews: 0, failedRequests: 0,
- *   skippedCompactions: 0, replays: 0, spills: 0, drift: { requests: 11, median: 1.08, p90: 1.21 },
+ *   skippedCompactions: 0, lastUserReplays: 0, spills: 0, drift: { requests: 11, median: 1.08, p90: 1.21 },
  * }
  */
 export interface ReplaySummary {
@@ -77,7 +79,7 @@ export interface ReplaySummary {
   readonly brokenViews: number
   readonly failedRequests: number
   readonly skippedCompactions: number
-  readonly replays: number
+  readonly lastUserReplays: number
   readonly spills: number
   readonly drift: { readonly requests: number; readonly median: number; readonly p90: number } | null
 }
@@ -112,18 +114,18 @@ export const toRequestRow = (line: ReplayOutputLine, request: number, historyMes
     measuredTokens: meter?.measured_tokens ?? null,
     hybridTokens: meter?.hybrid_tokens ?? null,
     hybridKind: meter?.hybrid_kind ?? null,
-    budget: meter?.budget ?? null,
+    effectiveBudget: meter?.budget ?? null,
     level: stats?.strategy_level ?? null,
     boundary,
     viewMessages: view === null ? null : view.length,
     pairingProblems: view === null ? [] : findPairingViolations(view),
-    replayed: view !== null && view.some((message) => isEphemeralWithSource(message, 'context-replay')),
+    lastUserReplayed: view !== null && view.some((message) => isEphemeralWithSource(message, 'context-replay')),
     error: line.error?.message ?? null,
     ...economicsCells(context, meter?.budget ?? null),
   }
 }
 
-const economicsCells = (context: RowContext, budget: number | null): Pick<RequestRow, 'viewTokens' | 'inputTokens' | 'overBudget' | 'drift'> => {
+const economicsCells = (context: RowContext, effectiveBudget: number | null): Pick<RequestRow, 'viewTokens' | 'inputTokens' | 'overBudget' | 'drift'> => {
   const economics = context.economics
   if (economics === null) return { viewTokens: null, inputTokens: null, overBudget: false, drift: null }
   const described = context.live ? economics.view_tokens : economics.sent_tokens
@@ -131,7 +133,7 @@ const economicsCells = (context: RowContext, budget: number | null): Pick<Reques
   return {
     viewTokens: economics.view_tokens,
     inputTokens: economics.split.input_tokens,
-    overBudget: budget !== null && sent > budget,
+    overBudget: effectiveBudget !== null && sent > effectiveBudget,
     drift: context.simulated || economics.recorded_input === null || described <= 0 ? null : economics.recorded_input / described,
   }
 }
@@ -164,7 +166,7 @@ export const summarizeRows = (rows: ReadonlyArray<RequestRow>, sessions: number,
     brokenViews: rows.filter((row) => row.pairingProblems.length > 0).length,
     failedRequests: rows.filter((row) => row.error !== null).length,
     skippedCompactions: rows.filter((row) => row.boundary === 'skipped').length,
-    replays: rows.filter((row) => row.replayed).length,
+    lastUserReplays: rows.filter((row) => row.lastUserReplayed).length,
     spills,
     drift: ratios.length === 0 ? null : { requests: ratios.length, median: quantile(ratios, 0.5), p90: quantile(ratios, 0.9) },
   }

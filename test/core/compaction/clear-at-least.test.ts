@@ -1,9 +1,9 @@
-// Unit tests for src/core/compaction/clear-at-least.ts and the worth-the-rebuild verdict in the pass: floor
+// Unit tests for src/core/compaction/clear-at-least.ts and the worth-the-rebuild verdict in the pass: clear-at-least
 // resolution (SPEC 14.1 with 17.6), the skipped event and the fail-loud error (14.3, 14.4), streak
 // rules (14.5), and SPEC 17.5: a pass that decided nothing new is never judged, in every meter mode
 // (B-CA-1..11).
 import { describe, expect, it } from 'vitest'
-import { resolveClearFloor, toPythonFloat, toSkipLimitMessage, toSkippedPayload } from '../../../src/core/compaction/clear-at-least.js'
+import { resolveClearAtLeast, toPythonFloat, toSkipLimitMessage, toSkippedPayload } from '../../../src/core/compaction/clear-at-least.js'
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import type { Message } from '../../../src/core/messages/message.js'
 import type { State } from '../../../src/core/state.js'
@@ -31,37 +31,37 @@ import {
 
 const notNumber = { type: 'log', level: 'warning', message: expect.stringContaining('is not a number') }
 
-describe('floor resolution (SPEC 14.1, 17.6)', () => {
+describe('clear-at-least resolution (SPEC 14.1, 17.6)', () => {
   it('B-CA-2: the examples of 14.1', () => {
-    expect(resolveClearFloor(20000, 5)).toEqual({ floor: 20000, effects: [] })
-    expect(resolveClearFloor(20000, 0)).toEqual({ floor: 20000, effects: [] })
-    expect(resolveClearFloor(0.25, 100_000)).toEqual({ floor: 25_000, effects: [] })
-    expect(resolveClearFloor(0.25, 0)).toEqual({ floor: 0, effects: [] })
-    expect(resolveClearFloor(0.25, -10)).toEqual({ floor: 0, effects: [] })
-    expect(resolveClearFloor(0.999, 1000)).toEqual({ floor: 999, effects: [] })
-    expect(resolveClearFloor(1.0, 100_000)).toEqual({ floor: 1, effects: [] })
-    expect(resolveClearFloor(2.9, 100_000)).toEqual({ floor: 2, effects: [] })
-    expect(resolveClearFloor('nonsense', 1000)).toEqual({ floor: 0, effects: [notNumber] })
-    expect(resolveClearFloor(-0.5, 1000)).toEqual({ floor: 0, effects: [] })
+    expect(resolveClearAtLeast(20000, 5)).toEqual({ required: 20000, effects: [] })
+    expect(resolveClearAtLeast(20000, 0)).toEqual({ required: 20000, effects: [] })
+    expect(resolveClearAtLeast(0.25, 100_000)).toEqual({ required: 25_000, effects: [] })
+    expect(resolveClearAtLeast(0.25, 0)).toEqual({ required: 0, effects: [] })
+    expect(resolveClearAtLeast(0.25, -10)).toEqual({ required: 0, effects: [] })
+    expect(resolveClearAtLeast(0.999, 1000)).toEqual({ required: 999, effects: [] })
+    expect(resolveClearAtLeast(1.0, 100_000)).toEqual({ required: 1, effects: [] })
+    expect(resolveClearAtLeast(2.9, 100_000)).toEqual({ required: 2, effects: [] })
+    expect(resolveClearAtLeast('nonsense', 1000)).toEqual({ required: 0, effects: [notNumber] })
+    expect(resolveClearAtLeast(-0.5, 1000)).toEqual({ required: 0, effects: [] })
   })
 
   it('null, 0 and negatives disable; numeric strings and booleans convert as Python float() does', () => {
-    expect(resolveClearFloor(null, 1000)).toEqual({ floor: 0, effects: [] })
-    expect(resolveClearFloor(0, 1000)).toEqual({ floor: 0, effects: [] })
-    expect(resolveClearFloor(-5, 1000)).toEqual({ floor: 0, effects: [] })
-    expect(resolveClearFloor('20000', 1)).toEqual({ floor: 20000, effects: [] })
-    expect(resolveClearFloor(' 1e4 ', 1)).toEqual({ floor: 10000, effects: [] })
-    expect(resolveClearFloor('0.5', 1000)).toEqual({ floor: 500, effects: [] })
-    expect(resolveClearFloor('1_000', 1)).toEqual({ floor: 1000, effects: [] })
-    expect(resolveClearFloor(true, 1000)).toEqual({ floor: 1, effects: [] })
-    expect(resolveClearFloor(false, 1000)).toEqual({ floor: 0, effects: [] })
-    expect(resolveClearFloor('', 1000)).toEqual({ floor: 0, effects: [notNumber] })
-    expect(resolveClearFloor('1e', 1000)).toEqual({ floor: 0, effects: [notNumber] })
+    expect(resolveClearAtLeast(null, 1000)).toEqual({ required: 0, effects: [] })
+    expect(resolveClearAtLeast(0, 1000)).toEqual({ required: 0, effects: [] })
+    expect(resolveClearAtLeast(-5, 1000)).toEqual({ required: 0, effects: [] })
+    expect(resolveClearAtLeast('20000', 1)).toEqual({ required: 20000, effects: [] })
+    expect(resolveClearAtLeast(' 1e4 ', 1)).toEqual({ required: 10000, effects: [] })
+    expect(resolveClearAtLeast('0.5', 1000)).toEqual({ required: 500, effects: [] })
+    expect(resolveClearAtLeast('1_000', 1)).toEqual({ required: 1000, effects: [] })
+    expect(resolveClearAtLeast(true, 1000)).toEqual({ required: 1, effects: [] })
+    expect(resolveClearAtLeast(false, 1000)).toEqual({ required: 0, effects: [] })
+    expect(resolveClearAtLeast('', 1000)).toEqual({ required: 0, effects: [notNumber] })
+    expect(resolveClearAtLeast('1e', 1000)).toEqual({ required: 0, effects: [notNumber] })
   })
 
   it('17.6: non-finite floors ("inf", "nan") disable the predicate with a warning; −inf just disables it', () => {
-    for (const raw of ['inf', 'nan', 'Infinity', ' NaN ', '+inf']) expect(resolveClearFloor(raw, 1000)).toEqual({ floor: 0, effects: [notNumber] })
-    expect(resolveClearFloor('-inf', 1000)).toEqual({ floor: 0, effects: [] })
+    for (const raw of ['inf', 'nan', 'Infinity', ' NaN ', '+inf']) expect(resolveClearAtLeast(raw, 1000)).toEqual({ required: 0, effects: [notNumber] })
+    expect(resolveClearAtLeast('-inf', 1000)).toEqual({ required: 0, effects: [] })
   })
 
   it('toPythonFloat', () => {
@@ -79,7 +79,7 @@ describe('floor resolution (SPEC 14.1, 17.6)', () => {
 describe('skipped payload and fail-loud text (SPEC 14.3, 14.4)', () => {
   const refusal = {
     freed: 3882,
-    floor: 20000,
+    required: 20000,
     levelReached: 8,
     streak: 2,
     cap: 2,

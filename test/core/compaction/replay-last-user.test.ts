@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import type { Message } from '../../../src/core/messages/message.js'
-import { isRealUserMessage, selectReplay, toBoundaryIdentity, toReplayEnvelope, toReplayText } from '../../../src/core/compaction/replay-last-user.js'
+import { isRealUserMessage, selectLastUserReplay, toBoundaryIdentity, toLastUserReplayEnvelope, toLastUserReplayText } from '../../../src/core/compaction/replay-last-user.js'
 import { added, assistant, calls, fold, hookNames, request, result, stepFor, tokens, user, withMessages, workedExampleTurns } from '../../support/core.js'
 
 const ENVELOPE_HEAD =
@@ -51,13 +51,13 @@ describe('the real-user predicate (SPEC 13, B-RP-8)', () => {
 
 describe('replay text and envelope', () => {
   it('B-RP-6: block lists are joined by line feeds (non-empty string texts only)', () => {
-    expect(toReplayText(user([{ type: 'text', text: 'first' }, { type: 'image' }, { type: 'text', text: '' }, 'loose', { text: 5 }, { type: 'text', text: 'second' }]))).toBe('first\nsecond')
-    expect(toReplayText(user('as is  '))).toBe('as is  ')
-    expect(toReplayText(user(7))).toBe('')
+    expect(toLastUserReplayText(user([{ type: 'text', text: 'first' }, { type: 'image' }, { type: 'text', text: '' }, 'loose', { text: 5 }, { type: 'text', text: 'second' }]))).toBe('first\nsecond')
+    expect(toLastUserReplayText(user('as is  '))).toBe('as is  ')
+    expect(toLastUserReplayText(user(7))).toBe('')
   })
 
   it('B-RP-3: the envelope is exact', () => {
-    expect(toReplayEnvelope('fix it')).toBe(ENVELOPE_HEAD + 'fix it\n</system-reminder>')
+    expect(toLastUserReplayEnvelope('fix it')).toBe(ENVELOPE_HEAD + 'fix it\n</system-reminder>')
   })
 
   it('the boundary identity combines the cumulative level and the absorbed count', () => {
@@ -67,38 +67,38 @@ describe('replay text and envelope', () => {
   })
 })
 
-describe('selectReplay conditions (SPEC 13)', () => {
+describe('selectLastUserReplay conditions (SPEC 13)', () => {
   const list: Message[] = [user('do the thing'), calls(['c1']), result('c1', 'done')]
 
   it('appends a copy of the most recent real user message', () => {
-    const replay = selectReplay(list, '2:0', null, 10_000, estimateOne)
+    const replay = selectLastUserReplay(list, '2:0', null, 10_000, estimateOne)
     expect(replay).toEqual(replayOf('do the thing'))
     expect(Object.keys(replay as object)).toEqual(['role', 'content', 'metadata'])
   })
 
   it('B-RP-5: does nothing for the same boundary, an unsafe or empty tail, no real user, a user tail, a stub, no text, or over E', () => {
-    expect(selectReplay(list, '2:0', '2:0', 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([], '2:0', null, 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([user('x'), calls(['c1'])], '2:0', null, 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([assistant('a'), result('c1', 'r')], '2:0', null, 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([assistant('a'), user('latest')], '2:0', null, 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([user('x'.repeat(100), { _stubbed: true }), assistant('a')], '2:0', null, 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([user(' \n\t'), assistant('a')], '2:0', null, 10_000, estimateOne)).toBeNull()
-    expect(selectReplay([user([{ type: 'image' }]), assistant('a')], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay(list, '2:0', '2:0', 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([user('x'), calls(['c1'])], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([assistant('a'), result('c1', 'r')], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([assistant('a'), user('latest')], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([user('x'.repeat(100), { _stubbed: true }), assistant('a')], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([user(' \n\t'), assistant('a')], '2:0', null, 10_000, estimateOne)).toBeNull()
+    expect(selectLastUserReplay([user([{ type: 'image' }]), assistant('a')], '2:0', null, 10_000, estimateOne)).toBeNull()
     const exact = tokens(list) + estimateOne(replayOf('do the thing'))
-    expect(selectReplay(list, '2:0', null, exact - 1, estimateOne)).toBeNull()
-    expect(selectReplay(list, '2:0', null, exact, estimateOne)).toEqual(replayOf('do the thing'))
-    expect(selectReplay(list, '2:0', null, 0, estimateOne)).toEqual(replayOf('do the thing'))
+    expect(selectLastUserReplay(list, '2:0', null, exact - 1, estimateOne)).toBeNull()
+    expect(selectLastUserReplay(list, '2:0', null, exact, estimateOne)).toEqual(replayOf('do the thing'))
+    expect(selectLastUserReplay(list, '2:0', null, 0, estimateOne)).toEqual(replayOf('do the thing'))
   })
 
   it('B-RP-7: reaches past reminder envelopes to an earlier real user message', () => {
     const withSummary: Message[] = [user('the real ask'), assistant('ok'), user('<system-reminder source="context-summary">\nsummary\n</system-reminder>'), assistant('more')]
-    expect(selectReplay(withSummary, '1:1', null, 10_000, estimateOne)).toEqual(replayOf('the real ask'))
+    expect(selectLastUserReplay(withSummary, '1:1', null, 10_000, estimateOne)).toEqual(replayOf('the real ask'))
   })
 
   it('the found message itself is replayed as is (block text joined)', () => {
     const blocks: Message[] = [user([{ type: 'text', text: 'line one' }, { type: 'text', text: 'line two' }]), assistant('ok')]
-    expect(selectReplay(blocks, '1:0', null, 10_000, estimateOne)).toEqual(replayOf('line one\nline two'))
+    expect(selectLastUserReplay(blocks, '1:0', null, 10_000, estimateOne)).toEqual(replayOf('line one\nline two'))
   })
 })
 

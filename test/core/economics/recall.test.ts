@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { isSalientToken, toOriginalText, toRecallFigures, toSalientTokens, toValueStrings, toViewMessageText } from '../../../src/core/economics/recall.js'
 import type { Message } from '../../../src/core/messages/message.js'
 import { DEFAULT_REPLAY_NOW, type Recording, type RecordingOp } from '../../../src/core/replay/recording.js'
-import { toReplayEnvelope } from '../../../src/core/compaction/replay-last-user.js'
+import { toLastUserReplayEnvelope } from '../../../src/core/compaction/replay-last-user.js'
 import { toStub } from '../../../src/core/compaction/stub.js'
 import { toSummaryMessage } from '../../../src/core/summary/summary.js'
 import { truncateToolResult } from '../../../src/core/tool-results/tool-result-budget.js'
@@ -60,7 +60,7 @@ describe('what the metric reads of a message', () => {
 
   it('strips what the library wrote around original content', () => {
     expect(toOriginalText('<system-reminder source="context-compaction">\nsee HAT076\n</system-reminder>')).toBe('')
-    expect(toOriginalText(toReplayEnvelope('book HAT076'))).toBe('book HAT076')
+    expect(toOriginalText(toLastUserReplayEnvelope('book HAT076'))).toBe('book HAT076')
     const stub = toStub({ role: 'user', content: `My id is mia_li_3668 and ${'more words '.repeat(10)}` })
     expect(toViewMessageText(stub)).toBe('My id is mia_li_3668 and more words more words mor')
     const summary = toSummaryMessage('user paid with credit_card_7447', DEFAULT_REPLAY_NOW, 3)
@@ -131,7 +131,7 @@ describe('toRecallFigures', () => {
     expect(toRecallFigures(recording, [[stub]]).recalled_facts).toBe(0)
     // the head of a truncated result and a replayed message are original content
     expect(toRecallFigures(recording, [[{ ...truncated, content: '[truncated: ~9 tokens - call tool again if needed] HAT076...' }]]).recalled_facts).toBe(1)
-    expect(toRecallFigures(recording, [[{ role: 'user', content: toReplayEnvelope('keep HAT076') }]]).recalled_facts).toBe(1)
+    expect(toRecallFigures(recording, [[{ role: 'user', content: toLastUserReplayEnvelope('keep HAT076') }]]).recalled_facts).toBe(1)
   })
 
   it('case-sensitive substring: a fact inside a longer token of the view is recalled, another case is not', () => {
