@@ -54,6 +54,8 @@ describe('at request time: what only the history shows', () => {
     ['openai-chat', [{ role: 'user', content: 'q' }, { role: 'tool', tool_call_id: 'ghost', content: 'x' }, { role: 'user', content: 'and?' }], 'ghost'],
     ['openai-responses', [{ role: 'user', content: 'q' }, { type: 'reasoning', id: 'rs_1', summary: [] }, { role: 'user', content: 'and?' }], 'rs_1'],
     ['openai-responses', [{ role: 'user', content: 'q' }, { type: 'computer_call_output', call_id: 'cc_ghost', output: { type: 'computer_screenshot', image_url: 'data:' } }, { role: 'user', content: 'and?' }], 'cc_ghost'],
+    ['openai-responses', [{ role: 'user', content: 'q' }, { type: 'function_call_output', call_id: 'fc_ghost', output: 'x' }, { role: 'user', content: 'and?' }], 'fc_ghost'],
+    ['openai-responses', [{ role: 'user', content: 'q' }, { type: 'custom_tool_call_output', call_id: 'ct_ghost', output: 'x' }, { role: 'user', content: 'and?' }], 'ct_ghost'],
   ]
   for (const [format, messages, id] of cases) {
     it(`${format}: ${id} is left out of the view by default, with a warning; history unchanged`, async () => {

@@ -43,6 +43,11 @@ export interface FakeModelScript {
   readonly toolRounds: number
   readonly parallelCalls: number
   readonly tool: string
+  /**
+   * Put in the ids of the reasoning items and calls this server answers (`rs_<tag><n>`,
+   * `fc_<tag><n>_<i>`), so they cannot collide with ids of a history it did not answer; default ''.
+   */
+  readonly idTag?: string
 }
 
 const MIN_CACHED_PREFIX = 1_024
@@ -209,14 +214,15 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
     if (!admit('/v1/responses', body, violations, response, openAIError('input'))) return
     const usage = measure(body, false)
     const answer = nextAnswer()
-    const n = answered
+    const count = answered
+    const n = `${script.idTag ?? ''}${count}`
     // encrypted_content when the request includes it (what a stateless, store: false loop sends
     // back); a summary on every other answer
     const encrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content')
     const reasoning = {
       id: `rs_${n}`,
       type: 'reasoning',
-      summary: n % 2 === 1 ? [{ type: 'summary_text', text: `**Planning step ${n}**\n\nRead the files the task names before answering.` }] : [],
+      summary: count % 2 === 1 ? [{ type: 'summary_text', text: `**Planning step ${n}**\n\nRead the files the task names before answering.` }] : [],
       ...(encrypted ? { encrypted_content: Buffer.from(`reasoning of answer ${n}: `.repeat(24)).toString('base64') } : {}),
     }
     const items: ReadonlyArray<Readonly<Record<string, unknown>>> =

@@ -176,15 +176,21 @@ const findChatHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
   return out
 }
 
-/** Responses: reasoning items with nothing after them, computer_call_output items with no call. */
+/** Responses: outputs of calls never made, reasoning items with nothing after them, computer_call_output items with no call. */
 const findResponsesHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
   const items = partsOf(view).map((item) => (isPlainObject(item) ? item : {}))
   const out: ViewRefusal[] = []
   const computerCalls = new Set<unknown>()
+  const calls = new Set<unknown>()
   items.forEach((item, i) => {
     if (item.type === 'computer_call') computerCalls.add(item.call_id)
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') calls.add(item.call_id)
     if (item.type === 'computer_call_output' && !computerCalls.has(item.call_id)) {
       out.push({ message: i, block: null, path: `[${i}]`, detail: `computer_call_output ${String(item.call_id)} has no computer_call before it`, fix: REPAIR_FIX })
+    }
+    // the API's "No tool call found for function call output with call_id ..."
+    if ((item.type === 'function_call_output' || item.type === 'custom_tool_call_output') && !calls.has(item.call_id)) {
+      out.push({ message: i, block: null, path: `[${i}]`, detail: `${String(item.type)} ${String(item.call_id)} answers a call that never appeared`, fix: REPAIR_FIX })
     }
     if (item.type === 'reasoning') {
       const next = items[i + 1]
