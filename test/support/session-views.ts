@@ -107,8 +107,9 @@ const addAll = (messages: ReadonlyArray<unknown>): ReadonlyArray<RecordingOp> =>
  * `count` synthetic sessions in each provider format (property-tests/format-sessions.ts), drawn
  * with `seed`, half of them with interrupted parallel turns mid-history (those views are asked
  * for with the manager's opt-in `repair`, as the format properties do): a request after each turn
- * the skeleton marks and after the last one, as a loop makes it (never while a call of the last
- * turn has no result), at the skeleton's budget.
+ * the skeleton marks and after the last one where a loop would ask the model (after a user turn
+ * or the results of the calls, never right after an answer or while a call has no result and no
+ * user text follows), at the skeleton's budget.
  */
 export const syntheticSources = (count: number, seed: number): ReadonlyArray<ViewSource> => {
   const whole = fc.sample(makeSessionArb(false), { numRuns: Math.ceil(count / 2), seed })
@@ -119,8 +120,10 @@ export const syntheticSources = (count: number, seed: number): ReadonlyArray<Vie
       const ops: Array<RecordingOp> = [{ op: 'add_message', message: { role: 'system', content: 'You are a careful coding agent.' } as never }]
       session.turns.forEach((turn, i) => {
         ops.push(...addAll(render(format, turn, i)))
-        const open = turn.kind === 'tools' && turn.answered < turn.calls.length && i === session.turns.length - 1
-        if (!open && (session.requests[i % session.requests.length] || i === session.turns.length - 1)) ops.push({ op: 'get_messages_for_request' })
+        // a loop asks the model after a user turn or after the results of its calls, never
+        // right after its own answer or while a call has no result (and no user text after it)
+        const asks = turn.kind === 'user' || (turn.kind === 'tools' && (turn.answered === turn.calls.length || turn.after !== null))
+        if (asks && (session.requests[i % session.requests.length] || i === session.turns.length - 1)) ops.push({ op: 'get_messages_for_request' })
       })
       const { max_tokens: budget, ...config } = session.config as { max_tokens: number } & Record<string, unknown>
       return { name: `synthetic/${format}/${seed}-${n}${repair ? '-interrupted' : ''}`, kind: 'synthetic', format, ops, budget, config, repair }
