@@ -19,10 +19,15 @@ import { toRecallFigures } from './recall.js'
  * `relative_cost` is the input cost in relative units (`toRelativeCost`: uncached input 1.0, cache
  * reads 0.1, 5-minute writes 1.25, 1-hour writes 2.0 per token), which needs no price table.
  * `needed_facts`, `recalled_facts` and `recall` are the needed-fact recall (`toRecallFigures`;
- * `recall` is null when no request needed a fact).
+ * `recall` is null when no request needed a fact). `fit_error` is how far the meter's count is from
+ * the bill: the mean over the requests that returned a view without compacting (their view is the
+ * counted candidate) of |`used_tokens` − billed input| / billed input, a fraction (0.5 = 50 %);
+ * null when no such request has a bill. The reference estimate misses the system prompt and tool
+ * definitions a provider bills beside the messages (about 50 % on the Claude Code sessions); the
+ * calibrated meter (docs/contract.md 17.13) about 1 %.
  *
  * @example
- * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9 }
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012 }
  */
 export interface SessionMetrics {
   readonly budget: number | null
@@ -49,6 +54,7 @@ export interface SessionMetrics {
   readonly needed_facts: number
   readonly recalled_facts: number
   readonly recall: number | null
+  readonly fit_error: number | null
 }
 
 /**
@@ -129,6 +135,8 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
   let failed = 0
   let cost = 0
   let relative = 0
+  let fitSum = 0
+  let fitCount = 0
   const totals = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0 }
   const modes: Partial<Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }>> = {}
   result.lines.forEach((line, index) => {
@@ -160,6 +168,10 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     const meter = line.token_meter_stats as TokenMeterStats | null
     const bound = limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null
     if (bound !== null && split.input_tokens > bound) overflows += 1
+    if (meter !== null && meter !== undefined && split.input_tokens > 0 && !line.events.some((event) => event.name === 'context:compaction')) {
+      fitSum += Math.abs(meter.used_tokens - split.input_tokens) / split.input_tokens
+      fitCount += 1
+    }
   })
   const first = result.lines[0]?.token_meter_stats as TokenMeterStats | null | undefined
   const recall = toRecallFigures(recording, result.lines.map((line) => line.view))
@@ -181,5 +193,6 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     needed_facts: recall.needed_facts,
     recalled_facts: recall.recalled_facts,
     recall: recall.recall,
+    fit_error: fitCount === 0 ? null : fitSum / fitCount,
   }
 }

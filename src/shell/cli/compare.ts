@@ -95,6 +95,7 @@ const PARALLEL_WORK_BYTES = 64 * 1024 * 1024
 const fmt = (value: number): string => value.toLocaleString('en-US')
 const usd = (value: number): string => `$${value.toFixed(4)}`
 const ratio = (value: number, base: number): string => (base === 0 ? (value === 0 ? '1.00' : '∞') : (value / base).toFixed(2))
+const fitPercent = (error: number | null): string => (error === null ? '' : `${(100 * error).toFixed(1)} %`)
 const percent = (recalled: number, needed: number): string => (needed === 0 ? '' : `${((100 * recalled) / needed).toFixed(1)} %`)
 
 type Totals = Pick<
@@ -115,10 +116,19 @@ type Totals = Pick<
   | 'failed_requests'
   | 'needed_facts'
   | 'recalled_facts'
+  | 'fit_error'
 >
 
-const total = (rows: ReadonlyArray<CompareRow>): Totals =>
-  rows.reduce<Totals>(
+// The fit error of the totals: the sessions' means weighted by the requests each covers (those
+// that returned a view without compacting, SessionMetrics).
+const fitWeight = (row: CompareRow): number => (row.fit_error === null ? 0 : Math.max(0, row.requests - row.boundaries - row.failed_requests))
+const pooledFitError = (rows: ReadonlyArray<CompareRow>): number | null => {
+  const weight = rows.reduce((sum, row) => sum + fitWeight(row), 0)
+  return weight === 0 ? null : rows.reduce((sum, row) => sum + fitWeight(row) * (row.fit_error ?? 0), 0) / weight
+}
+
+const total = (rows: ReadonlyArray<CompareRow>): Totals => ({
+  ...rows.reduce<Omit<Totals, 'fit_error'>>(
     (sum, row) => ({
       requests: sum.requests + row.requests,
       boundaries: sum.boundaries + row.boundaries,
@@ -155,9 +165,11 @@ const total = (rows: ReadonlyArray<CompareRow>): Totals =>
       needed_facts: 0,
       recalled_facts: 0,
     },
-  )
+  ),
+  fit_error: pooledFitError(rows),
+})
 
-const HEAD = ['session', 'budget', 'requests', 'boundaries', 'level', 'invalid', 'overflows', 'prefix breaks', 'input', 'cache read', 'cache write', 'uncached', 'cost (input)', 'needed', 'recalled', 'recall']
+const HEAD = ['session', 'budget', 'requests', 'boundaries', 'level', 'invalid', 'overflows', 'prefix breaks', 'input', 'cache read', 'cache write', 'uncached', 'cost (input)', 'needed', 'recalled', 'recall', 'fit error']
 
 const cells = (name: string, budget: string, figures: Totals): string[] => [
   name,
@@ -176,6 +188,7 @@ const cells = (name: string, budget: string, figures: Totals): string[] => [
   fmt(figures.needed_facts),
   fmt(figures.recalled_facts),
   percent(figures.recalled_facts, figures.needed_facts),
+  fitPercent(figures.fit_error),
 ]
 
 /** The Anthropic cache figures under each breakpoint placement (extra columns; absent for OpenAI). */
@@ -215,7 +228,7 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
     table.push([...cells('TOTAL', '', totals[index]), ...(modes ? cacheModeCells(sumCacheModes(own)) : [])])
     parts.push(`configuration ${index + 1}: ${label}\n${table.toString()}`)
   })
-  const head = ['configuration', 'boundaries', 'invalid', 'overflows', 'prefix breaks', 'input', 'cost (input)', 'relative cost', 'recall', 'x boundaries', 'x prefix breaks', 'x input', 'x cost']
+  const head = ['configuration', 'boundaries', 'invalid', 'overflows', 'prefix breaks', 'input', 'cost (input)', 'relative cost', 'recall', 'fit error', 'x boundaries', 'x prefix breaks', 'x input', 'x cost']
   const summary = new Table({ head, style, colAligns: head.map((name) => (name === 'configuration' ? 'left' : 'right')) })
   const base = totals[0]
   labels.forEach((label, index) => {
@@ -230,6 +243,7 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
       usd(figures.cost_usd),
       fmt(figures.relative_cost),
       percent(figures.recalled_facts, figures.needed_facts),
+      fitPercent(figures.fit_error),
       ratio(figures.boundaries, base.boundaries),
       ratio(figures.prefix_breaks, base.prefix_breaks),
       ratio(figures.input_tokens, base.input_tokens),

@@ -10,7 +10,7 @@ import { fixturePath } from '../../support/fixtures.js'
 
 const run = runCli
 
-const FIELDS = ['config', 'session', 'budget', 'requests', 'boundaries', 'highest_level', 'invalid_views', 'overflows', 'prefix_breaks', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'uncached_input_tokens', 'cost_usd', 'relative_cost', 'needed_facts', 'recalled_facts', 'recall']
+const FIELDS = ['config', 'session', 'budget', 'requests', 'boundaries', 'highest_level', 'invalid_views', 'overflows', 'prefix_breaks', 'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'uncached_input_tokens', 'cost_usd', 'relative_cost', 'needed_facts', 'recalled_facts', 'recall', 'fit_error']
 
 /** A directory holding two small inputs: a Claude Code session and a two-trajectory tau-bench file. */
 const inputsDir = (): string => {
@@ -31,6 +31,17 @@ const inputsDir = (): string => {
 }
 
 describe('context-simple compare --json', () => {
+  it('fit_error: the calibrated meter counts nearer the bill than the reference estimate on a session with readings', async () => {
+    const { code, stdout } = await run(['compare', fixturePath('sessions/claude-code/tool_heavy.jsonl'), '--budget', '60000', '--preset', 'reference', '--preset', 'recommended', '--json'])
+    expect(code).toBe(0)
+    const [reference, recommended] = stdout.trim().split('\n').map((line) => JSON.parse(line) as { config: string; boundaries: number; fit_error: number })
+    expect([reference.config, recommended.config]).toEqual(['reference', 'recommended'])
+    expect(reference.boundaries + recommended.boundaries).toBe(0)
+    // The estimate misses the system prompt and tools billed beside the messages.
+    expect(reference.fit_error).toBeGreaterThan(0.5)
+    expect(recommended.fit_error).toBeLessThan(reference.fit_error / 2)
+  })
+
   it('prints one line per (configuration, session) in configuration, input, session order, with the listed fields', async () => {
     const dir = inputsDir()
     const config = join(mkdtempSync(join(tmpdir(), 'cs-compare-config-')), 'summary.json')
