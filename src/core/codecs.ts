@@ -140,7 +140,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   replay_last_user_on_compaction: { codec: FlagCodec, accepts: 'true or false' },
   remove_short_user_messages: { codec: FlagCodec, accepts: 'true or false' },
   hybrid_rejected_anchor_override: { codec: FlagCodec, accepts: 'true or false' },
-  compaction_floor_guard: { codec: t.union([FlagCodec, t.literal('deep')]), accepts: 'true, false or "deep"' },
+  compaction_floor_guard: { codec: t.union([FlagCodec, t.literal('deep'), t.literal('report')]), accepts: 'true, false, "deep" or "report"' },
   compaction_breaker_passes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (consecutive passes)' },
   strict_fit: { codec: FlagCodec, accepts: 'true or false' },
   budget_cap_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
@@ -383,7 +383,7 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     hybrid_rejected_anchor_override: has('hybrid_rejected_anchor_override')
       ? given.hybrid_rejected_anchor_override === true
       : DEFAULT_CONFIG.hybrid_rejected_anchor_override,
-    compaction_floor_guard: has('compaction_floor_guard') ? (given.compaction_floor_guard === 'deep' ? 'deep' : given.compaction_floor_guard === true) : DEFAULT_CONFIG.compaction_floor_guard,
+    compaction_floor_guard: has('compaction_floor_guard') ? (given.compaction_floor_guard === 'deep' || given.compaction_floor_guard === 'report' ? given.compaction_floor_guard : given.compaction_floor_guard === true) : DEFAULT_CONFIG.compaction_floor_guard,
     compaction_breaker_passes: pick('compaction_breaker_passes'),
     strict_fit: has('strict_fit') ? given.strict_fit === true : DEFAULT_CONFIG.strict_fit,
     budget_cap_tokens: pick('budget_cap_tokens'),

@@ -90,9 +90,12 @@ export interface Config {
    * tool group) is above the target, compact only while the view is over E and stop as soon as it
    * fits; report `context:compaction-infeasible` once per change. `"deep"`: the same, but a pass
    * over E compacts as far as the ladder goes (to the floor) instead of stopping just under E, so
-   * the next turns do not cross E again at once. Default false (the contract).
+   * the next turns do not cross E again at once. `"report"`: compaction exactly as without the
+   * guard (the contract), but a pass that ends over E because the floor itself is over E (the
+   * open tool group of SPEC 17.8, a protected zone) emits `context:compaction-infeasible` once, until
+   * a view fits E again (docs/contract.md 17.14). Default false (the contract).
    */
-  readonly compaction_floor_guard: boolean | 'deep'
+  readonly compaction_floor_guard: boolean | 'deep' | 'report'
   /**
    * Guard (docs/configuration.md): after this many consecutive compaction passes that end over E, emit
    * `context:compaction-breaker` once and stop re-escalating until a view fits again. Null (the
@@ -308,7 +311,7 @@ export interface ContextConfig {
   readonly replay_last_user_on_compaction?: boolean | null
   readonly remove_short_user_messages?: boolean | null
   readonly hybrid_rejected_anchor_override?: boolean | null
-  readonly compaction_floor_guard?: boolean | 'deep' | null
+  readonly compaction_floor_guard?: boolean | 'deep' | 'report' | null
   readonly compaction_breaker_passes?: number | null
   readonly strict_fit?: boolean | null
   readonly budget_cap_tokens?: number | null
@@ -376,7 +379,7 @@ export const DEFAULT_CONFIG: Config = {
   remove_short_user_messages: false,
   hybrid_rejected_anchor_override: false,
   ...{
-    compaction_floor_guard: false as boolean | 'deep',
+    compaction_floor_guard: false as boolean | 'deep' | 'report',
     compaction_breaker_passes: null,
     strict_fit: false,
     budget_cap_tokens: null,

@@ -184,7 +184,7 @@ export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State,
     if (infeasible && !guards.infeasible) {
       effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toCalibratedInfeasible(working, calibrated, effective, config, context) })
       guards = { ...guards, infeasible: true }
-    } else if (!infeasible && guards.infeasible && !config.compaction_floor_guard) guards = { ...guards, infeasible: false }
+    } else if (!infeasible && guards.infeasible && config.compaction_floor_guard !== true && config.compaction_floor_guard !== 'deep') guards = { ...guards, infeasible: false }
     if (calibrated.effectiveUnits <= 0) fires = false
   }
 

@@ -116,6 +116,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
     expect(left(decodeConfig({ compaction_breaker_passes: 0 })).message).toMatch(/^config\.compaction_breaker_passes: expected null or a positive integer/)
     expect(left(decodeConfig({ compaction_floor_guard: 'yes' })).key).toBe('compaction_floor_guard')
     expect(right(decodeConfig({ compaction_floor_guard: 'deep' })).config.compaction_floor_guard).toBe('deep')
+    expect(right(decodeConfig({ compaction_floor_guard: 'report' })).config.compaction_floor_guard).toBe('report')
     expect(right(decodeConfig({ token_meter: 'calibrated', calibration_overhead_tokens: 12_000, calibration_scale: 1.25 })).config).toMatchObject({ token_meter: 'calibrated', calibration_overhead_tokens: 12_000, calibration_scale: 1.25 })
     expect(left(decodeConfig({ calibration_scale: 0 })).key).toBe('calibration_scale')
     expect(left(decodeConfig({ calibration_overhead_tokens: -1 })).key).toBe('calibration_overhead_tokens')

@@ -187,7 +187,8 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   // unreachable target, and a view that already fits E is left alone.
   let guards = input.guards
   let stopTarget = target
-  if (config.compaction_floor_guard && effective > 0 && (escalate || guards.infeasible)) {
+  const guarded = config.compaction_floor_guard === true || config.compaction_floor_guard === 'deep'
+  if (guarded && effective > 0 && (escalate || guards.infeasible)) {
     const floor = measureFloor(stickyApplied, systemTokens, config, context)
     const infeasible = floor.floor_tokens > target
     if (infeasible && !guards.infeasible) {
@@ -201,6 +202,9 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       if (current <= effective) escalate = false
     }
   }
+  // docs/contract.md 17.14: the floor's report is re-armed once a candidate fits E again.
+  const reports = config.compaction_floor_guard === 'report' && input.billed === undefined
+  if (reports && guards.infeasible && current <= effective) guards = { ...guards, infeasible: false }
   const unchanged = (list: Messages): PassOutcome => ({
     list,
     refused: false,
@@ -279,6 +283,20 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       if (trips) effects.push({ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: overBudgetPasses } })
     } else if (guards.overBudgetPasses !== 0 || guards.breakerTripped) {
       guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
+    }
+  }
+  // docs/contract.md 17.14 (`compaction_floor_guard: "report"`; outside the calibrated meter,
+  // whose infeasible case 17.13 reports in billed tokens): a pass that ends over E because the
+  // floor itself is over E (the open tool group of 17.8, a protected zone) says so once.
+  if (reports && effective > 0) {
+    if (afterTokens <= effective) {
+      if (guards.infeasible) guards = { ...guards, infeasible: false }
+    } else if (escalate && !guards.infeasible) {
+      const over = measureFloor(stickyApplied, systemTokens, config, context)
+      if (over.floor_tokens > effective) {
+        effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(over, stickyApplied, target, effective, context) })
+        guards = { ...guards, infeasible: true }
+      }
     }
   }
   if (effective > 0 && afterTokens > effective) {

@@ -1,0 +1,107 @@
+// The budget rule on valid input (docs/contract.md 17.14): after a pass the view fits E unless the
+// irreducible floor (system messages, the protected zones, the open tool group of 17.8) is itself
+// over E; with `compaction_floor_guard: "report"` that case is reported once as
+// `context:compaction-infeasible` and compaction is otherwise the contract's.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { makePassContext } from '../src/core/compaction/context.js'
+import { measureFloor } from '../src/core/compaction/floor.js'
+import { applySticky } from '../src/core/compaction/sticky.js'
+import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
+import { estimateOne } from '../src/core/meter/estimate.js'
+import type { RecordingOp } from '../src/core/replay/recording.js'
+import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, type RequestRecord, type Scenario } from './arbitraries.js'
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+
+const viewTokens = (request: RequestRecord): number => (request.view ?? []).reduce((sum, message) => sum + estimateOne(message), 0)
+
+const contextOf = (scenario: Scenario, state: RequestRecord['before']) => makePassContext(scenario.config, estimateOne, state.toolNames, makeDerivationMemo(), state.spillFailed)
+
+/** The list a state's sticky decisions make of its history, as the pass counts it (with `_seq`). */
+const applied = (scenario: Scenario, request: RequestRecord, state: RequestRecord['before']): { system: number; rest: ReturnType<typeof applySticky> } => {
+  const working = modelWorkingList(state.history, request.systemPrompt)
+  const system = working.filter((message) => message.role === 'system').reduce((sum, message) => sum + estimateOne(message), 0)
+  return { system, rest: applySticky(working.filter((message) => message.role !== 'system'), state.sticky, contextOf(scenario, state)) }
+}
+
+/** The request's view as its pass counted it: the state after, its sticky decisions applied. */
+const passTokens = (scenario: Scenario, request: RequestRecord): number => {
+  const { system, rest } = applied(scenario, request, request.after)
+  return system + rest.reduce((sum, message) => sum + estimateOne(message), 0)
+}
+
+/** The floor of the list the request's pass started from (the state before it, its sticky decisions applied). */
+const floorBefore = (scenario: Scenario, request: RequestRecord): number => {
+  const { system, rest } = applied(scenario, request, request.before)
+  return measureFloor(rest, system, scenario.config, contextOf(scenario, request.before)).floor_tokens
+}
+
+const checkBudgetRule = (scenario: Scenario): void => {
+  // Settings where the contract itself lets a view exceed E are left out: a trigger above E
+  // (compact_threshold > 1) and a target above E (target_usage > 1).
+  if (scenario.config.compact_threshold > 1 || scenario.config.target_usage > 1) return
+  for (const request of foldScenario(scenario).requests) {
+    if (request.view === null || request.meterStats === null || request.meterStats.budget <= 1) continue
+    const effective = request.meterStats.budget
+    const tokens = passTokens(scenario, request)
+    const reported = hookNames(request.effects).includes('context:compaction-infeasible')
+    const where = `op ${request.index} (view ${tokens}, E ${effective}) with ${describeConfig(scenario)}`
+    if (tokens <= effective) {
+      expect(reported, `${where}: reported while the view fits`).toBe(false)
+      continue
+    }
+    expect(floorBefore(scenario, request), `${where}: a view over E with the floor under E`).toBeGreaterThan(effective)
+    expect(request.after.guards.infeasible, `${where}: over E and not in the reported state`).toBe(true)
+    if (!request.before.guards.infeasible) expect(reported, `${where}: first view over E not reported`).toBe(true)
+    else expect(reported, `${where}: reported twice`).toBe(false)
+  }
+}
+
+const call = (id: string): Record<string, unknown> => ({ id, type: 'function', function: { name: 'bash', arguments: `{"cmd":"${id}"}` } })
+
+describe('the budget rule (docs/contract.md 17.14)', () => {
+  // The shrunk case of an adversarial run: calls c0-c3 in one assistant message, results for c1
+  // (83 spaces) and c3 (an image block) only, a request at budget 300. The group is open (17.8),
+  // so the ladder may not remove it, and the image does not truncate: the floor (335 by the pass's
+  // count) is over E = 300 and the 326-token view is what the contract permits. The results for c2
+  // and c0 close the group, which then reaches into the protected recent zone: still over E.
+  const ops: RecordingOp[] = [
+    { op: 'add_message', message: { role: 'assistant', content: '', tool_calls: ['c0', 'c1', 'c2', 'c3'].map(call), uid: 'm1' } },
+    { op: 'add_message', message: { role: 'tool', tool_call_id: 'c1', content: ' '.repeat(83), uid: 'm2' } },
+    { op: 'add_message', message: { role: 'tool', tool_call_id: 'c3', content: [{ type: 'image', source: `data:${'x'.repeat(440)}` }], uid: 'm3' } },
+    { op: 'get_messages_for_request', token_budget: 300, provider: null },
+    { op: 'add_message', message: { role: 'tool', tool_call_id: 'c2', content: 'done', uid: 'm4' } },
+    { op: 'add_message', message: { role: 'tool', tool_call_id: 'c0', content: 'done', uid: 'm5' } },
+    { op: 'get_messages_for_request', token_budget: 300, provider: null },
+  ]
+  const raw = { max_tokens: 1000, protected_tool_results: -1, compaction_notice_enabled: false, compaction_notice_token_reserve: 0 }
+
+  it('the open tool group over E: the view over E is permitted, reported once under "report", silent by default', () => {
+    const contract = foldScenario(makeScenario(raw, ops)).requests
+    expect(contract.map(viewTokens)).toEqual([326, 390])
+    expect(contract.map((request) => request.view?.map((message) => message.uid))).toEqual([['m1', 'm2', 'm3'], ['m1', 'm2', 'm3', 'm4', 'm5']])
+    for (const request of contract) expect(hookNames(request.effects)).not.toContain('context:compaction-infeasible')
+
+    const scenario = makeScenario({ ...raw, compaction_floor_guard: 'report' }, ops)
+    const [open, closed] = foldScenario(scenario).requests
+    // Compaction is the contract's: the same views.
+    expect([open, closed].map((request) => request.view)).toEqual(contract.map((request) => request.view))
+    const infeasible = open.effects.find((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction-infeasible')
+    expect(infeasible?.type === 'emit_hook' && infeasible.data).toMatchObject({ floor_tokens: 335, open_group_tokens: 335, budget: 300 })
+    expect(floorBefore(scenario, open)).toBeGreaterThan(300)
+    expect(floorBefore(scenario, closed)).toBeGreaterThan(300)
+    expect(hookNames(closed.effects)).not.toContain('context:compaction-infeasible')
+    checkBudgetRule(scenario)
+  })
+
+  it('a view over E has its floor over E, and is reported once under "report" (progressive and summary)', () => {
+    runProperty(
+      'budget rule: over E only at the floor',
+      fc.property(scenarioArb({ strategies: ['progressive', 'summary'], pressure: true, predicate: false, meters: ['estimate'] }), (scenario) =>
+        checkBudgetRule(makeScenario({ ...scenario.rawConfig, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, scenario.ops)),
+      ),
+      numRuns,
+    )
+  })
+})
