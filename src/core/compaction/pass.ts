@@ -103,6 +103,48 @@ const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => (
   cumulativeLevel,
 })
 
+// The floor guard (`compaction_floor_guard` true or "deep"): with the floor above the target, the
+// ladder works toward E instead of the unreachable target (`stopTarget`), and a view that already
+// fits E is left alone (`escalate` false); reported once per change.
+const applyFloorGuard = (
+  guards: GuardState,
+  at: { readonly current: number; readonly escalate: boolean; readonly effective: number; readonly target: number; readonly stickyApplied: Messages; readonly systemTokens: number },
+  context: PassContext,
+  effects: Effect[],
+): { readonly guards: GuardState; readonly stopTarget: number; readonly escalate: boolean } => {
+  const mode = context.config.compaction_floor_guard
+  if ((mode !== true && mode !== 'deep') || at.effective <= 0 || !(at.escalate || guards.infeasible)) return { guards, stopTarget: at.target, escalate: at.escalate }
+  const floor = measureFloor(at.stickyApplied, at.systemTokens, context.config, context)
+  const infeasible = floor.floor_tokens > at.target
+  if (infeasible && !guards.infeasible) {
+    effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, at.stickyApplied, at.target, at.effective, context) })
+  }
+  const next = infeasible !== guards.infeasible ? { ...guards, infeasible } : guards
+  if (!infeasible) return { guards: next, stopTarget: at.target, escalate: at.escalate }
+  // true: stop just under E; "deep": compact once as far as the ladder goes (to the floor), so the
+  // next turns do not cross E again at once (docs/configuration.md, "The irreducible floor").
+  return { guards: next, stopTarget: mode === 'deep' ? at.target : at.effective, escalate: at.escalate && at.current > at.effective }
+}
+
+// docs/contract.md 17.14 (`compaction_floor_guard: "report"`, outside the calibrated meter, whose
+// infeasible case 17.13 reports in billed tokens): a pass that ends over E because the floor itself
+// is over E (the open tool group of 17.8, a protected zone) says so once; the report re-arms once
+// a candidate or a compacted view (`tokens`) fits E again. `passed`: the ladder ran on this list.
+const reportFloorOverE = (
+  guards: GuardState,
+  at: { readonly tokens: number; readonly passed: boolean; readonly effective: number; readonly target: number; readonly stickyApplied: Messages; readonly systemTokens: number },
+  context: PassContext,
+  effects: Effect[],
+): GuardState => {
+  if (at.effective <= 0) return guards
+  if (at.tokens <= at.effective) return guards.infeasible ? { ...guards, infeasible: false } : guards
+  if (!at.passed || guards.infeasible) return guards
+  const floor = measureFloor(at.stickyApplied, at.systemTokens, context.config, context)
+  if (floor.floor_tokens <= at.effective) return guards
+  effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, at.stickyApplied, at.target, at.effective, context) })
+  return { ...guards, infeasible: true }
+}
+
 /**
  * Run one compaction pass. In sticky-only mode (SPEC 17.1) it re-applies decisions and returns,
  * deciding nothing and never swapping a pending summary. Never throws: the fail-loud condition
@@ -183,28 +225,12 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const effective = input.billed?.effective ?? input.effective
   // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
   let escalate = (config.summary_hysteresis && swapped) || (input.billed !== undefined ? current > target : needsEscalation(config, input.meter, input.hybrid, current, input.effective))
-  // The floor guard: with the floor above the target, the ladder works toward E instead of the
-  // unreachable target, and a view that already fits E is left alone.
-  let guards = input.guards
-  let stopTarget = target
-  const guarded = config.compaction_floor_guard === true || config.compaction_floor_guard === 'deep'
-  if (guarded && effective > 0 && (escalate || guards.infeasible)) {
-    const floor = measureFloor(stickyApplied, systemTokens, config, context)
-    const infeasible = floor.floor_tokens > target
-    if (infeasible && !guards.infeasible) {
-      effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) })
-    }
-    if (infeasible !== guards.infeasible) guards = { ...guards, infeasible }
-    if (infeasible) {
-      // true: stop just under E; "deep": compact once as far as the ladder goes (to the floor),
-      // so the next turns do not cross E again at once (docs/configuration.md, "The irreducible floor").
-      stopTarget = config.compaction_floor_guard === 'deep' ? target : effective
-      if (current <= effective) escalate = false
-    }
-  }
-  // docs/contract.md 17.14: the floor's report is re-armed once a candidate fits E again.
+  const guarded = applyFloorGuard(input.guards, { current, escalate, effective, target, stickyApplied, systemTokens }, context, effects)
+  let guards = guarded.guards
+  const stopTarget = guarded.stopTarget
+  escalate = guarded.escalate
   const reports = config.compaction_floor_guard === 'report' && input.billed === undefined
-  if (reports && guards.infeasible && current <= effective) guards = { ...guards, infeasible: false }
+  if (reports) guards = reportFloorOverE(guards, { tokens: current, passed: false, effective, target, stickyApplied, systemTokens }, context, effects)
   const unchanged = (list: Messages): PassOutcome => ({
     list,
     refused: false,
@@ -285,20 +311,7 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
       guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
     }
   }
-  // docs/contract.md 17.14 (`compaction_floor_guard: "report"`; outside the calibrated meter,
-  // whose infeasible case 17.13 reports in billed tokens): a pass that ends over E because the
-  // floor itself is over E (the open tool group of 17.8, a protected zone) says so once.
-  if (reports && effective > 0) {
-    if (afterTokens <= effective) {
-      if (guards.infeasible) guards = { ...guards, infeasible: false }
-    } else if (escalate && !guards.infeasible) {
-      const over = measureFloor(stickyApplied, systemTokens, config, context)
-      if (over.floor_tokens > effective) {
-        effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(over, stickyApplied, target, effective, context) })
-        guards = { ...guards, infeasible: true }
-      }
-    }
-  }
+  if (reports) guards = reportFloorOverE(guards, { tokens: afterTokens, passed: escalate, effective, target, stickyApplied, systemTokens }, context, effects)
   if (effective > 0 && afterTokens > effective) {
     const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
     effects.push({
