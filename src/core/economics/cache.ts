@@ -17,15 +17,18 @@ export type CacheProvider = 'anthropic' | 'openai'
 /**
  * One item of a request in provider order: `key` identifies what is sent (equal keys = equal
  * bytes on the wire), `tokens` its count, `ephemeral` for trailing items that change every
- * request (the compaction notice, the replayed last user message).
+ * request (the compaction notice, the replayed last user message), `blocks` the content blocks
+ * it sends (text, image, `tool_use`, `tool_result` ...; absent: 1), which the Anthropic lookback
+ * counts.
  *
  * @example
- * const item: CacheItem = { key: '{"role":"user","content":"hi"}', tokens: 4, ephemeral: false }
+ * const item: CacheItem = { key: '{"role":"user","content":"hi"}', tokens: 4, ephemeral: false, blocks: 1 }
  */
 export interface CacheItem {
   readonly key: string
   readonly tokens: number
   readonly ephemeral: boolean
+  readonly blocks?: number
 }
 
 /**
@@ -82,7 +85,8 @@ export interface CacheState {
  *   shared prefix up to it (an idealised placement with no lookback limit);
  * - `breakpoints` (`anthropic_cache_breakpoints: true`): after the overhead (the system prompt's
  *   end) and after the last non-ephemeral item; a breakpoint reads an entry the previous request
- *   wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` items before it, when the prefix up to it is unchanged;
+ *   wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` content blocks before it, when the prefix up to it
+ *   is unchanged;
  * - `automatic` (the request-level automatic mode): one breakpoint on the last item, ephemeral
  *   tail included, with the same lookback;
  * - `none`: no breakpoint: no cache read, no write (Anthropic caches nothing unmarked).
@@ -93,8 +97,9 @@ export interface CacheState {
 export type AnthropicCacheMode = 'stable' | 'breakpoints' | 'automatic' | 'none'
 
 /**
- * How far back from a breakpoint Anthropic looks for a cached prefix: 20 blocks (the cache
- * model counts items, each a message, so it is generous for messages of several blocks).
+ * How far back from a breakpoint Anthropic looks for a cached prefix: 20 content blocks (not
+ * messages: an assistant turn of a text and three `tool_use` blocks is 4). The cache model counts
+ * the items' `blocks`.
  *
  * @example
  * ANTHROPIC_LOOKBACK_BLOCKS // 20
@@ -122,12 +127,19 @@ const applyMarks = (mode: AnthropicCacheMode, state: CacheState, request: CacheR
     const limit = Math.min(previous.keys.length, request.items.length)
     while (sharedItems < limit && previous.keys[sharedItems] === request.items[sharedItems].key) sharedItems += 1
   }
-  // The longest entry written by the previous request that a breakpoint of this one finds.
+  // The longest entry written by the previous request that a breakpoint of this one finds: at
+  // most ANTHROPIC_LOOKBACK_BLOCKS content blocks before the breakpoint.
   let readItems = -1
   if (fresh && previous !== null) {
+    const blocksBefore = (count: number): number => {
+      let total = 0
+      for (let index = 0; index < count; index += 1) total += request.items[index].blocks ?? 1
+      return total
+    }
     for (const entry of previous.marks ?? []) {
       if (entry > sharedItems || entry <= readItems) continue
-      if (marks.some((mark) => mark >= entry && mark - entry <= ANTHROPIC_LOOKBACK_BLOCKS)) readItems = entry
+      const entryBlocks = blocksBefore(entry)
+      if (marks.some((mark) => mark >= entry && blocksBefore(mark) - entryBlocks <= ANTHROPIC_LOOKBACK_BLOCKS)) readItems = entry
     }
   }
   const last = marks.length === 0 ? -1 : Math.max(...marks)

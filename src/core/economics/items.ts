@@ -30,7 +30,7 @@ const isEphemeral = (message: Message): boolean => isPlainObject(message.metadat
 /**
  * The cache items of `view` in provider order: for Anthropic the system messages first (they
  * travel in the `system` parameter), then the rest; for OpenAI the view's order. Tokens come
- * from `estimate`.
+ * from `estimate`; `blocks` from `countBlocks`.
  *
  * @example
  * toCacheItems([{ role: 'user', content: 'hi' }, { role: 'system', content: 's' }], 'anthropic', estimateOne).map((item) => item.key)
@@ -38,5 +38,19 @@ const isEphemeral = (message: Message): boolean => isPlainObject(message.metadat
  */
 export const toCacheItems = (view: ReadonlyArray<Message>, provider: CacheProvider, estimate: TokenEstimator): ReadonlyArray<CacheItem> => {
   const ordered = provider === 'anthropic' ? [...view.filter((message) => message.role === 'system'), ...view.filter((message) => message.role !== 'system')] : view
-  return ordered.map((message) => ({ key: toWireKey(message), tokens: estimate(message), ephemeral: isEphemeral(message) }))
+  return ordered.map((message) => ({ key: toWireKey(message), tokens: estimate(message), ephemeral: isEphemeral(message), blocks: countBlocks(message) }))
+}
+
+/**
+ * The content blocks a message sends (what the Anthropic cache lookback counts): one per content
+ * part (a string is one), plus one per tool call; at least 1.
+ *
+ * @example
+ * countBlocks({ role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] }) // => 2
+ */
+export const countBlocks = (message: Message): number => {
+  const content = (message as { readonly content?: unknown }).content
+  const parts = Array.isArray(content) ? content.length : typeof content === 'string' && content !== '' ? 1 : 0
+  const calls = (message as { readonly tool_calls?: unknown }).tool_calls
+  return Math.max(1, parts + (Array.isArray(calls) ? calls.length : 0))
 }

@@ -2,6 +2,7 @@
 // placements (docs/formats.md "Prompt caching").
 import { describe, expect, it } from 'vitest'
 import { applyCacheRequest, EMPTY_CACHE, type AnthropicCacheMode, type CacheItem, type CacheState } from '../../../src/core/economics/cache.js'
+import { countBlocks } from '../../../src/core/economics/items.js'
 import { placeCacheBreakpoints } from '../../../src/core/formats/anthropic-cache.js'
 import { toMutableView } from '../../../src/core/formats/mutable.js'
 import { ContextManager } from '../../../src/shell/context-manager.js'
@@ -89,6 +90,25 @@ describe('the cache model per breakpoint placement', () => {
       return next.split
     })
     expect(splits[1].cache_read_tokens).toBe(1500)
+  })
+  it('the lookback counts content blocks, not messages: an entry 18 blocks back is read, one 21 blocks back (7 messages of 3 blocks) is not', () => {
+    // messages of 3 blocks each (a text and two tool_use blocks, or three results)
+    const turn = (key: string): CacheItem => ({ key, tokens: 100, ephemeral: false, blocks: 3 })
+    const first = [item('u1', 500), turn('t0')]
+    const grown = (turns: number) => [...first, ...Array.from({ length: turns }, (_, i) => turn(`t${i + 1}`))]
+    // the previous request wrote an entry after t0 (and after the overhead)
+    expect(run('automatic', [first, grown(6)])[1].cache_read_tokens).toBe(1000 + 500 + 100) // 6 x 3 = 18 blocks back
+    expect(run('automatic', [first, grown(7)])[1].cache_read_tokens).toBe(0) // 21 blocks back, though only 7 messages
+    // a one-block message counts one
+    const plain = (turns: number) => [...first, ...Array.from({ length: turns }, (_, i) => item(`m${i}`, 10))]
+    expect(run('automatic', [first, plain(20)])[1].cache_read_tokens).toBe(1600)
+    expect(run('automatic', [first, plain(21)])[1].cache_read_tokens).toBe(0)
+  })
+  it('countBlocks: one per part, one per tool call, a string one, at least one', () => {
+    expect(countBlocks({ role: 'user', content: 'hi' })).toBe(1)
+    expect(countBlocks({ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'data:' } }] } as never)).toBe(2)
+    expect(countBlocks({ role: 'assistant', content: '', tool_calls: [1, 2, 3].map((n) => ({ id: `c${n}`, type: 'function', function: { name: 'f', arguments: '{}' } })) } as never)).toBe(3)
+    expect(countBlocks({ role: 'assistant', content: '' })).toBe(1)
   })
   it('the 20-block lookback: a prefix written more than 20 items before the breakpoint is not found', () => {
     const first = [item('u1', 500)]
