@@ -1,9 +1,9 @@
-// Unit tests for src/core/request.ts: the request pipeline of SPEC 2.3 with 17.1 (B-RQ-1..5,
+// Unit tests for src/core/request/ (the stages of one request): the request pipeline of SPEC 2.3 with 17.1 (B-RQ-1..5,
 // B-EV-1, B-EV-2), factory mode (2.3 step 4, 2.6, A-1, A-2) and sticky-only requests.
 import { describe, expect, it } from 'vitest'
 import { toNoticeText } from '../../src/core/compaction/notice.js'
 import type { Message } from '../../src/core/messages/message.js'
-import { toWorkingList } from '../../src/core/request.js'
+import { toWorkingList } from '../../src/core/request/index.js'
 import { makeInitialState } from '../../src/core/state.js'
 import type { CompactionStats } from '../../src/core/stats.js'
 import type { Step } from '../../src/core/step.js'

@@ -1,4 +1,4 @@
-// Unit tests for the strict_fit guard (SPEC 17.11) in src/core/request.ts and its shell
+// Unit tests for the strict_fit guard (SPEC 17.11) in src/core/request/strict-fit.ts and its shell
 // side: a view still over the request budget raises ContextLengthError with the breakdown; the
 // failed call changes neither history nor sticky state; off by default (the view is returned).
 import { describe, expect, it } from 'vitest'

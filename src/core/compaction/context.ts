@@ -1,6 +1,7 @@
 /**
  * The per-request toolkit compaction code shares: configuration, the estimator, and memoized
- * derivations (truncation, stubs) that also collect the spills a request needs.
+ * derivations (truncation, stubs). It holds no mutable state of its own: a function that needs
+ * the spills its truncations ask for wraps it with `collectSpills` and returns them.
  */
 import type { Config } from '../config.js'
 import type { TokenEstimator } from '../deps.js'
@@ -13,8 +14,8 @@ import { selectAnchorPredicate } from './anchors.js'
 
 /**
  * What a compaction pass works with: config, estimator, the call-id → tool-name map, memoized
- * `truncate`/`stub`, and the spills requested so far in this request (by path).
- * `estimate` returns tokens; `truncate` records a spill in `spills` when it spills (SPEC 11.5).
+ * `truncate`/`stub` and `truncation` (the truncated form with the spill it asks for, SPEC 11.5).
+ * `estimate` returns tokens; `truncate` records a spill only in a context made by `collectSpills`.
  *
  * @example
  * const context: PassContext = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
@@ -27,9 +28,10 @@ export interface PassContext {
   /** The truncated form `truncate` would give, without recording its spill (for measuring). */
   readonly truncatedForm: (message: Message) => Message
   readonly stub: (message: Message) => Message
+  /** The memoized truncation of a message: its truncated form and the spill it asks for (or null). */
+  readonly truncation: (message: Message) => Truncation
   /** The messages first/last-user protections anchor on (`human_anchors`, docs/configuration.md). */
   readonly isAnchor: (message: Message) => boolean
-  readonly spills: Map<string, SpillRequest>
   /** Spill paths never pointed at again (SPEC 17.9; the state's `spillFailed`). */
   readonly failedSpills: ReadonlySet<string>
 }
@@ -47,7 +49,6 @@ export const makePassContext = (
   memo: DerivationMemo,
   failedSpills: ReadonlySet<string> = new Set(),
 ): PassContext => {
-  const spills = new Map<string, SpillRequest>()
   const derive = (message: Message): Truncation => {
     const toolName = toToolName(message, toolNames)
     const cached = memo.truncation.get(message)
@@ -63,11 +64,6 @@ export const makePassContext = (
     memo.truncation.set(message, { toolName, result, pathFailed, failedSpills })
     return result
   }
-  const truncate = (message: Message): Message => {
-    const result = derive(message)
-    if (result.spill !== null) spills.set(result.spill.path, result.spill)
-    return result.message
-  }
   const truncatedForm = (message: Message): Message => derive(message).message
   const stub = (message: Message): Message => {
     const cached = memo.stub.get(message)
@@ -76,7 +72,40 @@ export const makePassContext = (
     memo.stub.set(message, result)
     return result
   }
-  return { config, estimate, toolNames, truncate, truncatedForm, stub, isAnchor: selectAnchorPredicate(config), spills, failedSpills }
+  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills }
+}
+
+/**
+ * A context whose `truncate` records the spill of each truncation it makes, and `spills()`: the
+ * spills recorded so far, one per path, in the order first asked for (SPEC 11.5). The record is
+ * the caller's own (one per derivation), returned by it; `seed` spills come first.
+ *
+ * @example
+ * const collector = collectSpills(makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo()))
+ * collector.spills() // => []
+ */
+export const collectSpills = (context: PassContext, seed: ReadonlyArray<SpillRequest> = []): { readonly context: PassContext; readonly spills: () => ReadonlyArray<SpillRequest> } => {
+  const spills = new Map<string, SpillRequest>()
+  for (const spill of seed) spills.set(spill.path, spill)
+  const truncate = (message: Message): Message => {
+    const result = context.truncation(message)
+    if (result.spill !== null) spills.set(result.spill.path, result.spill)
+    return result.message
+  }
+  return { context: { ...context, truncate }, spills: () => [...spills.values()] }
+}
+
+/**
+ * The spills of `lists`, one per path, in the order first asked for (the last request of a path
+ * wins, SPEC 11.5): the union of what several derivations of one request asked for.
+ *
+ * @example
+ * mergeSpills([[{ directory: '/s', path: '/s/a', content: 'x' }], [{ directory: '/s', path: '/s/a', content: 'x' }]]).length // => 1
+ */
+export const mergeSpills = (lists: ReadonlyArray<ReadonlyArray<SpillRequest>>): ReadonlyArray<SpillRequest> => {
+  const spills = new Map<string, SpillRequest>()
+  for (const list of lists) for (const spill of list) spills.set(spill.path, spill)
+  return [...spills.values()]
 }
 
 /**

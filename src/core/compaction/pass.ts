@@ -7,11 +7,12 @@ import type { Message, Messages } from '../messages/message.js'
 import { appendTo, toPlainArray } from '../messages/appendable.js'
 import type { GuardState, MeterState, StickyState, SummaryState } from '../state.js'
 import type { CompactionStats } from '../stats.js'
+import type { SpillRequest } from '../tool-results/tool-result-budget.js'
 import { resolveClearAtLeast, toSkipLimitMessage, toSkippedPayload, type Refusal } from './clear-at-least.js'
 import { needsEscalation, type HybridReading } from '../meter/token-meter.js'
 import { trySwap } from '../summary/summary.js'
 import { estimateMessages } from '../meter/estimate.js'
-import type { PassContext } from './context.js'
+import { collectSpills, type PassContext } from './context.js'
 import { measureFloor, toInfeasiblePayload } from './floor.js'
 import { runLadder } from './ladder.js'
 import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
@@ -76,11 +77,13 @@ export interface PreparedList {
 /**
  * What a pass produced. `list` is C (system messages first), or null when the request must fail
  * (the fail-loud error is then among `effects`). `refused` marks a worth-the-rebuild refusal.
+ * `spills` are the spills its own truncations asked for (SPEC 11.5), in the order asked for; the
+ * request turns them into `write_spill` effects.
  *
  * @example
  * const outcome: PassOutcome = {
  *   list: [], refused: false, sticky: EMPTY_STICKY, compactionStats: null, skipStreak: 0,
- *   summary: EMPTY_SUMMARY, history: [], nextSeq: 0, effects: [],
+ *   summary: EMPTY_SUMMARY, history: [], nextSeq: 0, guards: EMPTY_GUARDS, effects: [], spills: [],
  * }
  */
 export interface PassOutcome {
@@ -94,6 +97,7 @@ export interface PassOutcome {
   readonly nextSeq: number
   readonly guards: GuardState
   readonly effects: ReadonlyArray<Effect>
+  readonly spills: ReadonlyArray<SpillRequest>
 }
 
 const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => ({
@@ -103,118 +107,125 @@ const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => (
   cumulativeLevel,
 })
 
-// The floor guard (`compaction_floor_guard` true or "deep"): with the floor above the target, the
-// ladder works toward E instead of the unreachable target (`stopTarget`), and a view that already
-// fits E is left alone (`escalate` false); reported once per change.
-const applyFloorGuard = (
-  guards: GuardState,
-  at: { readonly current: number; readonly escalate: boolean; readonly effective: number; readonly target: number; readonly stickyApplied: Messages; readonly systemTokens: number },
-  context: PassContext,
-  effects: Effect[],
-): { readonly guards: GuardState; readonly stopTarget: number; readonly escalate: boolean } => {
-  const mode = context.config.compaction_floor_guard
-  if ((mode !== true && mode !== 'deep') || at.effective <= 0 || !(at.escalate || guards.infeasible)) return { guards, stopTarget: at.target, escalate: at.escalate }
-  const floor = measureFloor(at.stickyApplied, at.systemTokens, context.config, context)
-  const infeasible = floor.floor_tokens > at.target
-  if (infeasible && !guards.infeasible) {
-    effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, at.stickyApplied, at.target, at.effective, context) })
-  }
-  const next = infeasible !== guards.infeasible ? { ...guards, infeasible } : guards
-  if (!infeasible) return { guards: next, stopTarget: at.target, escalate: at.escalate }
-  // true: stop just under E; "deep": compact once as far as the ladder goes (to the floor), so the
-  // next turns do not cross E again at once (docs/configuration.md, "The irreducible floor").
-  return { guards: next, stopTarget: mode === 'deep' ? at.target : at.effective, escalate: at.escalate && at.current > at.effective }
-}
-
-// docs/contract.md 17.14 (`compaction_floor_guard: "report"`, outside the calibrated meter, whose
-// infeasible case 17.13 reports in billed tokens): a pass that ends over E because the floor itself
-// is over E (the open tool group of 17.8, a protected zone) says so once; the report re-arms once
-// a candidate or a compacted view (`tokens`) fits E again. `passed`: the ladder ran on this list.
-const reportFloorOverE = (
-  guards: GuardState,
-  at: { readonly tokens: number; readonly passed: boolean; readonly effective: number; readonly target: number; readonly stickyApplied: Messages; readonly systemTokens: number },
-  context: PassContext,
-  effects: Effect[],
-): GuardState => {
-  if (at.effective <= 0) return guards
-  if (at.tokens <= at.effective) return guards.infeasible ? { ...guards, infeasible: false } : guards
-  if (!at.passed || guards.infeasible) return guards
-  const floor = measureFloor(at.stickyApplied, at.systemTokens, context.config, context)
-  if (floor.floor_tokens <= at.effective) return guards
-  effects.push({ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, at.stickyApplied, at.target, at.effective, context) })
-  return { ...guards, infeasible: true }
-}
+/** What a pass decides on, before the spills: `PassOutcome` without them. */
+type Decided = Omit<PassOutcome, 'spills'>
 
 /**
  * Run one compaction pass. In sticky-only mode (SPEC 17.1) it re-applies decisions and returns,
  * deciding nothing and never swapping a pending summary. Never throws: the fail-loud condition
- * (SPEC 14.4) gives `list: null` and a `raise_error` effect; warnings are `log` effects.
+ * (SPEC 14.4) gives `list: null` and a `raise_error` effect; warnings are `log` effects. The
+ * spills its truncations ask for are returned in `spills`, never written anywhere.
  *
  * @example
  * runCompactionPass(input, context).list // the compacted list C
  */
 export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
-  const { config, estimate } = context
-  const effects: Effect[] = []
+  const collector = collectSpills(context)
+  const decided = decidePass(input, collector.context)
+  return { ...decided, spills: collector.spills() }
+}
+
+/** W as the pass splits it: the prepared list when it stands for W, else S and N of W. */
+interface SplitList {
+  readonly prepared: PreparedList | null
+  readonly system: Messages
+  readonly nonSystem: ReadonlyArray<Message>
+}
+
+const splitWorking = (input: PassInput, config: PassContext['config']): SplitList => {
   // A prepared list stands for W when no pending summary can be swapped in (the swap needs N).
   const prepared = input.applied !== undefined && (input.stickyOnly || config.compaction_strategy !== 'summary' || input.summary.pending === null) ? input.applied : null
-  let system: Messages = prepared?.system ?? []
-  let nonSystem: Message[] = []
-  if (prepared === null) {
-    const own: Message[] = []
-    for (const message of toPlainArray(input.working)) (message.role === 'system' ? own : nonSystem).push(message)
-    system = own
-  }
+  if (prepared !== null) return { prepared, system: prepared.system, nonSystem: [] }
+  const system: Message[] = []
+  const nonSystem: Message[] = []
+  for (const message of toPlainArray(input.working)) (message.role === 'system' ? system : nonSystem).push(message)
+  return { prepared, system, nonSystem }
+}
 
-  if (input.stickyOnly) {
-    // SPEC 17.1: re-apply the decisions, decide nothing, swap nothing (no copy of the sets).
-    return {
-      list: [...system, ...(prepared?.stickyApplied ?? applySticky(nonSystem, input.sticky, context))],
-      refused: false,
-      sticky: input.sticky,
-      compactionStats: input.compactionStats,
-      skipStreak: input.skipStreak,
-      summary: input.summary,
-      history: input.history,
-      nextSeq: input.nextSeq,
-      guards: input.guards,
-      effects,
-    }
-  }
+/** The pass's state as it came in, with `list` and `effects`: nothing decided. */
+const keep = (input: PassInput, list: Messages, effects: ReadonlyArray<Effect>): Decided => ({
+  list,
+  refused: false,
+  sticky: input.sticky,
+  compactionStats: input.compactionStats,
+  skipStreak: input.skipStreak,
+  summary: input.summary,
+  history: input.history,
+  nextSeq: input.nextSeq,
+  guards: input.guards,
+  effects,
+})
 
-  // The sets are copied only once something may be recorded (a swap or an escalation).
-  let recorded: StickyDraft | null = null
-  let summary = input.summary
-  let history = input.history
-  let nextSeq = input.nextSeq
-  let swapped = false
-  // A swap appends the summary after the last stored message; while the history ends inside an
-  // open tool group that would put a user message between a call and its results, so the summary
-  // stays pending until the group is answered (the contract's tool-pair promise, SPEC 17.3).
-  // Summary hysteresis: the swap rides on a pass that escalates anyway (judged on the list before
-  // the swap), so it never makes a boundary of its own.
+const decidePass = (input: PassInput, context: PassContext): Decided => {
+  const split = splitWorking(input, context.config)
+  // SPEC 17.1: re-apply the decisions, decide nothing, swap nothing (no copy of the sets).
+  if (input.stickyOnly) return keep(input, [...split.system, ...(split.prepared?.stickyApplied ?? applySticky(split.nonSystem, input.sticky, context))], [])
+  const swap = swapPending(input, split, context)
+  const measured = measureSwapped(input, split, swap, context)
+  const gate = gateEscalation(input, swap, measured, context)
+  const effects = [...swap.effects, ...gate.effects]
+  const unchanged: Decided = { ...keep(input, [...split.system, ...measured.stickyApplied], effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, guards: gate.guards }
+  if (!gate.escalate && !swap.swapped) return unchanged
+  return escalate(input, split, swap, measured, gate, unchanged, context)
+}
+
+/** After the summary swap (or none): the decisions it recorded and the state it changed. */
+interface Swapped {
+  readonly recorded: StickyDraft | null
+  readonly summary: SummaryState
+  readonly history: Messages
+  readonly nextSeq: number
+  readonly swapped: boolean
+  readonly nonSystem: ReadonlyArray<Message>
+  readonly effects: ReadonlyArray<Effect>
+}
+
+/**
+ * The summary swap (SPEC 12): a pending summary replaces the messages it absorbed. A swap appends
+ * the summary after the last stored message; while the history ends inside an open tool group that
+ * would put a user message between a call and its results, so the summary stays pending until the
+ * group is answered (the contract's tool-pair promise, SPEC 17.3). Summary hysteresis: the swap
+ * rides on a pass that escalates anyway (judged on the list before the swap), so it never makes
+ * a boundary of its own.
+ */
+const swapPending = (input: PassInput, split: SplitList, context: PassContext): Swapped => {
+  const { config, estimate } = context
+  const none: Swapped = { recorded: null, summary: input.summary, history: input.history, nextSeq: input.nextSeq, swapped: false, nonSystem: split.nonSystem, effects: [] }
+  const pending = input.summary.pending
+  if (config.compaction_strategy !== 'summary' || pending === null) return none
   const swapAllowed =
     !config.summary_hysteresis ||
-    needsEscalation(config, input.meter, input.hybrid, estimateMessages(system, estimate) + estimateMessages(applySticky(nonSystem, input.sticky, context), estimate), input.effective)
-  if (config.compaction_strategy === 'summary' && summary.pending !== null && swapAllowed && !endsInOpenToolGroup(nonSystem)) {
-    const pending = summary.pending
-    summary = { ...summary, pending: null }
-    const swap = trySwap(pending, nonSystem, input.sticky.removed, input.now, nextSeq, estimate)
-    effects.push(...swap.effects)
-    if (swap.seqConsumed) nextSeq += 1
-    if (swap.swapped && swap.summaryMessage !== null) {
-      const draft = toStickyDraft(input.sticky)
-      for (const message of swap.absorbed) recordRemoved(draft, message)
-      recorded = draft
-      history = appendTo(history, [swap.summaryMessage])
-      nonSystem = [...swap.nonSystem]
-      summary = { ...summary, absorbedCount: summary.absorbedCount + swap.absorbed.length }
-      swapped = true
-    }
+    needsEscalation(config, input.meter, input.hybrid, estimateMessages(split.system, estimate) + estimateMessages(applySticky(split.nonSystem, input.sticky, context), estimate), input.effective)
+  if (!swapAllowed || endsInOpenToolGroup(split.nonSystem)) return none
+  const swap = trySwap(pending, split.nonSystem, input.sticky.removed, input.now, input.nextSeq, estimate)
+  const cleared: Swapped = { ...none, summary: { ...input.summary, pending: null }, nextSeq: swap.seqConsumed ? input.nextSeq + 1 : input.nextSeq, effects: swap.effects }
+  if (!swap.swapped || swap.summaryMessage === null) return cleared
+  const draft = toStickyDraft(input.sticky)
+  for (const message of swap.absorbed) recordRemoved(draft, message)
+  return {
+    ...cleared,
+    recorded: draft,
+    history: appendTo(input.history, [swap.summaryMessage]),
+    nonSystem: [...swap.nonSystem],
+    summary: { ...cleared.summary, absorbedCount: cleared.summary.absorbedCount + swap.absorbed.length },
+    swapped: true,
   }
+}
 
-  const systemTokens = prepared?.systemTokens ?? estimateMessages(system, estimate)
-  const stickyApplied = prepared?.stickyApplied ?? applySticky(nonSystem, recorded ?? input.sticky, context)
+/** The sticky-applied list after the swap and what it is measured against (tokens). */
+interface Measured {
+  readonly systemTokens: number
+  readonly stickyApplied: Messages
+  readonly current: number
+  readonly target: number
+  readonly effective: number
+}
+
+const measureSwapped = (input: PassInput, split: SplitList, swap: Swapped, context: PassContext): Measured => {
+  const { config, estimate } = context
+  const prepared = split.prepared
+  const systemTokens = prepared?.systemTokens ?? estimateMessages(split.system, estimate)
+  const stickyApplied = prepared?.stickyApplied ?? applySticky(swap.nonSystem, swap.recorded ?? input.sticky, context)
   const current = systemTokens + (prepared?.stickyTokens ?? estimateMessages(stickyApplied, estimate))
   // target_basis "compactable": the fraction applies to what a compaction can act on (E less the
   // system messages), docs/evaluation.md "Target on the compactable part"; "budget" is SPEC 6.2.
@@ -222,69 +233,148 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
   const target =
     input.billed?.target ??
     (config.target_basis === 'compactable' ? systemTokens + Math.trunc(Math.max(0, input.effective - systemTokens) * config.target_usage) : Math.trunc(input.effective * config.target_usage))
-  const effective = input.billed?.effective ?? input.effective
-  // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
-  let escalate = (config.summary_hysteresis && swapped) || (input.billed !== undefined ? current > target : needsEscalation(config, input.meter, input.hybrid, current, input.effective))
-  const guarded = applyFloorGuard(input.guards, { current, escalate, effective, target, stickyApplied, systemTokens }, context, effects)
-  let guards = guarded.guards
-  const stopTarget = guarded.stopTarget
-  escalate = guarded.escalate
-  const reports = config.compaction_floor_guard === 'report' && input.billed === undefined
-  if (reports) guards = reportFloorOverE(guards, { tokens: current, passed: false, effective, target, stickyApplied, systemTokens }, context, effects)
-  const unchanged = (list: Messages): PassOutcome => ({
-    list,
-    refused: false,
-    sticky: input.sticky,
-    compactionStats: input.compactionStats,
-    skipStreak: input.skipStreak,
-    summary,
-    history,
-    nextSeq,
-    guards,
-    effects,
-  })
-  if (!escalate && !swapped) return unchanged([...system, ...stickyApplied])
+  return { systemTokens, stickyApplied, current, target, effective: input.billed?.effective ?? input.effective }
+}
 
-  const draft = recorded ?? toStickyDraft(input.sticky)
-  let working: Messages = stickyApplied
+/** Whether the ladder runs, toward which target, and the floor guard's state and event. */
+interface Gate {
+  readonly escalate: boolean
+  readonly stopTarget: number
+  readonly guards: GuardState
+  readonly effects: ReadonlyArray<Effect>
+}
+
+/**
+ * The inner gate (SPEC 6.2 step 7), the floor guard, and the report of a floor over E
+ * (docs/contract.md 17.14).
+ */
+const gateEscalation = (input: PassInput, swap: Swapped, measured: Measured, context: PassContext): Gate => {
+  const { config } = context
+  // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
+  const escalate =
+    (config.summary_hysteresis && swap.swapped) || (input.billed !== undefined ? measured.current > measured.target : needsEscalation(config, input.meter, input.hybrid, measured.current, input.effective))
+  const guarded = applyFloorGuard(escalate, input.guards, measured, context)
+  if (!reportsFloorOverE(input, context)) return guarded
+  const report = reportFloorOverE(guarded.guards, measured.current, false, measured, context)
+  return { ...guarded, guards: report.guards, effects: [...guarded.effects, ...report.effects] }
+}
+
+/** `compaction_floor_guard: "report"` outside the calibrated meter (whose infeasible case 17.13 reports in billed tokens). */
+const reportsFloorOverE = (input: PassInput, context: PassContext): boolean => context.config.compaction_floor_guard === 'report' && input.billed === undefined
+
+/**
+ * docs/contract.md 17.14 (`compaction_floor_guard: "report"`): a pass that ends over E because the
+ * floor itself is over E (the open tool group of 17.8, a protected zone) says so once; the report
+ * re-arms once a candidate or a compacted view (`tokens`) fits E again. `passed`: the ladder ran on this list.
+ */
+const reportFloorOverE = (guards: GuardState, tokens: number, passed: boolean, measured: Measured, context: PassContext): { readonly guards: GuardState; readonly effects: ReadonlyArray<Effect> } => {
+  const { effective, target, stickyApplied, systemTokens } = measured
+  if (effective <= 0) return { guards, effects: [] }
+  if (tokens <= effective) return { guards: guards.infeasible ? { ...guards, infeasible: false } : guards, effects: [] }
+  if (!passed || guards.infeasible) return { guards, effects: [] }
+  const floor = measureFloor(stickyApplied, systemTokens, context.config, context)
+  if (floor.floor_tokens <= effective) return { guards, effects: [] }
+  return { guards: { ...guards, infeasible: true }, effects: [{ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) }] }
+}
+
+/**
+ * The floor guard (`compaction_floor_guard` true or "deep"): with the floor above the target, the
+ * ladder works toward E instead of the unreachable target (`stopTarget`), and a view that already
+ * fits E is left alone (`escalate` false); reported once per change.
+ */
+const applyFloorGuard = (escalate: boolean, guards: GuardState, measured: Measured, context: PassContext): Gate => {
+  const { config } = context
+  const { current, target, effective, stickyApplied, systemTokens } = measured
+  const mode = config.compaction_floor_guard
+  if ((mode !== true && mode !== 'deep') || effective <= 0 || !(escalate || guards.infeasible)) return { escalate, stopTarget: target, guards, effects: [] }
+  const floor = measureFloor(stickyApplied, systemTokens, config, context)
+  const infeasible = floor.floor_tokens > target
+  const effects: Effect[] =
+    infeasible && !guards.infeasible ? [{ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) }] : []
+  const next = infeasible !== guards.infeasible ? { ...guards, infeasible } : guards
+  if (!infeasible) return { escalate, stopTarget: target, guards: next, effects }
+  // true: stop just under E; "deep": compact once as far as the ladder goes (to the floor),
+  // so the next turns do not cross E again at once (docs/configuration.md, "The irreducible floor").
+  return { escalate: escalate && current > effective, stopTarget: mode === 'deep' ? target : effective, guards: next, effects }
+}
+
+/**
+ * The ladder toward the stop target, then the worth-the-rebuild verdict (SPEC 14) and, for an
+ * accepted pass, its stats, the breaker and the over-budget warning.
+ */
+const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: Measured, gate: Gate, unchanged: Decided, context: PassContext): Decided => {
+  const { config, estimate } = context
+  const effects: Effect[] = [...unchanged.effects]
+  const draft = swap.recorded ?? toStickyDraft(input.sticky)
+  let working: Messages = measured.stickyApplied
   let levelReached = 0
   let required = 0
   // The predicate's baseline snapshot of the sets (post-swap), taken only when it is enabled.
   let snapshot: StickyDraft | null = null
-  if (escalate) {
-    const resolved = resolveClearAtLeast(config.compact_clear_at_least, effective)
+  if (gate.escalate) {
+    const resolved = resolveClearAtLeast(config.compact_clear_at_least, measured.effective)
     effects.push(...resolved.effects)
     required = resolved.required
     if (required > 0) snapshot = toStickyDraft(draft)
-    const ladder = runLadder(stickyApplied, systemTokens, current, stopTarget, draft, context)
+    const ladder = runLadder(measured.stickyApplied, measured.systemTokens, measured.current, gate.stopTarget, draft, context)
     working = ladder.working
     levelReached = ladder.levelReached
   }
-  const finalList: Messages = [...system, ...working]
+  const finalList: Messages = [...split.system, ...working]
   const afterTokens = estimateMessages(finalList, estimate)
-
   let skipStreak = input.skipStreak
-  if (escalate && snapshot !== null && hasNewDecision(draft, snapshot)) {
-    const freed = current - afterTokens
+  if (gate.escalate && snapshot !== null && hasNewDecision(draft, snapshot)) {
+    const freed = measured.current - afterTokens
     if (freed < required) {
-      skipStreak += 1
-      const baseline = [...system, ...stickyApplied]
-      const cap = config.compact_max_consecutive_skips
-      const refusal: Refusal = { freed, required, levelReached, streak: skipStreak, cap, baseline, baselineTokens: current, effective }
-      const restored = toSticky(snapshot, input.sticky.cumulativeLevel)
-      const base = { refused: true, sticky: restored, compactionStats: input.compactionStats, skipStreak, summary, history, nextSeq, guards }
-      if (skipStreak >= cap) {
-        effects.push({ type: 'raise_error', name: 'CompactionSkipLimitError', message: toSkipLimitMessage(config, refusal) })
-        return { ...base, list: null, effects }
+      const refusal: Refusal = {
+        freed, required, levelReached, streak: skipStreak + 1, cap: config.compact_max_consecutive_skips,
+        baseline: [...split.system, ...measured.stickyApplied], baselineTokens: measured.current, effective: measured.effective,
       }
-      effects.push({ type: 'emit_hook', name: 'context:compaction-skipped', data: toSkippedPayload(config, refusal) })
-      return { ...base, list: baseline, effects }
+      return refuse(unchanged, refusal, toSticky(snapshot, input.sticky.cumulativeLevel), effects, context)
     }
     skipStreak = 0
   }
-
   const cumulativeLevel = Math.max(input.sticky.cumulativeLevel, levelReached)
-  const stats: CompactionStats = {
+  const stats = toCompactionStats(input, measured, draft, finalList, afterTokens, cumulativeLevel, unchanged.summary, split.system.length, context)
+  effects.push({ type: 'emit_hook', name: 'context:compaction', data: { ...stats } })
+  const breaker = applyBreaker(unchanged.guards, afterTokens, measured.effective, input.effective, context)
+  effects.push(...breaker.effects)
+  let guards = breaker.guards
+  if (reportsFloorOverE(input, context)) {
+    const report = reportFloorOverE(guards, afterTokens, gate.escalate, measured, context)
+    guards = report.guards
+    effects.push(...report.effects)
+  }
+  if (measured.effective > 0 && afterTokens > measured.effective) effects.push(overBudgetWarning(input, measured, afterTokens, cumulativeLevel))
+  return { ...unchanged, list: finalList, sticky: toSticky(draft, cumulativeLevel), compactionStats: stats, skipStreak, guards, effects }
+}
+
+/**
+ * A pass refused by the worth-the-rebuild predicate (SPEC 14): the decisions restored, the
+ * streak counted, `context:compaction-skipped`, or at the cap the fail-loud error and no list.
+ */
+const refuse = (unchanged: Decided, refusal: Refusal, restored: StickyState, effects: ReadonlyArray<Effect>, context: PassContext): Decided => {
+  const base: Decided = { ...unchanged, refused: true, sticky: restored, skipStreak: refusal.streak }
+  if (refusal.streak >= refusal.cap) {
+    return { ...base, list: null, effects: [...effects, { type: 'raise_error', name: 'CompactionSkipLimitError', message: toSkipLimitMessage(context.config, refusal) }] }
+  }
+  return { ...base, list: refusal.baseline, effects: [...effects, { type: 'emit_hook', name: 'context:compaction-skipped', data: toSkippedPayload(context.config, refusal) }] }
+}
+
+/** The stats of an accepted pass (SPEC 6.7); `budget` is the real E, also under the calibrated meter. */
+const toCompactionStats = (
+  input: PassInput,
+  measured: Measured,
+  draft: StickyDraft,
+  finalList: Messages,
+  afterTokens: number,
+  cumulativeLevel: number,
+  summary: SummaryState,
+  systemCount: number,
+  context: PassContext,
+): CompactionStats => {
+  const { config } = context
+  return {
     before_tokens: input.workingTokens,
     after_tokens: afterTokens,
     before_messages: input.working.length,
@@ -292,44 +382,47 @@ export const runCompactionPass = (input: PassInput, context: PassContext): PassO
     messages_removed: draft.removed.size,
     messages_truncated: draft.truncated.size,
     user_messages_stubbed: draft.stubbed.size,
-    system_messages_preserved: system.length,
+    system_messages_preserved: systemCount,
     strategy_level: cumulativeLevel,
     budget: input.effective,
-    target_tokens: target,
+    target_tokens: measured.target,
     protected_recent: config.protected_recent,
     protected_tool_results: config.protected_tool_results,
     ...(config.compaction_strategy === 'summary' ? { messages_absorbed_by_summary: summary.absorbedCount } : {}),
   }
-  effects.push({ type: 'emit_hook', name: 'context:compaction', data: { ...stats } })
-  if (config.compaction_breaker_passes !== null) {
-    if (effective > 0 && afterTokens > effective) {
-      const overBudgetPasses = guards.overBudgetPasses + 1
-      const trips = overBudgetPasses >= config.compaction_breaker_passes && !guards.breakerTripped
-      guards = { ...guards, overBudgetPasses, ...(trips ? { breakerTripped: true, breakerBudget: input.effective } : {}) }
-      if (trips) effects.push({ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: overBudgetPasses } })
-    } else if (guards.overBudgetPasses !== 0 || guards.breakerTripped) {
-      guards = { ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null }
-    }
-  }
-  if (reports) guards = reportFloorOverE(guards, { tokens: afterTokens, passed: escalate, effective, target, stickyApplied, systemTokens }, context, effects)
+}
+
+/**
+ * The breaker (`compaction_breaker_passes`, docs/configuration.md): consecutive accepted passes
+ * that end over E trip it once; a pass that fits re-arms it. `effective` is the converted E the
+ * pass worked against, `realEffective` the real one it trips under.
+ */
+const applyBreaker = (guards: GuardState, afterTokens: number, effective: number, realEffective: number, context: PassContext): { readonly guards: GuardState; readonly effects: ReadonlyArray<Effect> } => {
+  if (context.config.compaction_breaker_passes === null) return { guards, effects: [] }
   if (effective > 0 && afterTokens > effective) {
-    const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
-    effects.push({
-      type: 'log',
-      level: 'warning',
-      message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${effective}${input.billed !== undefined ? ` estimator tokens (E = ${input.effective} billed tokens through the calibration)` : ''} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote}`,
-    })
+    const overBudgetPasses = guards.overBudgetPasses + 1
+    const trips = overBudgetPasses >= context.config.compaction_breaker_passes && !guards.breakerTripped
+    const next = { ...guards, overBudgetPasses, ...(trips ? { breakerTripped: true, breakerBudget: realEffective } : {}) }
+    return { guards: next, effects: trips ? [{ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: overBudgetPasses } }] : [] }
   }
+  if (guards.overBudgetPasses !== 0 || guards.breakerTripped) return { guards: rearmBreaker(guards), effects: [] }
+  return { guards, effects: [] }
+}
+
+/**
+ * The breaker re-armed: no over-budget pass counted, not tripped, no budget (docs/configuration.md).
+ *
+ * @example
+ * rearmBreaker({ ...EMPTY_GUARDS, overBudgetPasses: 3, breakerTripped: true, breakerBudget: 9200 }).breakerTripped // => false
+ */
+export const rearmBreaker = (guards: GuardState): GuardState => ({ ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null })
+
+const overBudgetWarning = (input: PassInput, measured: Measured, afterTokens: number, cumulativeLevel: number): Effect => {
+  const { systemTokens, target, effective } = measured
+  const floorNote = systemTokens > target ? ` The system prompt ALONE is ${systemTokens} tokens, above the target: it is the floor compaction cannot go below.` : ''
   return {
-    list: finalList,
-    refused: false,
-    sticky: toSticky(draft, cumulativeLevel),
-    compactionStats: stats,
-    skipStreak,
-    summary,
-    history,
-    nextSeq,
-    guards,
-    effects,
+    type: 'log',
+    level: 'warning',
+    message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${effective}${input.billed !== undefined ? ` estimator tokens (E = ${input.effective} billed tokens through the calibration)` : ''} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote}`,
   }
 }

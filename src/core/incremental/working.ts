@@ -7,7 +7,7 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
 import { isPlainObject } from '../messages/values.js'
-import { stripMessage, type PassContext } from '../compaction/context.js'
+import { collectSpills, stripMessage, type PassContext } from '../compaction/context.js'
 import type { AppliedView, DerivationMemo, MediaCounts, StrippedView, WorkingEntry } from '../memo/derivation-memo.js'
 import { applySticky } from '../compaction/sticky.js'
 import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
@@ -157,8 +157,8 @@ export const selectPlainView = (memo: DerivationMemo, working: Working, estimate
  * The sticky-applied list `S ++ applySticky(N)` of W for `sticky` (SPEC 17.1) and its stripped
  * view, extending the previous request's when the decisions and tool names are the same objects
  * and no system message was added (it would move to the front): O(view) for the arrays, O(added)
- * for the derivations. The spills of every truncation in the list are recorded in
- * `context.spills`, in list order, exactly as a full re-application records them.
+ * for the derivations. Its `spills` are those of every truncation in the list, in list order,
+ * exactly as a full re-application asks for them (the caller returns them as effects).
  *
  * @example
  * selectAppliedView(memo, working, state.sticky, context).list // S ++ N'
@@ -166,17 +166,14 @@ export const selectPlainView = (memo: DerivationMemo, working: Working, estimate
 export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky: StickyState, context: PassContext): AppliedView => {
   const { entry, previous, added } = working
   const reusable = previous?.applied
-  if (entry.applied !== null && entry.applied.sticky === sticky && entry.applied.toolNames === context.toolNames && entry.applied.failedSpills === context.failedSpills) {
-    for (const spill of entry.applied.spills) context.spills.set(spill.path, spill)
-    return entry.applied
-  }
+  if (entry.applied !== null && entry.applied.sticky === sticky && entry.applied.toolNames === context.toolNames && entry.applied.failedSpills === context.failedSpills) return entry.applied
   let applied: AppliedView
   if (reusable != null && added !== null && reusable.sticky === sticky && reusable.toolNames === context.toolNames && reusable.failedSpills === context.failedSpills && !added.some((message) => message.role === 'system')) {
-    for (const spill of reusable.spills) context.spills.set(spill.path, spill)
-    const more = applySticky(added, sticky, context)
+    const collector = collectSpills(context, reusable.spills)
+    const more = applySticky(added, sticky, collector.context)
     applied =
       more.length === 0
-        ? { ...reusable, spills: [...context.spills.values()] }
+        ? { ...reusable, spills: collector.spills() }
         : {
             ...concat(reusable, toStripped(more, memo, context.estimate)),
             sticky,
@@ -187,13 +184,14 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
             stickyApplied: reusable.stickyApplied.concat(more),
             stickyTokens: reusable.stickyTokens + sum(more, context.estimate),
             list: reusable.list.concat(more),
-            spills: [...context.spills.values()],
+            spills: collector.spills(),
           }
   } else {
     const system: Message[] = []
     const nonSystem: Message[] = []
     for (const message of toPlainArray(entry.working)) (message.role === 'system' ? system : nonSystem).push(message)
-    const stickyApplied = applySticky(nonSystem, sticky, context)
+    const collector = collectSpills(context)
+    const stickyApplied = applySticky(nonSystem, sticky, collector.context)
     const list = [...system, ...stickyApplied]
     applied = {
       ...toStripped(list, memo, context.estimate),
@@ -205,7 +203,7 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
       stickyApplied,
       stickyTokens: sum(stickyApplied, context.estimate),
       list,
-      spills: [...context.spills.values()],
+      spills: collector.spills(),
     }
   }
   entry.applied = applied

@@ -2,7 +2,7 @@
 // 2): the floor breakdown, `context:compaction-infeasible` once per change, removal that stops at
 // E when the floor is above the target, and the breaker (`compaction_breaker_passes`).
 import { describe, expect, it } from 'vitest'
-import { makePassContext } from '../../../src/core/compaction/context.js'
+import { collectSpills, makePassContext } from '../../../src/core/compaction/context.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
 import { measureFloor } from '../../../src/core/compaction/floor.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
@@ -49,11 +49,13 @@ describe('measureFloor', () => {
 
   it('an unprotected result in the recent zone counts at its truncated size', () => {
     const config = configOf({ protected_recent: 1, protected_tool_results: 0, truncate_chars: 10 })
-    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    // A context whose truncations record their spills: measuring must record none.
+    const collector = collectSpills(makePassContext(config, estimateOne, {}, makeDerivationMemo()))
+    const context = collector.context
     const big = result('a', 'x'.repeat(4000))
     const floor = measureFloor([user('go'), calls(['a']), big], 0, config, context)
     expect(floor.protected_tokens).toBe(estimateOne(user('go')) + estimateOne(calls(['a'])) + estimateOne(context.truncatedForm(big)))
-    expect(context.spills.size).toBe(0)
+    expect(collector.spills().length).toBe(0)
   })
 })
 

@@ -1,5 +1,5 @@
 // The calibrated meter (docs/contract.md 17.13): the fit and its priors (src/core/meter/calibration.ts)
-// and the meter folded through the reducer (src/core/meter/calibrated-meter.ts, src/core/request.ts):
+// and the meter folded through the reducer (src/core/meter/calibrated-meter.ts, src/core/request/):
 // sensible before the first reading, after one, under noise and outliers, after resets; the
 // append shape never uses a stale anchor; the ladder sizes in billed tokens; the infeasible case
 // is reported once.

@@ -1,0 +1,92 @@
+/**
+ * The compaction-pass stage (SPEC 6.2, 6.7, 12.6, 14, 17.1, 17.5): the pass over W (its ladder and
+ * sticky helpers are in src/core/compaction/), or W as it is when nothing is decided and the
+ * trigger did not fire; the spill writes of the request.
+ */
+import type { Effect } from '../effects.js'
+import { hasStickyDecisions } from '../state.js'
+import { estimateMessages } from '../meter/estimate.js'
+import { mergeSpills } from '../compaction/context.js'
+import { rearmBreaker, runCompactionPass, type PassInput, type PassOutcome } from '../compaction/pass.js'
+import { selectAppliedView } from '../incremental/working.js'
+import type { AppliedView } from '../memo/derivation-memo.js'
+import { defineStage, type RequestDraft, type StageFacts } from './types.js'
+
+/** What the pass reads, from the facts and the slices so far. */
+const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null): PassInput => {
+  const slices = draft.slices
+  const calibrated = facts.reading.calibrated
+  return {
+    working: facts.working,
+    workingTokens: facts.workingTokens,
+    effective: facts.effective,
+    stickyOnly,
+    ...(applied !== null ? { applied } : {}),
+    sticky: slices.sticky,
+    compactionStats: slices.compactionStats,
+    skipStreak: slices.skipStreak,
+    summary: slices.summary,
+    history: slices.history,
+    nextSeq: slices.nextSeq,
+    meter: slices.meter,
+    hybrid: facts.reading.hybrid,
+    now: facts.event.now,
+    guards: slices.guards,
+    ...(calibrated !== null
+      ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits > 0 ? calibrated.targetUnits : Math.trunc(calibrated.effectiveUnits * facts.config.target_usage) } }
+      : {}),
+  }
+}
+
+/** The `write_spill` effects of the spills asked for so far and by the pass, less those known written (SPEC 11.5). */
+const toSpillEffects = (facts: StageFacts, draft: RequestDraft, applied: AppliedView | null, pass: PassOutcome): ReadonlyArray<Effect> => {
+  const written = facts.before.spillWritten
+  const effects: Effect[] = []
+  for (const spill of mergeSpills([draft.spills, applied?.spills ?? [], pass.spills])) {
+    if (!written.has(spill.path)) effects.push({ type: 'write_spill', directory: spill.directory, path: spill.path, content: spill.content })
+  }
+  return effects
+}
+
+/**
+ * Runs the compaction pass when the trigger fired or sticky decisions exist (sticky-only when the
+ * trigger did not fire or a tripped breaker holds), else leaves W as it is (`pass: plain`). The
+ * sticky decisions are re-applied to W incrementally (docs/architecture.md) unless a pending
+ * summary may be swapped in first (the pass then re-applies after it). A breaker that held is
+ * re-armed when the list fits E. Effects: the spill writes, then the pass's; a fail-loud pass
+ * (SPEC 14.4) ends the request here.
+ *
+ * @example
+ * compactionPassStage.writes // => ['history', 'nextSeq', 'sticky', 'compactionStats', 'skipStreak', 'summary', 'guards', 'pass']
+ */
+export const compactionPassStage = defineStage({
+  name: 'compaction-pass',
+  writes: ['history', 'nextSeq', 'sticky', 'compactionStats', 'skipStreak', 'summary', 'guards', 'pass'],
+  observes: false,
+  run: (facts, draft) => {
+    const slices = draft.slices
+    const { fires, breakerHolds } = slices.trigger
+    if (!fires && !hasStickyDecisions(slices.sticky)) return { slices: { pass: { kind: 'plain' } } }
+    const stickyOnly = !fires || breakerHolds
+    const applied =
+      stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.sticky, facts.context) : null
+    const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied), facts.context)
+    const effects = [...toSpillEffects(facts, draft, applied, pass), ...pass.effects]
+    const decided = pass.sticky !== slices.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compactionStats
+    const written = {
+      history: pass.history,
+      nextSeq: pass.nextSeq,
+      sticky: pass.sticky,
+      compactionStats: pass.compactionStats,
+      skipStreak: pass.skipStreak,
+      summary: pass.summary,
+      guards: breakerHolds && pass.list !== null && facts.effective > 0 && estimateMessages(pass.list, facts.estimate) <= facts.effective ? rearmBreaker(pass.guards) : pass.guards,
+    }
+    if (pass.list === null) return { slices: written, effects, stop: true }
+    return {
+      slices: { ...written, pass: { kind: 'pass', list: pass.list, applied, mayDecide: !stickyOnly, decided, refused: pass.refused } },
+      list: [...pass.list],
+      effects,
+    }
+  },
+})

@@ -1,0 +1,102 @@
+/**
+ * The request reducer (SPEC 2.3 with 17.1): a fold of the request's facts over a table of stages,
+ * in the spirit of redux-loop's `combineReducers`. Each stage is a pure function of (facts, the
+ * slices so far, the list so far) that writes only its own slices and returns its effects; the
+ * table's order is the order of the contract's steps and of the effects (docs/architecture.md,
+ * "The request pipeline"). Adding a stage is one entry here and one module.
+ */
+import type { CoreDeps } from '../deps.js'
+import type { RequestReceived } from '../events.js'
+import type { Messages } from '../messages/message.js'
+import type { State } from '../state.js'
+import type { Step } from '../step.js'
+import type { DerivationMemo } from '../memo/derivation-memo.js'
+import { mergeSpills } from '../compaction/context.js'
+import { budgetStage } from './budget-provenance.js'
+import { compactionPassStage } from './compaction-pass.js'
+import { compactionTriggerStage } from './compaction-trigger.js'
+import { toRequestFacts } from './facts.js'
+import { finishStage } from './finish.js'
+import { meterStage } from './meter.js'
+import { strictFitStage } from './strict-fit.js'
+import { summaryTriggerStage } from './summary-trigger.js'
+import { tailStage } from './tail.js'
+import type { RequestDraft, RequestSlices, RequestStage, StageOutput } from './types.js'
+import { viewStage } from './view.js'
+
+export { toWorkingList } from './facts.js'
+
+/**
+ * The stages of a request, in order: budget provenance, meter, summary trigger, compaction
+ * trigger, compaction pass, tail (replay and notice), view, strict fit, finish.
+ *
+ * @example
+ * REQUEST_STAGES.map((stage) => stage.name)[0] // => 'budget'
+ */
+export const REQUEST_STAGES: ReadonlyArray<RequestStage> = [
+  budgetStage,
+  meterStage,
+  summaryTriggerStage,
+  compactionTriggerStage,
+  compactionPassStage,
+  tailStage,
+  viewStage,
+  strictFitStage,
+  finishStage,
+]
+
+/**
+ * The draft a request starts from: the state's slices, no request slice written yet, W as the
+ * list so far.
+ *
+ * @example
+ * startDraft(makeInitialState(), []).slices.pass // => null
+ */
+export const startDraft = (state: State, working: Messages): RequestDraft => ({
+  slices: { ...state, trigger: { fires: false, breakerHolds: false }, pass: null, view: null },
+  list: working,
+  spills: [],
+  log: [],
+})
+
+const advance = (draft: RequestDraft, stage: RequestStage, output: StageOutput): RequestDraft => ({
+  slices: output.slices === undefined ? draft.slices : { ...draft.slices, ...output.slices },
+  list: output.list ?? draft.list,
+  spills: output.spills === undefined || output.spills.length === 0 ? draft.spills : mergeSpills([draft.spills, output.spills]),
+  log: output.effects === undefined || output.effects.length === 0 ? draft.log : [...draft.log, { stage, effects: output.effects }],
+})
+
+/** The state of `slices`: the request's own slices left out. */
+const toState = (slices: RequestSlices): State => {
+  const { trigger: _trigger, pass: _pass, view: _view, ...state } = slices
+  return state
+}
+
+const toStep = (draft: RequestDraft, stopped: boolean): Step => ({
+  state: toState(draft.slices),
+  view: stopped ? undefined : (draft.slices.view?.view ?? undefined),
+  effects: draft.log.flatMap((entry) => entry.effects),
+})
+
+/**
+ * Reduce one `get_messages_for_request` (SPEC 2.3). The step's view is the stripped list to send,
+ * or undefined when the request raised (the worth-the-rebuild cap, strict fit: a `raise_error`
+ * effect is then last). Hook events come out as `emit_hook` effects in contract order:
+ * `context:token_meter` first, then at most one of `context:compaction` / `context:compaction-skipped`.
+ *
+ * @example
+ * const deps = { config: DEFAULT_CONFIG, estimate: estimateOne }
+ * const event: RequestReceived = { type: 'request_received', tokenBudget: 10000, provider: null, providerGiven: false, systemPrompt: null, now: DEFAULT_REPLAY_NOW }
+ * applyRequest(deps, makeDerivationMemo(), makeInitialState(), event).view // => []
+ */
+export const applyRequest = (deps: CoreDeps, memo: DerivationMemo, state: State, event: RequestReceived): Step => {
+  const facts = toRequestFacts(deps, memo, state, event)
+  let draft = startDraft(state, facts.working)
+  for (const stage of REQUEST_STAGES) {
+    const output = stage.run(facts, draft)
+    if (output.replace !== undefined) return output.replace
+    draft = advance(draft, stage, output)
+    if (output.stop === true) return toStep(draft, true)
+  }
+  return toStep(draft, false)
+}

@@ -1,0 +1,46 @@
+/**
+ * The tail stage (SPEC 13, SPEC 9 with `compaction_notice_repeat` in docs/configuration.md): the
+ * last user message replayed after a compaction boundary, and the compaction notice.
+ */
+import type { Message } from '../messages/message.js'
+import { isHumanPrompt } from '../compaction/anchors.js'
+import { selectNotice } from '../compaction/notice.js'
+import { isRealUserMessage, selectLastUserReplay, toBoundaryIdentity } from '../compaction/replay-last-user.js'
+import { defineStage } from './types.js'
+
+/**
+ * After a pass (not for W sent as it is): appends the replay of the last real user message once
+ * per boundary (`replay_last_user_on_compaction`; not after a refusal), then the notice; the full
+ * notice goes out once per accepted compaction (a new stats object) unless
+ * `compaction_notice_repeat` is `"full"`. Writes the replay marker and whether the full notice went out.
+ *
+ * @example
+ * tailStage.writes // => ['replayMarker', 'guards']
+ */
+export const tailStage = defineStage({
+  name: 'tail',
+  writes: ['replayMarker', 'guards'],
+  observes: false,
+  run: (facts, draft) => {
+    const { config } = facts
+    const slices = draft.slices
+    if (slices.pass?.kind !== 'pass') return {}
+    const list: Message[] = [...draft.list]
+    let replayMarker = slices.replayMarker
+    if (config.replay_last_user_on_compaction && !slices.pass.refused) {
+      const identity = toBoundaryIdentity(slices.sticky.cumulativeLevel, slices.summary.absorbedCount)
+      const replay = selectLastUserReplay(list, identity, replayMarker, facts.effective, facts.estimate, config.human_anchors ? isHumanPrompt : isRealUserMessage)
+      if (replay !== null) {
+        list.push(replay)
+        replayMarker = identity
+      }
+    }
+    const fresh = slices.compactionStats !== facts.before.compactionStats
+    const fullSent = config.compaction_notice_repeat !== 'full' && !fresh && slices.guards.noticeSent
+    const notice = selectNotice(config, slices.compactionStats, list, facts.memo.notice, fullSent)
+    if (notice !== null) list.push(notice)
+    const noticeSent = config.compaction_notice_repeat !== 'full' ? fullSent || notice !== null : slices.guards.noticeSent
+    const guards = noticeSent !== slices.guards.noticeSent ? { ...slices.guards, noticeSent } : slices.guards
+    return { slices: { replayMarker, guards }, list }
+  },
+})
