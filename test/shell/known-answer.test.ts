@@ -48,6 +48,28 @@ describe('simulated usage, known answer', () => {
     }
   })
 
+  // A Codex rollout is a Responses recording: its items are stored as merged contract pieces
+  // whose metadata keeps the native item (encrypted reasoning included), so the fit counts the
+  // history as stored, and an item merged into the last piece adds its growth to what was sent.
+  it('the Codex rollout with readings: never compacting, billed input = recorded input, scale near 1', () => {
+    const name = 'guideai-cli-0.45-rollout-2025-10-06.jsonl'
+    const results = loadRecordings(readFixture(`sessions/codex/${name}`), name, 'auto').recordings.map((raw) =>
+      replayRecording(applyBudgetOverride(raw, { kind: 'budget', tokens: 100_000_000 }), { config: DEFAULT_CONFIG, estimate: makeCachedEstimator() }, { usage: { mode: 'simulated', provider: 'openai', count: counter.count } }),
+    )
+    expect(results).toHaveLength(1)
+    const [result] = results
+    expect(result.providerFit?.source).toBe('readings')
+    // Counting the raw items (encrypted reasoning as text) had given 0.23 × count + 6,496.
+    expect(result.providerFit!.scale).toBeGreaterThan(0.8)
+    expect(result.providerFit!.scale).toBeLessThan(1.2)
+    const checked = result.economics.filter((economics) => economics !== null && economics.recorded_input !== null && !economics.clamped)
+    expect(checked.length).toBeGreaterThan(150)
+    for (const economics of checked) {
+      expect(economics!.billed_view_tokens).toBe(economics!.billed_sent_tokens)
+      expect(economics!.split.input_tokens).toBe(economics!.recorded_input)
+    }
+  })
+
   it('the 3 MB session at a budget of 60,000: every compacted view is billed below its reading, by scale × what was cut', () => {
     const [result] = replayAt('4d5611e5-241a-462a-8d15-5122611a9569.jsonl', 60_000)
     const fit = result.providerFit!

@@ -12,7 +12,7 @@ import { makeInitialState, type State } from '../state.js'
 import type { CacheProvider } from '../economics/cache.js'
 import { toCacheItems } from '../economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState, type UsageMode } from '../economics/simulation.js'
-import { fitProviderModel, selectFitPairs, toBilledCount, type ProviderFit } from '../economics/provider-model.js'
+import { fitProviderModel, toBilledCount, type FitPair, type ProviderFit } from '../economics/provider-model.js'
 import { makeCachedEstimator, type TokenEstimator } from '../meter/estimate.js'
 import { isPlainObject } from '../messages/values.js'
 import { withoutSpillPointers } from '../tool-results/tool-result-budget.js'
@@ -150,6 +150,46 @@ export const replayRecording = (recording: Recording, deps: CoreDeps, options: R
 }
 
 /**
+ * How much an add changed the stored history's count: the pieces it appended, and the growth of
+ * the last message when the add merged into it (a provider format's pieces of one turn, e.g. a
+ * Responses reasoning item and its function call, docs/formats.md).
+ */
+const toAddedTokens = (before: ReadonlyArray<Message>, after: ReadonlyArray<Message>, count: (message: Message) => number): number => {
+  let start = before.length
+  let delta = 0
+  if (start > 0 && after.length >= start && after[start - 1] !== before[start - 1]) {
+    start -= 1
+    delta -= count(before[start])
+  }
+  for (let i = start; i < after.length; i += 1) delta += count(after[i])
+  return delta
+}
+
+/**
+ * The provider model's fit pairs (`FitPair`): at each request with a reading, the count of the
+ * history as the manager stores it (the adds folded through `deps`' format, so a provider
+ * format's items count as their stored pieces, metadata aside) and the reading. For a contract
+ * recording these are `selectFitPairs`' pairs; a Responses recording's raw items also hold
+ * encrypted reasoning that the stored pieces keep only in `metadata`, never counted.
+ */
+const selectStoredFitPairs = (recording: Recording, deps: CoreDeps, readings: ReadonlyMap<number, unknown>, count: TokenEstimator): ReadonlyArray<FitPair> => {
+  const step = makeStep(deps)
+  const memo = makeDerivationMemo()
+  let state = makeInitialState()
+  const pairs: FitPair[] = []
+  recording.ops.forEach((op, index) => {
+    if (op.op === 'add_message') state = step(state, { type: 'message_added', message: op.message, timestamp: recording.now }).state
+    else if (op.op === 'set_messages') state = step(state, { type: 'messages_replaced', messages: op.messages }).state
+    else if (op.op === 'clear') state = step(state, { type: 'history_cleared' }).state
+    else if (op.op === 'get_messages_for_request' && readings.has(index)) {
+      const reading = toReading(readings.get(index))?.total ?? null
+      if (reading !== null) pairs.push({ count: state.history.reduce((total, message) => total + count(stripMessage(message, memo)), 0), reading })
+    }
+  })
+  return pairs
+}
+
+/**
  * The same fold as `replayRecording`, one operation at a time: yields the 0-based index of each
  * operation after applying it, and returns the result (for progress display).
  *
@@ -194,7 +234,7 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
   const estimate = toStepDeps(deps).estimate
   // The provider model: the session's fit of its readings on the counter's count of what was sent.
   const counter = usage?.count ?? estimate
-  const providerFit = usage === undefined ? null : fitProviderModel(selectFitPairs(recording, readings, (value) => toReading(value)?.total ?? null, makeCachedEstimator(counter)))
+  const providerFit = usage === undefined ? null : fitProviderModel(selectStoredFitPairs(recording, deps, readings, makeCachedEstimator(counter)))
   const billed = providerFit === null ? estimate : makeCachedEstimator(toBilledCount(providerFit, counter))
   const sentEstimate = (message: Message): number => estimate(stripMessage(message, sentMemo))
   const sentBilled = (message: Message): number => billed(stripMessage(message, sentMemo))
@@ -260,11 +300,11 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
       case 'spill_result':
         return
       case 'add_message': {
-        const before = state.history.length
+        const before = state.history
         apply({ type: 'message_added', message: op.message, timestamp: recording.now })
-        if (usage !== undefined && state.history.length === before + 1) {
-          sentTokens += sentEstimate(state.history[before])
-          sentBilledTokens += sentBilled(state.history[before])
+        if (usage !== undefined && state.history !== before) {
+          sentTokens += toAddedTokens(before, state.history, sentEstimate)
+          sentBilledTokens += toAddedTokens(before, state.history, sentBilled)
           noteTime(op.message)
         }
         return
