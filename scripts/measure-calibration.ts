@@ -17,6 +17,10 @@
 //     A session whose fitted overhead (the provider model's) alone is at or above B is infeasible
 //     at B: reported, and left out of the totals. Sessions without readings are listed and skipped.
 //
+//   npx tsx scripts/measure-calibration.ts storms <budget|window> <file> <preset[+json]|json-config>...
+//     per configuration: boundaries, images in the last view against those stored, guard events
+//     (`window`: the format's own window, Claude Code's 200,000 with 64,000 output).
+//
 //   npx tsx scripts/measure-calibration.ts tau <budget> <model> <files or folders>...
 //     tau-bench shape (no readings): `recommended` against the previous recommended (without the
 //     calibrated meter and the typed estimator): boundaries, views over E and over the request
@@ -195,7 +199,34 @@ const tau = (): void => {
   for (const line of notable) console.log(line)
 }
 
+// Storm shapes: per configuration, requests, boundaries, the images of the last view against the
+// images stored, and the guard events (docs/evaluation.md, "Screenshots and the storm shapes").
+const countImages = (value: unknown): number => {
+  if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + countImages(item), 0)
+  if (value === null || typeof value !== 'object') return 0
+  const record = value as Record<string, unknown>
+  const own = record.type === 'image' || record.type === 'image_url' || record.type === 'input_image' ? 1 : 0
+  return own + Object.entries(record).reduce((sum, [key, item]) => sum + (key === 'metadata' ? 0 : countImages(item)), 0)
+}
+const storms = (): void => {
+  const [budgetArg, file, ...configs] = rest
+  console.log(`| configuration | requests | boundaries | images in the last view / stored | context:compaction-infeasible | context:compaction-breaker | over ${budgetArg} as billed |`)
+  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  for (const config of configs) {
+    const options: RunOptions = budgetArg === 'window' ? { ...optionsAt(0), budget: null } : optionsAt(Number(budgetArg))
+    for (const session of prepareSessions(file, readInput(file, 'auto', { windows }), layersOf(parseConfig(config)), options)) {
+      const result = runSession(session, options)
+      const events = (name: string): number => result.lines.reduce((sum, line) => sum + line.events.filter((event) => event.name === name).length, 0)
+      const last = [...result.lines].reverse().find((line) => line.view !== null)
+      const stored = countImages(session.recording.ops.flatMap((op) => (op.op === 'add_message' ? [op.message] : [])))
+      const over = budgetArg === 'window' ? 0 : result.economics.filter((economics) => economics !== null && economics.split.input_tokens > Number(budgetArg)).length
+      console.log(`| ${config} | ${result.lines.length} | ${events('context:compaction')} | ${countImages(last?.view ?? [])} / ${stored} | ${events('context:compaction-infeasible')} | ${events('context:compaction-breaker')} | ${budgetArg === 'window' ? '—' : over} |`)
+    }
+  }
+}
+
 if (modeArg === 'goals') goals()
+else if (modeArg === 'storms') storms()
 else if (modeArg === 'tau') tau()
 else {
   rest.unshift(modeArg)
