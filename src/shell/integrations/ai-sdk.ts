@@ -45,16 +45,29 @@ export interface AiSdkContextOptions {
  */
 const makeHistorySync = (context: AiSdkContext) => {
   let given: Array<string> | null = null
+  // Indexes of answers the helper added before the SDK sent them back (`answer`): there the SDK's
+  // next list may hold the same answer in its own spelling (provider metadata, key order).
+  let answered = new Set<number>()
+  const matches = (fingerprints: ReadonlyArray<string>, messages: ReadonlyArray<unknown>) => (fingerprint: string, index: number): boolean =>
+    fingerprints[index] === fingerprint || (answered.has(index) && isAssistantMessage(messages[index]))
   const sync = async (messages: ReadonlyArray<unknown>): Promise<void> => {
     if (given === null) given = (await context.getMessages()).map((message) => JSON.stringify(message))
     const fingerprints = messages.map((message) => JSON.stringify(message))
-    const continues = fingerprints.length >= given.length && given.every((fingerprint, index) => fingerprints[index] === fingerprint)
+    const continues = fingerprints.length >= given.length && given.every(matches(fingerprints, messages))
     if (!continues) {
       await context.setMessages(messages as ReadonlyArray<MessageInput>)
     } else {
       for (const message of messages.slice(given.length)) await context.addMessage(message as MessageInput)
     }
     given = fingerprints
+    answered = new Set()
+  }
+  /** Appends the model's answer of a call now, before the SDK sends it back with the next call. */
+  const answer = async (message: PromptMessage): Promise<void> => {
+    if (given === null) given = (await context.getMessages()).map((known) => JSON.stringify(known))
+    await context.addMessage(message as MessageInput)
+    answered.add(given.length)
+    given = [...given, JSON.stringify(message)]
   }
   const extend = async (responses: ReadonlyArray<unknown>, known: number): Promise<void> => {
     if (given === null) return
@@ -63,8 +76,10 @@ const makeHistorySync = (context: AiSdkContext) => {
     given = [...given, ...fingerprints.slice(known)]
   }
   const last = (): string | undefined => given?.[given.length - 1]
-  return { sync, extend, last }
+  return { sync, extend, last, answer }
 }
+
+const isAssistantMessage = (message: unknown): boolean => typeof message === 'object' && message !== null && (message as { role?: unknown }).role === 'assistant'
 
 /**
  * The argument of `prepareStep` as the helper reads it (AI SDK v6): the step number, the finished
@@ -238,7 +253,10 @@ export interface ContextMiddleware {
  * call it brings the manager's history up to the prompt the SDK built (the SDK always sends the
  * whole conversation), asks for the view and sends that instead, as a `LanguageModelV3Prompt`;
  * after the call it feeds `result.usage` (or, when streaming, the `finish` part's usage) to
- * `onLlmResponse`. Use it when you cannot pass `prepareStep` (a framework calls the model).
+ * `onLlmResponse` and appends the model's answer as the SDK's next prompt holds it (text,
+ * reasoning and tool-call parts; streamed deltas joined), so a turn's final answer is in the
+ * history when `generateText` returns. Use it when you cannot pass `prepareStep` (a framework
+ * calls the model).
  *
  * @example
  * import { generateText, stepCountIs, wrapLanguageModel } from 'ai'
@@ -254,9 +272,15 @@ export interface ContextMiddleware {
  * const wrapped = wrapLanguageModel({ model, middleware: makeContextMiddleware(context) })
  * const result = await generateText({ model: wrapped, messages: [{ role: 'user', content: 'hi' }] })
  * result.text // => 'Done.'
+ * const history = await context.getMessages()
+ * history.length // => 2
  */
 export const makeContextMiddleware = (context: AiSdkContext, options: AiSdkContextOptions = {}): ContextMiddleware => {
   const sync = makeHistorySync(context)
+  const answerWith = async (content: ReadonlyArray<unknown>): Promise<void> => {
+    const message = toAnswerMessage(content)
+    if (message !== null) await sync.answer(message)
+  }
   return {
     specificationVersion: 'v3',
     async transformParams({ params }) {
@@ -267,18 +291,98 @@ export const makeContextMiddleware = (context: AiSdkContext, options: AiSdkConte
     async wrapGenerate({ doGenerate }) {
       const result = await doGenerate()
       await context.onLlmResponse({ usage: result.usage as LlmResponsePayload['usage'] })
+      const content = (result as { readonly content?: unknown }).content
+      if (Array.isArray(content)) await answerWith(content)
       return result
     },
     async wrapStream({ doStream }) {
       const result = await doStream()
+      const collected = collectStreamContent()
       const watch = new TransformStream<unknown, unknown>({
         async transform(part, controller) {
           const chunk = part as { readonly type?: unknown; readonly usage?: unknown }
-          if (chunk.type === 'finish') await context.onLlmResponse({ usage: chunk.usage as LlmResponsePayload['usage'] })
+          collected.add(part)
+          if (chunk.type === 'finish') {
+            await context.onLlmResponse({ usage: chunk.usage as LlmResponsePayload['usage'] })
+            await answerWith(collected.content())
+          }
           controller.enqueue(part)
         },
       })
       return { ...result, stream: result.stream.pipeThrough(watch) }
     },
   }
+}
+
+/** One part of a model result (`LanguageModelV3Content`) as the helper reads it. */
+interface ResultPart {
+  readonly type?: unknown
+  readonly text?: unknown
+  readonly toolCallId?: unknown
+  readonly toolName?: unknown
+  readonly input?: unknown
+  readonly providerExecuted?: unknown
+  readonly providerMetadata?: unknown
+}
+
+/** A tool call's input as the SDK sends it back: the parsed JSON of the model's string, `{}` when it does not parse. */
+const parsedInput = (input: unknown): unknown => {
+  if (typeof input !== 'string') return input
+  try {
+    return JSON.parse(input)
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * The assistant message a model result becomes in the prompt of the SDK's next call (ai@6's
+ * response messages, then its prompt conversion): text (non-empty), reasoning and tool-call parts
+ * in order, `providerMetadata` as `providerOptions`, sources left out; null when the result has
+ * none of them or a part the helper does not rebuild (a file, a provider-executed result), which
+ * then reaches the history with the next call, as the SDK sends it.
+ */
+const toAnswerMessage = (content: ReadonlyArray<unknown>): PromptMessage | null => {
+  const parts: Array<Record<string, unknown>> = []
+  for (const raw of content) {
+    const part = (typeof raw === 'object' && raw !== null ? raw : {}) as ResultPart
+    if (part.type === 'source' || (part.type === 'text' && part.text === '')) continue
+    if (part.type === 'text' || part.type === 'reasoning') parts.push({ type: part.type, text: part.text, providerOptions: part.providerMetadata })
+    else if (part.type === 'tool-call') {
+      parts.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: parsedInput(part.input), providerExecuted: part.providerExecuted, providerOptions: part.providerMetadata })
+    } else return null
+  }
+  // JSON drops the absent fields (`providerOptions: undefined`), as the SDK's list does when fingerprinted
+  return parts.length === 0 ? null : (JSON.parse(JSON.stringify({ role: 'assistant', content: parts })) as PromptMessage)
+}
+
+/**
+ * The content of a streamed result, gathered from its parts (`LanguageModelV3StreamPart`): text
+ * and reasoning deltas joined per id in the order they started (the provider metadata of the
+ * start, the last delta or the end), tool calls as they arrive.
+ */
+const collectStreamContent = () => {
+  const order: Array<{ type: 'text' | 'reasoning' | 'tool-call'; id: string; text: string; part?: ResultPart; providerMetadata?: unknown }> = []
+  const open = new Map<string, (typeof order)[number]>()
+  const add = (raw: unknown): void => {
+    const part = (typeof raw === 'object' && raw !== null ? raw : {}) as ResultPart & { readonly id?: unknown; readonly delta?: unknown }
+    const kind = String(part.type)
+    const [base, phase] = kind.split('-') as [string, string | undefined]
+    if (kind === 'tool-call') order.push({ type: 'tool-call', id: String(part.toolCallId), text: '', part })
+    if ((base !== 'text' && base !== 'reasoning') || phase === undefined) return
+    const key = `${base}:${String(part.id)}`
+    if (phase === 'start') {
+      const entry = { type: base as 'text' | 'reasoning', id: String(part.id), text: '', providerMetadata: part.providerMetadata }
+      order.push(entry)
+      open.set(key, entry)
+      return
+    }
+    const entry = open.get(key)
+    if (entry === undefined) return
+    if (phase === 'delta' && typeof part.delta === 'string') entry.text += part.delta
+    if (part.providerMetadata !== undefined) entry.providerMetadata = part.providerMetadata
+  }
+  const content = (): ReadonlyArray<unknown> =>
+    order.map((entry) => (entry.type === 'tool-call' ? entry.part : { type: entry.type, text: entry.text, providerMetadata: entry.providerMetadata }))
+  return { add, content }
 }

@@ -48,13 +48,14 @@ const system = 'You are a careful coding agent.'
 const messages: Array<ModelMessage> = [{ role: 'user', content: 'Read the parser sources and tell me where the tokenizer is built.' }]
 
 /** What every test checks: each prompt passes the AI SDK rules, the later ones are compacted, the meter read the usage. */
-const expectValidCompactedPrompts = async (calls: ReadonlyArray<LanguageModelV3CallOptions>, context: ContextManager<'ai-sdk'>): Promise<void> => {
+const expectValidCompactedPrompts = async (calls: ReadonlyArray<LanguageModelV3CallOptions>, context: ContextManager<'ai-sdk'>, answers = 0): Promise<void> => {
   expect(calls).toHaveLength(TOOL_ROUNDS + 1)
   for (const call of calls) expect(findFormatViolations('ai-sdk', call.prompt)).toEqual([])
   // the history holds the conversation (the user turn, then an assistant and a tool message per
-  // round, plus the system message when the middleware saw it in the prompt); the last prompt is smaller
+  // round, plus the system message when the middleware saw it in the prompt, plus the final
+  // answer when the helper adds it in the same turn); the last prompt is smaller
   const history = await context.getMessages()
-  expect(history.filter((message) => message.role !== 'system')).toHaveLength(1 + TOOL_ROUNDS * 2)
+  expect(history.filter((message) => message.role !== 'system')).toHaveLength(1 + TOOL_ROUNDS * 2 + answers)
   expect(JSON.stringify(calls.at(-1)?.prompt).length).toBeLessThan(JSON.stringify(history).length * 0.6)
   expect(calls.at(-1)?.prompt[0]).toEqual({ role: 'system', content: 'You are a careful coding agent.' })
 }
@@ -107,7 +108,7 @@ describe('AI SDK language-model middleware (wrapLanguageModel)', () => {
     const model = wrapLanguageModel({ model: inner, middleware: makeContextMiddleware(context, { tokenBudget: 4_000 }) })
     const result = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(20) })
     expect(result.text).toBe('Done.')
-    await expectValidCompactedPrompts(inner.doGenerateCalls, context)
+    await expectValidCompactedPrompts(inner.doGenerateCalls, context, 1)
     // user and assistant content are part arrays, as LanguageModelV3Prompt requires
     for (const message of inner.doGenerateCalls.at(-1)?.prompt ?? []) if (message.role !== 'system') expect(Array.isArray(message.content)).toBe(true)
     await context.getMessagesForRequest({ tokenBudget: 4_000 })
@@ -135,6 +136,76 @@ describe('AI SDK language-model middleware (wrapLanguageModel)', () => {
     expect(await result.text).toBe('Hello')
     await context.getMessagesForRequest()
     expect(context.lastTokenMeterStats?.measured_tokens).toBe(usageOf(streamed[0]).inputTokens.total)
-    expect(await context.getMessages()).toHaveLength(2)
+    // system, user and the streamed answer, added when the stream finished
+    const history = await context.getMessages()
+    expect(history).toHaveLength(3)
+    expect(history.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Hello' }] })
+  })
+
+  /** A manager that counts the history replacements (setMessages) the helper makes. */
+  const counting = () => {
+    const context = new ContextManager({ token_meter: 'hybrid' }, { format: 'ai-sdk', logger: memoryLogger() })
+    const replaced = { n: 0 }
+    const setMessages = context.setMessages.bind(context)
+    context.setMessages = (list) => {
+      replaced.n += 1
+      return setMessages(list)
+    }
+    return { context, replaced }
+  }
+
+  it('generate: the answer of a turn is in the history when generateText returns (a snapshot then has it); the next turn appends, nothing is replaced', async () => {
+    const counter = { n: TOOL_ROUNDS - 1 } // one tool round, then the text
+    const inner = new MockLanguageModelV3({ doGenerate: scriptedGenerate(counter) })
+    const { context, replaced } = counting()
+    const model = wrapLanguageModel({ model: inner, middleware: makeContextMiddleware(context) })
+    let conversation: Array<ModelMessage> = []
+    const sizes: Array<[number, number]> = []
+    for (const question of ['Where is the lexer?', 'And the parser?', 'And the printer?']) {
+      counter.n = TOOL_ROUNDS - 1
+      conversation = [...conversation, { role: 'user', content: question }]
+      const result = await generateText({ model, system, messages: conversation, tools, stopWhen: stepCountIs(5) })
+      conversation = [...conversation, ...result.response.messages]
+      const history = await context.getMessages()
+      sizes.push([conversation.length, history.filter((message) => message.role !== 'system').length])
+      const snapshot = JSON.parse(JSON.stringify(await context.snapshot())) as { state: { history: Array<unknown> } }
+      expect(JSON.stringify(snapshot.state.history.at(-1))).toContain(result.text)
+    }
+    // each turn: user, assistant (calls), tool (results), assistant (answer)
+    expect(sizes).toEqual([[4, 4], [8, 8], [12, 12]])
+    expect(replaced.n).toBe(0)
+  })
+
+  it('stream: the streamed answer (text and reasoning deltas, provider metadata) is in the history when the stream ends; the next turn appends', async () => {
+    const inner = new MockLanguageModelV3({
+      doStream: async (params) => {
+        const parts: Array<LanguageModelV3StreamPart> = [
+          { type: 'reasoning-start', id: 'r' },
+          { type: 'reasoning-delta', id: 'r', delta: 'Think' },
+          { type: 'reasoning-delta', id: 'r', delta: ' first.' },
+          { type: 'reasoning-end', id: 'r', providerMetadata: { anthropic: { signature: 'sig-1' } } },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'Hel' },
+          { type: 'text-delta', id: 't', delta: 'lo' },
+          { type: 'text-end', id: 't' },
+          { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usageOf(params) },
+        ]
+        return { stream: new ReadableStream({ start: (controller) => { for (const part of parts) controller.enqueue(part); controller.close() } }) }
+      },
+    })
+    const { context, replaced } = counting()
+    const model = wrapLanguageModel({ model: inner, middleware: makeContextMiddleware(context) })
+    const first = streamText({ model, system, messages })
+    expect(await first.text).toBe('Hello')
+    const history = await context.getMessages()
+    expect(history.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'reasoning', text: 'Think first.', providerOptions: { anthropic: { signature: 'sig-1' } } }, { type: 'text', text: 'Hello' }],
+    })
+    const conversation: Array<ModelMessage> = [...messages, ...(await first.response).messages, { role: 'user', content: 'Thanks. And the lexer?' }]
+    const second = streamText({ model, system, messages: conversation })
+    expect(await second.text).toBe('Hello')
+    expect((await context.getMessages()).filter((message) => message.role !== 'system')).toHaveLength(conversation.length + 1)
+    expect(replaced.n).toBe(0)
   })
 })
