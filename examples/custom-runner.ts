@@ -72,7 +72,7 @@ export async function run(): Promise<CustomRunnerResult> {
     spillPaths,
     spilledContentIsOriginal: spillPaths.length > 0 && runner.files.get(spillPaths[0]) === build,
     viewPointsAtSpill: truncated !== undefined && String(truncated.content).includes(`read ${spillPaths[0]} for the full result`),
-    spillsKnownToCore: [...context.state.spillWritten],
+    spillsKnownToCore: [...context.state.toolResults.spillWritten],
     writesOnSecondRequest,
     hookNames: runner.effects.flatMap((effect) => (effect.type === 'emit_hook' ? [effect.name] : [])),
   }

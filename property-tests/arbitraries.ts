@@ -751,8 +751,8 @@ export const foldScenario = (scenario: Scenario, options: FoldOptions = {}): Fol
           error: outcome.error,
           effects: outcome.effects,
           events: carried,
-          meterStats: state.meterStats,
-          compactionStats: state.compactionStats,
+          meterStats: state.meter.stats,
+          compactionStats: state.compaction.stats,
         }
         carried = []
         records.push(record)

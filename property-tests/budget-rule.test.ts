@@ -16,13 +16,13 @@ const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 
 const viewTokens = (request: RequestRecord): number => (request.view ?? []).reduce((sum, message) => sum + estimateOne(message), 0)
 
-const contextOf = (scenario: Scenario, state: RequestRecord['before']) => makePassContext(scenario.config, estimateOne, state.toolNames, makeDerivationMemo(), state.spillFailed)
+const contextOf = (scenario: Scenario, state: RequestRecord['before']) => makePassContext(scenario.config, estimateOne, state.toolNames, makeDerivationMemo(), state.toolResults.spillFailed)
 
 /** The list a state's sticky decisions make of its history, as the pass counts it (with `_seq`). */
 const applied = (scenario: Scenario, request: RequestRecord, state: RequestRecord['before']): { system: number; rest: ReturnType<typeof applySticky> } => {
   const working = modelWorkingList(state.history, request.systemPrompt)
   const system = working.filter((message) => message.role === 'system').reduce((sum, message) => sum + estimateOne(message), 0)
-  return { system, rest: applySticky(working.filter((message) => message.role !== 'system'), state.sticky, contextOf(scenario, state)) }
+  return { system, rest: applySticky(working.filter((message) => message.role !== 'system'), state.compaction.sticky, contextOf(scenario, state)) }
 }
 
 /** The request's view as its pass counted it: the state after, its sticky decisions applied. */
@@ -52,8 +52,8 @@ const checkBudgetRule = (scenario: Scenario): void => {
       continue
     }
     expect(floorBefore(scenario, request), `${where}: a view over E with the floor under E`).toBeGreaterThan(effective)
-    expect(request.after.guards.infeasible, `${where}: over E and not in the reported state`).toBe(true)
-    if (!request.before.guards.infeasible) expect(reported, `${where}: first view over E not reported`).toBe(true)
+    expect(request.after.compaction.infeasible, `${where}: over E and not in the reported state`).toBe(true)
+    if (!request.before.compaction.infeasible) expect(reported, `${where}: first view over E not reported`).toBe(true)
     else expect(reported, `${where}: reported twice`).toBe(false)
   }
 }

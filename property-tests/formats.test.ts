@@ -51,7 +51,7 @@ const check = (format: ProviderFormat, session: Session, repair = false): void =
     expect(result.state).toEqual(fresh.state)
     state = result.state
     if (result.view === undefined) return
-    if (state.sticky.removed.size + state.sticky.truncated.size + state.sticky.stubbed.size > 0) compacted[format] = (compacted[format] ?? 0) + 1
+    if (state.compaction.sticky.removed.size + state.compaction.sticky.truncated.size + state.compaction.sticky.stubbed.size > 0) compacted[format] = (compacted[format] ?? 0) + 1
     const { view, problems } = toRequestView(format as MessageFormat, result.view, { history: state.history, repair })
     expect(problems, `${label}: ${JSON.stringify(view).slice(0, 400)}`).toEqual([])
     const messages = messagesOf(format, view)

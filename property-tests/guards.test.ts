@@ -48,11 +48,11 @@ const withGuards = (scenario: Scenario, breaker: number | null, guard: true | 'd
 const checkNeeded = (scenario: Scenario): void => {
   for (const request of foldScenario(scenario).requests) {
     if (request.view === null || request.meterStats === null) continue
-    if (!decided(request.before.sticky, request.after.sticky)) continue
+    if (!decided(request.before.compaction.sticky, request.after.compaction.sticky)) continue
     const effective = request.meterStats.budget
     const target = Math.trunc(effective * scenario.config.target_usage)
-    const stop = request.after.guards.infeasible ? effective : target
-    const before = stickyTokens(scenario.config, request.after, request.before.sticky, request.systemPrompt)
+    const stop = request.after.compaction.infeasible ? effective : target
+    const before = stickyTokens(scenario.config, request.after, request.before.compaction.sticky, request.systemPrompt)
     expect(before, `op ${request.index} with ${describeConfig(scenario)}: decided at ${before} tokens, stop point ${stop}`).toBeGreaterThan(stop)
   }
 }
@@ -63,7 +63,7 @@ const checkStrictFit = (scenario: Scenario): void => {
     const raised = request.effects.find((effect) => effect.type === 'raise_error')
     if (raised !== undefined && raised.type === 'raise_error' && raised.name === 'ContextLengthError') {
       expect(request.after.history, where).toBe(request.before.history)
-      expect(request.after.sticky, where).toBe(request.before.sticky)
+      expect(request.after.compaction.sticky, where).toBe(request.before.compaction.sticky)
       expect(request.after.summary, where).toBe(request.before.summary)
       // docs/contract.md 17.11: a budget ≤ 0 or E ≤ 1 raises whatever the view; otherwise the view was over.
       const unusable = (raised.details?.budget ?? 1) <= 0 || (raised.details?.effective_budget ?? 2) <= 1
@@ -87,7 +87,7 @@ const checkHumanAnchors = (scenario: Scenario): void => {
     const wanted = JSON.stringify(stripSeq(prompts[prompts.length - 1]))
     expect(request.view.some((message) => JSON.stringify(message) === wanted), `${where}: last human prompt missing`).toBe(true)
     const first = seqOfStored(prompts[0])
-    expect(first !== undefined && request.after.sticky.removed.has(first), `${where}: first human prompt removed`).toBe(false)
+    expect(first !== undefined && request.after.compaction.sticky.removed.has(first), `${where}: first human prompt removed`).toBe(false)
   }
 }
 

@@ -79,7 +79,7 @@ const checkSticky = (scenario: Scenario): void => {
       previous = null
       continue
     }
-    const sticky = record.after.sticky
+    const sticky = record.after.compaction.sticky
     if (previous !== null) {
       // Decisions are never reversed: removed only grows; truncated/stubbed only move to removed.
       expect(isSubset(previous.removed, sticky.removed), `${where}: removed shrank`).toBe(true)

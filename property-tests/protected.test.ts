@@ -43,7 +43,7 @@ const checkProtected = (scenario: Scenario): void => {
     // The first user message: verbatim or as its stub; never removed (absorbable in summary strategy).
     const first = users[0]
     const firstSeq = seqOfStored(first)
-    const removed = firstSeq !== undefined && request.after.sticky.removed.has(firstSeq)
+    const removed = firstSeq !== undefined && request.after.compaction.sticky.removed.has(firstSeq)
     if (!summary) expect(removed, `${where}: first user ${String(first.uid)} recorded removed`).toBe(false)
     if (!removed) {
       const present = contains(core, stripSeq(first)) || contains(core, stripSeq(toStub(first)))

@@ -75,7 +75,7 @@ describe('regressions', () => {
     const requests = foldScenario(scenario).requests
     const interrupted = requests[2]
     const answered = requests[3]
-    expect(interrupted.after.sticky.removed.has(6)).toBe(false)
+    expect(interrupted.after.compaction.sticky.removed.has(6)).toBe(false)
     expect(findPairingViolations(interrupted.view ?? [])).toEqual([])
     expect(answered.view?.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_2', uid: 'm7' })
     expect(answered.view?.at(-2)).toMatchObject({ role: 'assistant', uid: 'm6' })
@@ -123,7 +123,7 @@ describe('regressions', () => {
     for (const notice of [false, true]) {
       const [request] = foldScenario(makeScenario({ ...base, compaction_notice_enabled: notice, compaction_notice_token_reserve: notice ? 40 : 800 }, ops)).requests
       const view = request.view ?? []
-      expect(request.after.compactionStats).not.toBeNull()
+      expect(request.after.compaction.stats).not.toBeNull()
       expect(view.at(-1)).toMatchObject({ uid: 'm4' })
       expect(findPairingViolations(view)).toEqual([])
     }
@@ -226,7 +226,7 @@ describe('regressions', () => {
     expect(names(first.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
     expect(first.view?.map((message) => message.uid)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
     expect(names(second.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
-    expect([...second.after.sticky.removed]).toEqual([0, 1])
+    expect([...second.after.compaction.sticky.removed]).toEqual([0, 1])
     expect(second.after.summary.absorbedCount).toBe(2)
     expect(second.view?.map((message) => message.uid ?? message.content)).toEqual(['m2', 'm3', 'm4', 'm5', '<system-reminder source="context-summary">\na\n</system-reminder>'])
   })
@@ -249,7 +249,7 @@ describe('regressions', () => {
     const requests = foldScenario(makeScenario({ protected_recent: protectedRecent }, ops)).requests
     for (const request of requests) expect(findPairingViolations(request.view ?? [])).toEqual([])
     // The open group stays (its result truncated, no notice after it); once answered it may go as a whole.
-    expect(requests[0].after.sticky.removed.size).toBe(0)
+    expect(requests[0].after.compaction.sticky.removed.size).toBe(0)
     expect(requests[0].view?.map((message) => message.uid)).toEqual(['u', 'calls', 'ra'])
     for (const request of requests.slice(1)) {
       const uids = (request.view ?? []).map((message) => message.uid)

@@ -322,7 +322,7 @@ const checkInvariants = async (model: Model, real: Real): Promise<void> => {
     // Our histories are valid: every call is answered right after it.
     expect(group.members.length, `history group at ${group.at} is complete`).toBe(group.ids.length + 1)
   }
-  checkGroupsAtomic('sticky.removed', state.history, state.sticky.removed)
+  checkGroupsAtomic('sticky.removed', state.history, state.compaction.sticky.removed)
   checkGroupsAtomic('the in-flight span', state.history, new Set(state.summary.inFlightSeqs))
   if (state.summary.pending !== null) checkGroupsAtomic('the pending span', state.history, new Set(state.summary.pending.seqs))
   // (d) a pending summary is an answer of this epoch that succeeded.

@@ -39,12 +39,12 @@ const checkSpill = (spills: 'written' | 'failed' | 'alternate') => (scenario: Sc
     // A path already known to be written, or known to have failed, is never requested again.
     for (const effect of request.effects) {
       if (effect.type === 'write_spill') {
-        expect(request.before.spillWritten.has(effect.path), `${where}: ${effect.path} re-requested`).toBe(false)
-        expect(request.before.spillFailed.has(effect.path), `${where}: failed ${effect.path} re-requested`).toBe(false)
+        expect(request.before.toolResults.spillWritten.has(effect.path), `${where}: ${effect.path} re-requested`).toBe(false)
+        expect(request.before.toolResults.spillFailed.has(effect.path), `${where}: failed ${effect.path} re-requested`).toBe(false)
       }
     }
     if (request.view === null) continue
-    const failedNow = new Set([...request.after.spillFailed].filter((path) => !request.before.spillFailed.has(path)))
+    const failedNow = new Set([...request.after.toolResults.spillFailed].filter((path) => !request.before.toolResults.spillFailed.has(path)))
     for (const message of withoutSpillPointers(request.view, failedNow)) {
       if (message.role !== 'tool' || !isTruthy(message._truncated) || typeof message.content !== 'string') continue
       const match = SPILL_POINTER.exec(message.content)
@@ -56,8 +56,8 @@ const checkSpill = (spills: 'written' | 'failed' | 'alternate') => (scenario: Sc
       }
       const path = match[1]
       // Every pointer names a file that is written (SPEC 17.9: never one that is not there).
-      expect(request.after.spillWritten.has(path), `${where}: ${path} pointed at but not written`).toBe(true)
-      expect(request.after.spillFailed.has(path), `${where}: ${path} pointed at after its write failed`).toBe(false)
+      expect(request.after.toolResults.spillWritten.has(path), `${where}: ${path} pointed at but not written`).toBe(true)
+      expect(request.after.toolResults.spillFailed.has(path), `${where}: ${path} pointed at after its write failed`).toBe(false)
       const seen = pointers.get(message.uid)
       if (seen === undefined) pointers.set(message.uid, message.content)
       else expect(message.content, `${where}: pointer of ${String(message.uid)} changed`).toBe(seen)
@@ -67,11 +67,11 @@ const checkSpill = (spills: 'written' | 'failed' | 'alternate') => (scenario: Sc
 
 const sameSticky = (request: RequestRecord): void => {
   const { before, after } = request
-  expect([...after.sticky.removed].sort(), 'removed').toEqual([...before.sticky.removed].sort())
-  expect([...after.sticky.truncated].sort(), 'truncated').toEqual([...before.sticky.truncated].sort())
-  expect([...after.sticky.stubbed].sort(), 'stubbed').toEqual([...before.sticky.stubbed].sort())
-  expect(after.sticky.cumulativeLevel, 'level').toBe(before.sticky.cumulativeLevel)
-  expect(after.compactionStats, 'compaction stats').toBe(before.compactionStats)
+  expect([...after.compaction.sticky.removed].sort(), 'removed').toEqual([...before.compaction.sticky.removed].sort())
+  expect([...after.compaction.sticky.truncated].sort(), 'truncated').toEqual([...before.compaction.sticky.truncated].sort())
+  expect([...after.compaction.sticky.stubbed].sort(), 'stubbed').toEqual([...before.compaction.sticky.stubbed].sort())
+  expect(after.compaction.sticky.cumulativeLevel, 'level').toBe(before.compaction.sticky.cumulativeLevel)
+  expect(after.compaction.stats, 'compaction stats').toBe(before.compaction.stats)
 }
 
 const checkRefusals = (scenario: Scenario): void => {
@@ -81,7 +81,7 @@ const checkRefusals = (scenario: Scenario): void => {
     if (!skipped && !raised) continue
     const where = `op ${request.index} with ${describeConfig(scenario)}`
     expect(hookNames(request.effects), where).not.toContain('context:compaction')
-    expect(request.after.skipStreak, where).toBe(request.before.skipStreak + 1)
+    expect(request.after.compaction.skipStreak, where).toBe(request.before.compaction.skipStreak + 1)
     // A summary swapped in during the same pass is not rolled back (SPEC 12.6); judge the rest.
     if (request.after.history.length !== request.before.history.length) continue
     try {
@@ -94,11 +94,11 @@ const checkRefusals = (scenario: Scenario): void => {
       continue
     }
     const view = request.view ?? []
-    expect(withoutEphemeralTail(view), where).toStrictEqual(modelStickyView(scenario.config, request.after, request.before.sticky, request.systemPrompt))
+    expect(withoutEphemeralTail(view), where).toStrictEqual(modelStickyView(scenario.config, request.after, request.before.compaction.sticky, request.systemPrompt))
     // No replay on a refusal; at most the notice of an earlier accepted pass.
     const tail = view.slice(withoutEphemeralTail(view).length)
     expect(tail.every((message) => isPlainObject(message.metadata) && message.metadata.source === 'context-compaction'), where).toBe(true)
-    expect(tail.length <= 1 && (tail.length === 0 || request.before.compactionStats !== null), where).toBe(true)
+    expect(tail.length <= 1 && (tail.length === 0 || request.before.compaction.stats !== null), where).toBe(true)
   }
 }
 

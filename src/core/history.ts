@@ -8,7 +8,7 @@ import type { Effect } from './effects.js'
 import { seqOf, type Message } from './messages/message.js'
 import { castDraft } from 'immer'
 import { update } from './immer.js'
-import { EMPTY_GUARDS, EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, type State } from './state.js'
+import { EMPTY_BUDGET, EMPTY_COMPACTION, EMPTY_METER, EMPTY_SUMMARY, type State } from './state.js'
 import { isPlainObject, isPresent, isTruthy, setOwn } from './messages/values.js'
 import type { MessageFormat } from './formats/carrier.js'
 import { withOrigin } from './formats/carrier.js'
@@ -86,7 +86,8 @@ export const applyMessageAdded = (config: Config, state: State, message: Message
 export const applyProviderMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: Exclude<MessageFormat, 'contract'>): State => {
   const last = lastOf(state.history)
   const lastSeq = last === undefined ? undefined : seqOf(last)
-  const decided = lastSeq !== undefined && (state.sticky.removed.has(lastSeq) || state.sticky.truncated.has(lastSeq) || state.sticky.stubbed.has(lastSeq))
+  const sticky = state.compaction.sticky
+  const decided = lastSeq !== undefined && (sticky.removed.has(lastSeq) || sticky.truncated.has(lastSeq) || sticky.stubbed.has(lastSeq))
   const expanded = expandAfter(format, message, state.history, !decided)
   if ('merged' in expanded) {
     return {
@@ -176,15 +177,20 @@ export const applyMessagesReplaced = (
     state: update(state, (draft) => {
       draft.history = castDraft(history)
       draft.nextSeq = history.length
-      draft.sticky = castDraft(EMPTY_STICKY)
-      draft.compactionStats = null
+      draft.compaction = castDraft(EMPTY_COMPACTION)
       draft.toolNames = toolNames
-      draft.replayMarker = null
-      draft.skipStreak = 0
-      draft.guards = EMPTY_GUARDS
+      draft.budget = EMPTY_BUDGET
+      draft.toolResults.ingressPending = {}
       draft.summary = castDraft({ ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber })
-      // Kept: the last reading, the meter stats, the spill memo and the provenance counters.
-      draft.meter = { ...EMPTY_METER, measured: state.meter.measured, provenanceRefusals: state.meter.provenanceRefusals, provenanceOverrides: state.meter.provenanceOverrides }
+      // Kept: the last reading, the meter stats, the calibration, the spill memo and the provenance counters.
+      draft.meter = castDraft({
+        ...EMPTY_METER,
+        measured: state.meter.measured,
+        provenanceRefusals: state.meter.provenanceRefusals,
+        provenanceOverrides: state.meter.provenanceOverrides,
+        stats: state.meter.stats,
+        ...(state.meter.calibration !== undefined ? { calibration: state.meter.calibration } : {}),
+      })
     }),
     effects: cancelInFlight(state),
   }
@@ -201,19 +207,18 @@ export const applyHistoryCleared = (state: State): { readonly state: State; read
   state: {
     history: [],
     nextSeq: 0,
-    sticky: EMPTY_STICKY,
-    compactionStats: null,
-    meterStats: null,
-    meter: { ...EMPTY_METER, provenanceRefusals: state.meter.provenanceRefusals, provenanceOverrides: state.meter.provenanceOverrides },
     toolNames: {},
-    spillWritten: new Set(),
-    spillFailed: new Set(),
-    replayMarker: null,
-    skipStreak: 0,
+    budget: EMPTY_BUDGET,
+    meter: {
+      ...EMPTY_METER,
+      provenanceRefusals: state.meter.provenanceRefusals,
+      provenanceOverrides: state.meter.provenanceOverrides,
+      // docs/contract.md 17.13: the fit describes the provider and the tools, not the history; kept.
+      ...(state.meter.calibration !== undefined ? { calibration: { ...state.meter.calibration, sent: null, anchor: null } } : {}),
+    },
     summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
-    guards: EMPTY_GUARDS,
-    // docs/contract.md 17.13: the fit describes the provider and the tools, not the history; kept.
-    ...(state.calibration !== undefined ? { calibration: { ...state.calibration, sent: null, anchor: null } } : {}),
+    compaction: EMPTY_COMPACTION,
+    toolResults: { spillWritten: new Set(), spillFailed: new Set(), ingressPending: {} },
   },
   effects: cancelInFlight(state),
 })

@@ -84,7 +84,7 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         if (ingress !== null) return { state: ingress.state, view: undefined, effects: ingress.effects }
         return {
           state: update(state, (draft) => {
-            ;(draft.spillWritten as Set<string>).add(event.path)
+            ;(draft.toolResults.spillWritten as Set<string>).add(event.path)
           }),
           view: undefined,
           effects: [],
@@ -97,7 +97,7 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         // SPEC 17.9: that path is never pointed at again, and the embedder hears of it.
         return {
           state: update(state, (draft) => {
-            ;(draft.spillFailed as Set<string>).add(event.path)
+            ;(draft.toolResults.spillFailed as Set<string>).add(event.path)
           }),
           view: undefined,
           effects: [log, { type: 'emit_hook', name: 'context:spill_failed', data: { path: event.path, error: event.error } }],

@@ -1,6 +1,7 @@
 /**
- * The immutable snapshot the reducers fold over: stored history with permanent `_seq` numbers,
- * sticky compaction decisions, meter, predicate, replay and summary state, and the last stats.
+ * The immutable value the reducers fold over: the stored history with permanent `_seq` numbers,
+ * and one slice per concern, each kept with its owner (docs/architecture.md, "State slices"):
+ * budget, meter, summary, compaction, tool results.
  */
 import type { BudgetPayload } from './budget.js'
 import type { Message } from './messages/message.js'
@@ -22,11 +23,12 @@ export interface StickyState {
 }
 
 /**
- * Token meter state (SPEC 10.2, 10.3): the last provider reading (tokens), the anchor split
+ * The meter's slice (SPEC 10.2, 10.3, 10.6): the last provider reading (tokens), the anchor split
  * (`anchorSeq`: messages with `_seq >= anchorSeq` are the unbilled tail), the estimate of the
- * view sent before that reading, usage-event and cache counters, provenance counters, and the
- * last hybrid number for the inner gate. `measured`, `anchorEstimate`, `lastSentEstimate` and the
- * cache totals are tokens; the other counters count events or decisions.
+ * view sent before that reading, usage-event and cache counters, provenance counters, the last
+ * request's meter stats, the foreground intake's state and the calibration. `measured`,
+ * `anchorEstimate`, `lastSentEstimate` and the cache totals are tokens; the other counters count
+ * events or decisions.
  *
  * @example
  * const meter: MeterState = { ...EMPTY_METER, measured: 380, anchorSeq: 2, usageEvents: 1 }
@@ -42,6 +44,17 @@ export interface MeterState {
   readonly cacheWriteTotal: number
   readonly provenanceRefusals: number
   readonly provenanceOverrides: number
+  /** The meter stats of the last request (SPEC 10.6), null before the first one / after `clear`. */
+  readonly stats: TokenMeterStats | null
+  /** `usage_intake: "foreground"`: the last foreground reading was malformed (the meter keeps the one before). */
+  readonly usageStale: boolean
+  /** `usage_intake: "foreground"`: readings observed, not recorded, since the last reset. */
+  readonly usageObservedOnly: number
+  /**
+   * `token_meter: "calibrated"` only (docs/contract.md 17.13): the pairs of the fit, the last view
+   * sent and the anchor. Absent until the first calibrated request (and in every other mode).
+   */
+  readonly calibration?: CalibrationState
 }
 
 /**
@@ -59,7 +72,7 @@ export interface PendingSummary {
  * Summary strategy state (SPEC 12.1). `inFlight` is the id of the outstanding summary request
  * (answers for any other id are ignored); `nextRequestNumber` numbers request ids
  * (`summary-<n>`). `failures` counts consecutive failed summaries, `absorbedCount` the messages
- * absorbed since the last reset.
+ * absorbed since the last reset, `cooldown` the requests to wait before the next summary request.
  *
  * @example
  * const summary: SummaryState = { ...EMPTY_SUMMARY, providerKnown: true, inFlight: 'summary-1', inFlightSeqs: [0, 1, 2], nextRequestNumber: 2 }
@@ -72,50 +85,73 @@ export interface SummaryState {
   readonly failures: number
   readonly absorbedCount: number
   readonly nextRequestNumber: number
+  /** Requests still to wait before the next summary request (`summary_cooldown_requests`). */
+  readonly cooldown: number
 }
 
 /**
- * Production-guard state (docs/configuration.md): whether the last measured floor was above the target (so
- * `context:compaction-infeasible` is emitted once per change), the breaker's count of consecutive
- * passes that ended over E, whether it has tripped, and the effective budget (tokens) it tripped
- * under (a different budget re-arms it).
+ * The budget's slice (`budget_provenance`, docs/configuration.md): the last `context:budget`
+ * payload emitted, null before the first.
  *
  * @example
- * const guards: GuardState = { ...EMPTY_GUARDS, overBudgetPasses: 2 }
+ * const budget: BudgetState = { lastBudget: null }
  */
-export interface GuardState {
-  readonly infeasible: boolean
-  readonly overBudgetPasses: number
-  readonly breakerTripped: boolean
-  readonly breakerBudget: number | null
-  /** The last `context:budget` payload emitted (`budget_provenance`), null before the first. */
+export interface BudgetState {
   readonly lastBudget: BudgetPayload | null
-  /** The full notice of the current compaction stats went out (`compaction_notice_repeat`). */
+}
+
+/**
+ * The compaction breaker (`compaction_breaker_passes`, docs/configuration.md): consecutive passes
+ * that ended over E, whether it has tripped, and the effective budget (tokens) it tripped under
+ * (a different budget re-arms it).
+ *
+ * @example
+ * const breaker: BreakerState = { overBudgetPasses: 2, tripped: false, budget: null }
+ */
+export interface BreakerState {
+  readonly overBudgetPasses: number
+  readonly tripped: boolean
+  readonly budget: number | null
+}
+
+/**
+ * The compaction's slice: the sticky decisions (SPEC 7), the stats of the last accepted pass
+ * (SPEC 6.7), the predicate's consecutive refusals (SPEC 14), the boundary identity of the last
+ * replay that went out (SPEC 13), whether the last measured floor was above the target (so
+ * `context:compaction-infeasible` is emitted once per change), the breaker, and whether the full
+ * notice of the current stats went out (`compaction_notice_repeat`).
+ *
+ * @example
+ * const compaction: CompactionState = { ...makeInitialState().compaction, skipStreak: 1 }
+ */
+export interface CompactionState {
+  readonly sticky: StickyState
+  readonly stats: CompactionStats | null
+  readonly skipStreak: number
+  readonly replayMarker: string | null
+  readonly infeasible: boolean
+  readonly breaker: BreakerState
   readonly noticeSent: boolean
-  /** Requests still to wait before the next summary request (`summary_cooldown_requests`). */
-  readonly summaryCooldown: number
-  /** `usage_intake: "foreground"`: the last foreground reading was malformed (the meter keeps the one before). */
-  readonly usageStale: boolean
-  /** `usage_intake: "foreground"`: readings observed, not recorded, since the last reset. */
-  readonly usageObservedOnly: number
-  /** Ingress spills asked for and not answered yet (`tool_result_ingress_cap_bytes`): path → `_seq`. */
+}
+
+/**
+ * The tool results' slice (SPEC 11.5, 17.9; the ingress cap of docs/configuration.md): spill
+ * paths known to be written, spill paths whose write was refused or failed (never pointed at
+ * again), and ingress spills asked for and not answered yet (path → `_seq`).
+ *
+ * @example
+ * const toolResults: ToolResultsState = { ...makeInitialState().toolResults, spillWritten: new Set(['/spills/a.txt']) }
+ */
+export interface ToolResultsState {
+  readonly spillWritten: ReadonlySet<string>
+  readonly spillFailed: ReadonlySet<string>
   readonly ingressPending: Readonly<Record<string, number>>
 }
 
 /**
- * Guard state with nothing observed.
- *
- * @example
- * EMPTY_GUARDS.breakerTripped // => false
- */
-export const EMPTY_GUARDS: GuardState = { infeasible: false, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null, lastBudget: null, noticeSent: false, summaryCooldown: 0, usageStale: false, usageObservedOnly: 0, ingressPending: {} }
-
-/**
  * The whole core state. `history` holds stored messages (with `metadata._seq`), `nextSeq` is the
- * next `_seq` to assign, `toolNames` maps call ids to tool names when per-tool config is active,
- * `spillWritten` memoizes spill paths known to be written, `replayMarker` the boundary identity of
- * the last replay that went out, `skipStreak` the predicate's consecutive refusals, `guards` the
- * production guards' state (docs/configuration.md).
+ * next `_seq` to assign, `toolNames` maps call ids to tool names when per-tool config is active;
+ * then one slice per concern (docs/architecture.md, "State slices").
  *
  * @example
  * const state: State = makeInitialState()
@@ -127,23 +163,12 @@ export interface State {
    */
   readonly history: ReadonlyArray<Message>
   readonly nextSeq: number
-  readonly sticky: StickyState
-  readonly compactionStats: CompactionStats | null
-  readonly meterStats: TokenMeterStats | null
-  readonly meter: MeterState
   readonly toolNames: Readonly<Record<string, string>>
-  readonly spillWritten: ReadonlySet<string>
-  /** Spill paths whose write was refused or failed: never pointed at again (SPEC 17.9). */
-  readonly spillFailed: ReadonlySet<string>
-  readonly replayMarker: string | null
-  readonly skipStreak: number
+  readonly budget: BudgetState
+  readonly meter: MeterState
   readonly summary: SummaryState
-  readonly guards: GuardState
-  /**
-   * `token_meter: "calibrated"` only (docs/contract.md 17.13): the pairs of the fit, the last view
-   * sent and the anchor. Absent until the first calibrated request (and in every other mode).
-   */
-  readonly calibration?: CalibrationState
+  readonly compaction: CompactionState
+  readonly toolResults: ToolResultsState
 }
 
 /**
@@ -171,6 +196,9 @@ export const EMPTY_METER: MeterState = {
   cacheWriteTotal: 0,
   provenanceRefusals: 0,
   provenanceOverrides: 0,
+  stats: null,
+  usageStale: false,
+  usageObservedOnly: 0,
 }
 
 /**
@@ -187,7 +215,40 @@ export const EMPTY_SUMMARY: SummaryState = {
   failures: 0,
   absorbedCount: 0,
   nextRequestNumber: 1,
+  cooldown: 0,
 }
+
+/**
+ * Compaction state with nothing decided, no stats, no replay, breaker armed.
+ *
+ * @example
+ * EMPTY_COMPACTION.breaker.tripped // => false
+ */
+export const EMPTY_COMPACTION: CompactionState = {
+  sticky: EMPTY_STICKY,
+  stats: null,
+  skipStreak: 0,
+  replayMarker: null,
+  infeasible: false,
+  breaker: { overBudgetPasses: 0, tripped: false, budget: null },
+  noticeSent: false,
+}
+
+/**
+ * Tool-result state with no spill written or failed and no ingress spill pending.
+ *
+ * @example
+ * EMPTY_TOOL_RESULTS.spillWritten.size // => 0
+ */
+export const EMPTY_TOOL_RESULTS: ToolResultsState = { spillWritten: new Set(), spillFailed: new Set(), ingressPending: {} }
+
+/**
+ * Budget state before any `context:budget` event.
+ *
+ * @example
+ * EMPTY_BUDGET.lastBudget // => null
+ */
+export const EMPTY_BUDGET: BudgetState = { lastBudget: null }
 
 /**
  * The state of a new manager: empty history, nothing decided, no readings.
@@ -198,17 +259,12 @@ export const EMPTY_SUMMARY: SummaryState = {
 export const makeInitialState = (): State => ({
   history: [],
   nextSeq: 0,
-  sticky: EMPTY_STICKY,
-  compactionStats: null,
-  meterStats: null,
-  meter: EMPTY_METER,
   toolNames: {},
-  spillWritten: new Set(),
-  spillFailed: new Set(),
-  replayMarker: null,
-  skipStreak: 0,
+  budget: EMPTY_BUDGET,
+  meter: EMPTY_METER,
   summary: EMPTY_SUMMARY,
-  guards: EMPTY_GUARDS,
+  compaction: { ...EMPTY_COMPACTION, sticky: EMPTY_STICKY },
+  toolResults: { spillWritten: new Set(), spillFailed: new Set(), ingressPending: {} },
 })
 
 /**

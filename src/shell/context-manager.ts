@@ -389,12 +389,12 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
 
   /** The meter stats of the last request (SPEC 10.6), or null before the first one / after `clear`. */
   get lastTokenMeterStats(): TokenMeterStats | null {
-    return copy(this.#state.meterStats)
+    return copy(this.#state.meter.stats)
   }
 
   /** The stats of the last accepted compaction (SPEC 6.7), or null when none since the last reset. */
   get lastCompactionStats(): CompactionStats | null {
-    return copy(this.#state.compactionStats)
+    return copy(this.#state.compaction.stats)
   }
 
   /**
@@ -816,7 +816,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     const failed = new Set<string>()
     for (const answer of answers) {
       await this.#apply(answer, this.#answerOps(answer))
-      if (answer.type === 'spill_failed' && this.#state.spillFailed.has(answer.path)) failed.add(answer.path)
+      if (answer.type === 'spill_failed' && this.#state.toolResults.spillFailed.has(answer.path)) failed.add(answer.path)
     }
     return failed.size === 0 || step.view === undefined ? step : { ...step, view: withoutSpillPointers(step.view, failed) }
   }

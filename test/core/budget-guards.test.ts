@@ -69,6 +69,6 @@ describe('budget_provenance: context:budget', () => {
   it('off by default', () => {
     const { steps } = fold(stepFor({ budget_cap_tokens: 150_000 }), [added(user('hi')), request({ provider: WINDOW_1M, providerGiven: true })])
     expect(budgetEvents(steps)).toEqual([])
-    expect(steps[1].state.meterStats?.budget).toBe(149_200)
+    expect(steps[1].state.meter.stats?.budget).toBe(149_200)
   })
 })

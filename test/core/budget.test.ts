@@ -107,8 +107,7 @@ describe('budget through the request reducer', () => {
     expect(next).toEqual({
       state: {
         ...state,
-        meterStats: stats,
-        meter: { ...state.meter, lastSentEstimate: tokens([viewed(stored(history[0], 0))]) },
+        meter: { ...state.meter, stats: stats, lastSentEstimate: tokens([viewed(stored(history[0], 0))]) },
       },
       view: [viewed(stored(history[0], 0))],
       effects: [meterEvent(stats)],
@@ -118,8 +117,8 @@ describe('budget through the request reducer', () => {
   it('an explicit token budget wins over the provider window', () => {
     const step = stepFor({ max_tokens: 50_000 })
     const state = withMessages(step, history)
-    expect(step(state, request({ tokenBudget: 10_000, provider: WINDOW_200K, providerGiven: true })).state.meterStats?.budget).toBe(9_200)
-    expect(step(state, request({ provider: null })).state.meterStats?.budget).toBe(49_200)
+    expect(step(state, request({ tokenBudget: 10_000, provider: WINDOW_200K, providerGiven: true })).state.meter.stats?.budget).toBe(9_200)
+    expect(step(state, request({ provider: null })).state.meter.stats?.budget).toBe(49_200)
   })
 
   it('max_tokens 100 with the notice on: the reserve is ignored and a warning logged (SPEC 4 table)', () => {
@@ -140,15 +139,15 @@ describe('budget through the request reducer', () => {
     // A stored user message with _seq 0 renders as 102 characters plus its content.
     const sized = (estimate: number) => withMessages(step, [user('x'.repeat(estimate * 4 - 102))])
     const fires = step(sized(150_056), request({ provider: WINDOW_200K, providerGiven: true }))
-    expect(fires.state.meterStats).toMatchObject({ used_tokens: 150_056, budget: 163_104 })
-    expect(fires.state.compactionStats).toMatchObject({ budget: 163_104, target_tokens: 81_552 })
+    expect(fires.state.meter.stats).toMatchObject({ used_tokens: 150_056, budget: 163_104 })
+    expect(fires.state.compaction.stats).toMatchObject({ budget: 163_104, target_tokens: 81_552 })
     const quiet = step(sized(150_055), request({ provider: WINDOW_200K, providerGiven: true }))
-    expect(quiet.state.meterStats?.used_tokens).toBe(150_055)
-    expect(quiet.state.compactionStats).toBeNull()
+    expect(quiet.state.meter.stats?.used_tokens).toBe(150_055)
+    expect(quiet.state.compaction.stats).toBeNull()
   })
 
   it('decodeConfig defaults give an effective budget of 199,200', () => {
     const step = stepFor(configOf({}))
-    expect(step(makeInitialState(), request()).state.meterStats?.budget).toBe(199_200)
+    expect(step(makeInitialState(), request()).state.meter.stats?.budget).toBe(199_200)
   })
 })

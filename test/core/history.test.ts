@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { Message } from '../../src/core/messages/message.js'
 import { harvestToolNames, toStoredMessage } from '../../src/core/history.js'
 import { isAppendable } from '../../src/core/messages/appendable.js'
-import { EMPTY_METER, EMPTY_STICKY, EMPTY_SUMMARY, makeInitialState, type State } from '../../src/core/state.js'
+import { EMPTY_COMPACTION, EMPTY_METER, EMPTY_SUMMARY, makeInitialState, type State } from '../../src/core/state.js'
 import { LATER, NOW, added, calls, fold, request, result, stepFor, stored, user, viewed, withMessages, workedExampleTurns } from '../support/core.js'
 
 const deepFreeze = <T>(value: T): T => {
@@ -20,41 +20,26 @@ const busyState = (history: ReadonlyArray<Message>): State => ({
   ...makeInitialState(),
   history,
   nextSeq: history.length,
-  sticky: { removed: new Set([0]), truncated: new Set([2]), stubbed: new Set([3]), cumulativeLevel: 5 },
-  compactionStats: {
-    before_tokens: 10,
-    after_tokens: 5,
-    before_messages: 4,
-    after_messages: 3,
-    messages_removed: 1,
-    messages_truncated: 1,
-    user_messages_stubbed: 1,
-    system_messages_preserved: 0,
-    strategy_level: 5,
-    budget: 100,
-    target_tokens: 50,
-    protected_recent: 0.3,
-    protected_tool_results: 5,
-  },
-  meterStats: {
-    mode: 'hybrid',
-    source: 'hybrid',
-    kind: 'usage',
-    used_tokens: 400,
-    estimated_tokens: 300,
-    measured_tokens: 380,
-    hybrid_tokens: 400,
-    hybrid_kind: 'usage',
-    anchor_tokens: 380,
-    anchor_estimate: 246,
-    anchor_rejected: false,
-    tail_estimated_tokens: 20,
-    tail_messages: 1,
-    cache_aggregates: { events: 1, cache_read_tokens: 100, cache_write_tokens: 80 },
-    provenance_refusals: 2,
-    provenance_overrides: 1,
-    budget: 9200,
-    ratio: 400 / 9200,
+  compaction: {
+    ...EMPTY_COMPACTION,
+    sticky: { removed: new Set([0]), truncated: new Set([2]), stubbed: new Set([3]), cumulativeLevel: 5 },
+    stats: {
+      before_tokens: 10,
+      after_tokens: 5,
+      before_messages: 4,
+      after_messages: 3,
+      messages_removed: 1,
+      messages_truncated: 1,
+      user_messages_stubbed: 1,
+      system_messages_preserved: 0,
+      strategy_level: 5,
+      budget: 100,
+      target_tokens: 50,
+      protected_recent: 0.3,
+      protected_tool_results: 5,
+    },
+    replayMarker: '5:1',
+    skipStreak: 2,
   },
   meter: {
     measured: 380,
@@ -67,11 +52,31 @@ const busyState = (history: ReadonlyArray<Message>): State => ({
     cacheWriteTotal: 240,
     provenanceRefusals: 2,
     provenanceOverrides: 1,
+    stats: {
+      mode: 'hybrid',
+      source: 'hybrid',
+      kind: 'usage',
+      used_tokens: 400,
+      estimated_tokens: 300,
+      measured_tokens: 380,
+      hybrid_tokens: 400,
+      hybrid_kind: 'usage',
+      anchor_tokens: 380,
+      anchor_estimate: 246,
+      anchor_rejected: false,
+      tail_estimated_tokens: 20,
+      tail_messages: 1,
+      cache_aggregates: { events: 1, cache_read_tokens: 100, cache_write_tokens: 80 },
+      provenance_refusals: 2,
+      provenance_overrides: 1,
+      budget: 9200,
+      ratio: 400 / 9200,
+    },
+    usageStale: false,
+    usageObservedOnly: 0,
   },
   toolNames: { c1: 'grep' },
-  spillWritten: new Set(['/tmp/spill/tool-result-000002-0123456789abcdef.txt']),
-  replayMarker: '5:1',
-  skipStreak: 2,
+  toolResults: { spillWritten: new Set(['/tmp/spill/tool-result-000002-0123456789abcdef.txt']), spillFailed: new Set(), ingressPending: {} },
   summary: {
     providerKnown: true,
     inFlight: 'summary-4',
@@ -80,6 +85,7 @@ const busyState = (history: ReadonlyArray<Message>): State => ({
     failures: 2,
     absorbedCount: 1,
     nextRequestNumber: 5,
+    cooldown: 0,
   },
 })
 
@@ -188,7 +194,7 @@ describe('views and stored history (SPEC 1.5, 1.6)', () => {
     // A deep copy through JSON: an appended history is an appendable view, which structuredClone cannot copy (docs/architecture.md).
     const snapshot = JSON.parse(JSON.stringify(state.history)) as unknown
     const next = step(state, request())
-    expect(next.state.compactionStats?.messages_truncated).toBe(4)
+    expect(next.state.compaction.stats?.messages_truncated).toBe(4)
     expect(next.state.history).toBe(state.history)
     expect(next.state.history).toEqual(snapshot)
     expect(next.state.nextSeq).toBe(24)
@@ -225,19 +231,16 @@ describe('set_messages (SPEC 2.4)', () => {
         ...before,
         history: [{ role: 'user', content: 'x', metadata: { _seq: 0 } }],
         nextSeq: 1,
-        sticky: EMPTY_STICKY,
-        compactionStats: null,
+        compaction: EMPTY_COMPACTION,
         toolNames: {},
-        replayMarker: null,
-        skipStreak: 0,
         summary: { ...EMPTY_SUMMARY, nextRequestNumber: 5 },
-        meter: { ...EMPTY_METER, measured: 380, provenanceRefusals: 2, provenanceOverrides: 1 },
+        meter: { ...EMPTY_METER, measured: 380, provenanceRefusals: 2, provenanceOverrides: 1, stats: before.meter.stats },
       },
       view: undefined,
       effects: [{ type: 'cancel_summary', id: 'summary-4' }],
     })
-    expect(next.state.meterStats).toBe(before.meterStats)
-    expect(next.state.spillWritten).toBe(before.spillWritten)
+    expect(next.state.meter.stats).toBe(before.meter.stats)
+    expect(next.state.toolResults.spillWritten).toBe(before.toolResults.spillWritten)
   })
 
   it('set_messages with nothing in flight cancels nothing', () => {
@@ -259,7 +262,7 @@ describe('clear (SPEC 2.5)', () => {
       view: undefined,
       effects: [{ type: 'cancel_summary', id: 'summary-4' }],
     })
-    expect(next.state.spillWritten.size).toBe(0)
+    expect(next.state.toolResults.spillWritten.size).toBe(0)
   })
 
   it('clear() keeps the summary request counter so a cancelled id is never reused', () => {

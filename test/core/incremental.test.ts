@@ -48,7 +48,7 @@ describe('incremental work (no timing, counts)', () => {
         if (message.metadata === undefined || (message.metadata as { ephemeral?: unknown }).ephemeral !== true) expect(message).toBe(next.view?.[index])
       })
     }
-    expect(state.compactionStats?.strategy_level ?? 0).toBeGreaterThan(0)
+    expect(state.compaction.stats?.strategy_level ?? 0).toBeGreaterThan(0)
     expect(views.length).toBe(40)
     expect(checked).toBeGreaterThan(20)
     for (const count of seen.values()) expect(count).toBe(1)
@@ -66,7 +66,7 @@ describe('incremental requests (counts, no timing)', () => {
       for (const message of turn(i)) state = step(state, added(message, NOW)).state
       state = step(state, request({ tokenBudget: 6000, systemPrompt })).state
     }
-    expect(state.sticky.removed.size).toBeGreaterThan(turns) // most of the history is compacted away
+    expect(state.compaction.sticky.removed.size).toBeGreaterThan(turns) // most of the history is compacted away
     state = step(state, added(user('one more short question'), NOW)).state
     calls.count = 0
     const quiet = step(state, request({ tokenBudget: 6000, systemPrompt }))

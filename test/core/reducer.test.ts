@@ -38,7 +38,7 @@ describe('routing (STYLE: reducer.ts routes on event.type)', () => {
     const state = withMessages(step, [user('a')])
     const next = step(state, request())
     expect(next.view).toEqual([viewed(stored(user('a'), 0))])
-    expect(next.state.meterStats).not.toBeNull()
+    expect(next.state.meter.stats).not.toBeNull()
   })
 
   it('usage_observed → the meter', () => {
@@ -47,10 +47,10 @@ describe('routing (STYLE: reducer.ts routes on event.type)', () => {
   })
 
   it('spill_written → the memo; spill_failed → a warning, context:spill_failed and the path never pointed at again (SPEC 17.9)', () => {
-    expect(step(empty, { type: 'spill_written', path: '/p' })).toEqual({ state: { ...empty, spillWritten: new Set(['/p']) }, view: undefined, effects: [] })
+    expect(step(empty, { type: 'spill_written', path: '/p' })).toEqual({ state: { ...empty, toolResults: { ...empty.toolResults, spillWritten: new Set(['/p']) } }, view: undefined, effects: [] })
     const failed = step(empty, { type: 'spill_failed', path: '/p', error: 'EROFS' })
     expect(failed).toEqual({
-      state: { ...empty, spillFailed: new Set(['/p']) },
+      state: { ...empty, toolResults: { ...empty.toolResults, spillFailed: new Set(['/p']) } },
       view: undefined,
       effects: [
         { type: 'log', level: 'warning', message: expect.stringContaining('/p') },
@@ -91,7 +91,7 @@ describe('purity', () => {
     const first = step(state, event)
     expect(snapshot(state)).toEqual(before)
     expect(event).toEqual(eventBefore)
-    expect(first.state.compactionStats).not.toBeNull()
+    expect(first.state.compaction.stats).not.toBeNull()
   })
 
   it('the same state and event give equal steps, in one reducer and across reducers', () => {
@@ -115,7 +115,7 @@ describe('purity', () => {
   it('a custom pure estimator is used everywhere tokens are counted', () => {
     const doubled = makeStep({ config: { ...DEFAULT_CONFIG, ...WORKED_EXAMPLE }, estimate: makeCachedEstimator((message) => 2 * estimateOne(message)) })
     const next = doubled(withMessages(doubled, workedExampleTurns()), request({ now: NOW }))
-    expect(next.state.meterStats?.estimated_tokens).toBe(4888)
-    expect(next.state.compactionStats?.before_tokens).toBe(4888)
+    expect(next.state.meter.stats?.estimated_tokens).toBe(4888)
+    expect(next.state.compaction.stats?.before_tokens).toBe(4888)
   })
 })

@@ -58,17 +58,17 @@ describe('requests below the threshold (SPEC 2.3 step 7)', () => {
     const estimated = tokens(state.history)
     const stats = estimateMeterStats(estimated, 199_200)
     expect(next).toEqual({
-      state: { ...state, meterStats: stats, meter: { ...state.meter, lastSentEstimate: tokens(view) } },
+      state: { ...state, meter: { ...state.meter, stats: stats, lastSentEstimate: tokens(view) } },
       view,
       effects: [meterEvent(stats)],
     })
-    expect((next.effects[0] as { data: unknown }).data).not.toBe(next.state.meterStats)
+    expect((next.effects[0] as { data: unknown }).data).not.toBe(next.state.meter.stats)
   })
 
   it('an empty history gives an empty view with kind none', () => {
     const next = stepFor()(makeInitialState(), request())
     expect(next.view).toEqual([])
-    expect(next.state.meterStats).toMatchObject({ kind: 'none', used_tokens: 0 })
+    expect(next.state.meter.stats).toMatchObject({ kind: 'none', used_tokens: 0 })
     expect(next.state.meter.lastSentEstimate).toBe(0)
   })
 
@@ -78,30 +78,30 @@ describe('requests below the threshold (SPEC 2.3 step 7)', () => {
     const state = withMessages(step, messages)
     const next = step(state, request({ systemPrompt: 'You are helpful.' }))
     expect(next.view).toEqual([{ role: 'system', content: 'You are helpful.' }, ...[1, 2, 3].map((index) => viewed(state.history[index]))])
-    expect(next.state.meterStats?.estimated_tokens).toBe(tokens(toWorkingList(state.history, 'You are helpful.')))
+    expect(next.state.meter.stats?.estimated_tokens).toBe(tokens(toWorkingList(state.history, 'You are helpful.')))
   })
 
   it('B-RQ-4: the meter budget is the budget minus the reserve; a reserve ≥ the budget leaves the budget', () => {
     const step = stepFor()
     const state = withMessages(step, [user('a')])
-    expect(step(state, request({ tokenBudget: 10_000 })).state.meterStats?.budget).toBe(9_200)
-    expect(stepFor({ compaction_notice_token_reserve: 300 })(state, request({ tokenBudget: 10_000 })).state.meterStats?.budget).toBe(9_700)
+    expect(step(state, request({ tokenBudget: 10_000 })).state.meter.stats?.budget).toBe(9_200)
+    expect(stepFor({ compaction_notice_token_reserve: 300 })(state, request({ tokenBudget: 10_000 })).state.meter.stats?.budget).toBe(9_700)
     const swallowed = step(state, request({ tokenBudget: 800 }))
-    expect(swallowed.state.meterStats?.budget).toBe(800)
+    expect(swallowed.state.meter.stats?.budget).toBe(800)
     expect(effectsOf(swallowed.effects, 'log')).toHaveLength(1)
-    expect(stepFor({ compaction_notice_enabled: false })(state, request({ tokenBudget: 10_000 })).state.meterStats?.budget).toBe(10_000)
+    expect(stepFor({ compaction_notice_enabled: false })(state, request({ tokenBudget: 10_000 })).state.meter.stats?.budget).toBe(10_000)
   })
 
   it('B-RQ-5: with token_budget 0 compaction never fires and the ratio is null', () => {
     const step = stepFor(WORKED_EXAMPLE)
     const state = withMessages(step, workedExampleTurns())
     const next = step(state, request({ tokenBudget: 0 }))
-    expect(next.state.meterStats).toMatchObject({ budget: 0, ratio: null, used_tokens: 2444 })
+    expect(next.state.meter.stats).toMatchObject({ budget: 0, ratio: null, used_tokens: 2444 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter'])
     expect(next.view).toEqual(state.history.map(viewed))
     const negative = step(state, request({ tokenBudget: -100 }))
-    expect(negative.state.meterStats).toMatchObject({ budget: -100, ratio: null })
-    expect(negative.state.compactionStats).toBeNull()
+    expect(negative.state.meter.stats).toMatchObject({ budget: -100, ratio: null })
+    expect(negative.state.compaction.stats).toBeNull()
   })
 })
 
@@ -128,14 +128,14 @@ describe('hook events (SPEC 9, B-EV-1, B-EV-2)', () => {
       expect(names.filter((name) => name === 'context:token_meter')).toHaveLength(1)
       expect(names[0]).toBe('context:token_meter')
       expect(names.length).toBeLessThanOrEqual(2)
-      expect(effectsOf(next.effects, 'emit_hook')[0].data).toEqual(next.state.meterStats)
+      expect(effectsOf(next.effects, 'emit_hook')[0].data).toEqual(next.state.meter.stats)
     }
   })
 
   it('B-EV-2: context:compaction carries the stored stats; it is absent on early returns, sticky-only requests and refusals', () => {
     const byName = Object.fromEntries(scenarios())
     const compaction = effectsOf(byName.compaction.effects, 'emit_hook')[1]
-    expect(compaction).toEqual({ type: 'emit_hook', name: 'context:compaction', data: byName.compaction.state.compactionStats })
+    expect(compaction).toEqual({ type: 'emit_hook', name: 'context:compaction', data: byName.compaction.state.compaction.stats })
     expect(hookNames(byName['sticky-only'].effects)).toEqual(['context:token_meter'])
     expect(hookNames(byName.skipped.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
     expect(hookNames(byName['fail-loud'].effects)).toEqual(['context:token_meter'])
@@ -153,13 +153,13 @@ describe('compacted requests (SPEC 2.3 steps 8–11)', () => {
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
     expect(next.view?.slice(0, 2)).toEqual([{ role: 'system', content: 'Factory prompt.' }, viewed(state.history[13])])
     expect(next.view?.slice(2).some((message) => message.role === 'system')).toBe(false)
-    expect(next.state.compactionStats?.system_messages_preserved).toBe(2)
+    expect(next.state.compaction.stats?.system_messages_preserved).toBe(2)
   })
 
   it('lastSentEstimate is the estimate of the stripped view actually returned, notice included', () => {
     const step = stepFor({ ...WORKED_EXAMPLE, compaction_notice_enabled: true })
     const next = step(withMessages(step, workedExampleTurns()), request({ tokenBudget: 3800 }))
-    expect(next.view?.at(-1)?.content).toBe(toNoticeText(next.state.compactionStats as CompactionStats, 'normal'))
+    expect(next.view?.at(-1)?.content).toBe(toNoticeText(next.state.compaction.stats as CompactionStats, 'normal'))
     expect(next.state.meter.lastSentEstimate).toBe(tokens(next.view ?? []))
   })
 })
@@ -178,8 +178,7 @@ describe('sticky-only requests (SPEC 17.1)', () => {
     expect(next).toEqual({
       state: {
         ...first.state,
-        meterStats: stats,
-        meter: { ...first.state.meter, lastSentEstimate: tokens(first.view ?? []) },
+        meter: { ...first.state.meter, stats: stats, lastSentEstimate: tokens(first.view ?? []) },
       },
       view: first.view,
       effects: [meterEvent(stats)],
@@ -192,11 +191,11 @@ describe('sticky-only requests (SPEC 17.1)', () => {
     const first = step(withMessages(step, history), request({ tokenBudget: 4300 }))
     expect(hookNames(first.effects)).toEqual(['context:token_meter', 'context:compaction'])
     const next = step(first.state, request({ tokenBudget: 4300, systemPrompt: 'Short.' }))
-    expect(next.state.meterStats?.ratio).toBeLessThan(0.8)
+    expect(next.state.meter.stats?.ratio).toBeLessThan(0.8)
     expect(hookNames(next.effects)).toEqual(['context:token_meter'])
     expect(next.view?.[0]).toEqual({ role: 'system', content: 'Short.' })
     expect(next.view?.slice(1)).toEqual(first.view?.slice(1))
-    expect(next.state.compactionStats).toBe(first.state.compactionStats)
+    expect(next.state.compaction.stats).toBe(first.state.compaction.stats)
   })
 
   it('a hybrid provenance refusal with existing decisions takes the sticky-only path and counts the refusal', () => {
@@ -205,22 +204,22 @@ describe('sticky-only requests (SPEC 17.1)', () => {
     // No reading yet and usage ≥ 100%: the override fires and decides.
     const first = step(state, request({ tokenBudget: 2000 }))
     expect(first.state.meter.provenanceOverrides).toBe(1)
-    expect(first.state.sticky.removed.size + first.state.sticky.truncated.size).toBeGreaterThan(0)
+    expect(first.state.compaction.sticky.removed.size + first.state.compaction.sticky.truncated.size).toBeGreaterThan(0)
     // Below 100% on an estimated count: refused, yet the decisions still apply.
     const { steps } = fold(step, [usage({ input_tokens: 0 }), request({ tokenBudget: 4000 })], first.state)
     const refused = steps[1]
-    expect(refused.state.meterStats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
+    expect(refused.state.meter.stats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
     expect(refused.state.meter.provenanceRefusals).toBe(1)
     expect(hookNames(refused.effects)).toEqual(['context:token_meter'])
     expect(refused.view).toEqual(first.view)
     expect(refused.view).not.toEqual(state.history.map(viewed))
-    expect(refused.state.sticky).toBe(first.state.sticky)
+    expect(refused.state.compaction.sticky).toBe(first.state.compaction.sticky)
   })
 
   it('the meter stats are replaced on every request, compaction or not', () => {
     const { step, first } = compactedWithNotice()
     const next = step(first.state, request({ tokenBudget: 100_000 }))
-    expect(next.state.meterStats).not.toBe(first.state.meterStats)
-    expect(next.state.meterStats?.budget).toBe(99_200)
+    expect(next.state.meter.stats).not.toBe(first.state.meter.stats)
+    expect(next.state.meter.stats?.budget).toBe(99_200)
   })
 })

@@ -32,9 +32,11 @@ describe('strict_fit', () => {
     expect(raised.details?.floor_tokens).toBeGreaterThan(2000)
     expect(raised.message).toMatch(/over the request budget of 2000 \(strict_fit\).*irreducible floor/)
     expect(failed.state.history).toBe(before.history)
-    expect(failed.state.sticky).toBe(before.sticky)
-    expect(failed.state.guards).toEqual(before.guards)
-    expect(failed.state.compactionStats).toBe(before.compactionStats)
+    expect(failed.state.compaction.sticky).toBe(before.compaction.sticky)
+    // The guard state (the floor verdict, the breaker, the notice, the budget, the cooldown, the intake, the ingress) is untouched.
+    const guardsOf = (state: typeof before) => [state.compaction.infeasible, state.compaction.breaker, state.compaction.noticeSent, state.budget, state.summary.cooldown, state.meter.usageStale, state.meter.usageObservedOnly, state.toolResults.ingressPending]
+    expect(guardsOf(failed.state)).toEqual(guardsOf(before))
+    expect(failed.state.compaction.stats).toBe(before.compaction.stats)
     // Only the meter event, no compaction event: nothing was decided.
     expect(hookNames(failed.effects)).toEqual(['context:token_meter'])
   })
@@ -61,7 +63,7 @@ describe('strict_fit', () => {
       expect(raised.details).toMatchObject({ budget, effective_budget: effective })
       expect(raised.message).toContain(`the request budget is ${budget} tokens and the effective budget ${effective} (strict_fit)`)
       expect(failed.state.history).toBe(before.history)
-      expect(failed.state.sticky).toBe(before.sticky)
+      expect(failed.state.compaction.sticky).toBe(before.compaction.sticky)
     }
   })
 

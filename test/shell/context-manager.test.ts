@@ -239,7 +239,7 @@ describe('ContextManager with the real core', () => {
     expect(paths).toHaveLength(1)
     expect(paths[0]).toBe('/tmp/spillx/tool-result-000002-2f6b706c271653dd.txt') // digest of SPEC 11.5's example
     expect(spill.files.get(paths[0])).toBe('abcdefghij'.repeat(1000) + 'é')
-    expect(manager.state.spillWritten.has(paths[0])).toBe(true)
+    expect(manager.state.toolResults.spillWritten.has(paths[0])).toBe(true)
   })
 })
 

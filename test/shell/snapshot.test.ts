@@ -136,8 +136,8 @@ describe('ContextManager.restore', () => {
       [{ ...good, version: 99 }, `snapshot.version: expected ${SNAPSHOT_VERSION}, got 99`],
       [{ ...good, config: { ...good.config, compact_threshold: 'high' } }, 'snapshot.config.compact_threshold: expected a number'],
       [{ ...good, state: { ...good.state, nextSeq: -1 } }, 'snapshot.state.nextSeq: expected a whole number >= 0, got -1'],
-      [{ ...good, state: { ...good.state, sticky: { removed: [0], truncated: [], stubbed: [], cumulativeLevel: 3 }, nextSeq: 3 } }, 'snapshot.state.history.3.metadata._seq: expected a _seq below nextSeq 3, got 3'],
-      [{ ...good, state: { ...good.state, sticky: { removed: [40], truncated: [], stubbed: [], cumulativeLevel: 3 } } }, 'snapshot.state.sticky.removed: _seq 40 is not a stored message'],
+      [{ ...good, state: { ...good.state, compaction: { ...(good.state.compaction as object), sticky: { removed: [0], truncated: [], stubbed: [], cumulativeLevel: 3 } }, nextSeq: 3 } }, 'snapshot.state.history.3.metadata._seq: expected a _seq below nextSeq 3, got 3'],
+      [{ ...good, state: { ...good.state, compaction: { ...(good.state.compaction as object), sticky: { removed: [40], truncated: [], stubbed: [], cumulativeLevel: 3 } } } }, 'snapshot.state.compaction.sticky.removed: _seq 40 is not a stored message'],
       [{ ...good, state: { ...good.state, history: 'lost' } }, 'snapshot.state.history: expected'],
     ]
     for (const [value, message] of cases) {

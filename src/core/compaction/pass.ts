@@ -5,7 +5,7 @@
 import type { Effect } from '../effects.js'
 import type { Message, Messages } from '../messages/message.js'
 import { appendTo, toPlainArray } from '../messages/appendable.js'
-import type { GuardState, MeterState, StickyState, SummaryState } from '../state.js'
+import type { BreakerState, MeterState, StickyState, SummaryState } from '../state.js'
 import type { CompactionStats } from '../stats.js'
 import type { SpillRequest } from '../tool-results/tool-result-budget.js'
 import { resolveClearAtLeast, toSkipLimitMessage, toSkippedPayload, type Refusal } from './clear-at-least.js'
@@ -27,6 +27,7 @@ import { endsInOpenToolGroup } from './tool-pairs.js'
  * const input: PassInput = {
  *   working: [], workingTokens: 0, effective: 9200, stickyOnly: false, sticky: EMPTY_STICKY, compactionStats: null,
  *   skipStreak: 0, summary: EMPTY_SUMMARY, history: [], nextSeq: 0, meter: EMPTY_METER, hybrid: null, now: DEFAULT_REPLAY_NOW,
+ *   infeasible: false, breaker: EMPTY_COMPACTION.breaker,
  * }
  */
 export interface PassInput {
@@ -43,7 +44,9 @@ export interface PassInput {
   readonly meter: MeterState
   readonly hybrid: HybridReading | null
   readonly now: string
-  readonly guards: GuardState
+  /** The floor verdict of the compaction slice (`infeasible`): the floor was above the target (or, under "report", over E). */
+  readonly infeasible: boolean
+  readonly breaker: BreakerState
   /**
    * The sticky decisions already re-applied to W (docs/architecture.md, incremental requests: derived incrementally by the
    * request); used when no summary can be swapped in, instead of splitting and re-applying here.
@@ -83,7 +86,7 @@ export interface PreparedList {
  * @example
  * const outcome: PassOutcome = {
  *   list: [], refused: false, sticky: EMPTY_STICKY, compactionStats: null, skipStreak: 0,
- *   summary: EMPTY_SUMMARY, history: [], nextSeq: 0, guards: EMPTY_GUARDS, effects: [], spills: [],
+ *   summary: EMPTY_SUMMARY, history: [], nextSeq: 0, infeasible: false, breaker: EMPTY_COMPACTION.breaker, effects: [], spills: [],
  * }
  */
 export interface PassOutcome {
@@ -95,7 +98,8 @@ export interface PassOutcome {
   readonly summary: SummaryState
   readonly history: Messages
   readonly nextSeq: number
-  readonly guards: GuardState
+  readonly infeasible: boolean
+  readonly breaker: BreakerState
   readonly effects: ReadonlyArray<Effect>
   readonly spills: ReadonlyArray<SpillRequest>
 }
@@ -152,7 +156,8 @@ const keep = (input: PassInput, list: Messages, effects: ReadonlyArray<Effect>):
   summary: input.summary,
   history: input.history,
   nextSeq: input.nextSeq,
-  guards: input.guards,
+  infeasible: input.infeasible,
+  breaker: input.breaker,
   effects,
 })
 
@@ -164,7 +169,7 @@ const decidePass = (input: PassInput, context: PassContext): Decided => {
   const measured = measureSwapped(input, split, swap, context)
   const gate = gateEscalation(input, swap, measured, context)
   const effects = [...swap.effects, ...gate.effects]
-  const unchanged: Decided = { ...keep(input, [...split.system, ...measured.stickyApplied], effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, guards: gate.guards }
+  const unchanged: Decided = { ...keep(input, [...split.system, ...measured.stickyApplied], effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, infeasible: gate.infeasible }
   if (!gate.escalate && !swap.swapped) return unchanged
   return escalate(input, split, swap, measured, gate, unchanged, context)
 }
@@ -240,7 +245,7 @@ const measureSwapped = (input: PassInput, split: SplitList, swap: Swapped, conte
 interface Gate {
   readonly escalate: boolean
   readonly stopTarget: number
-  readonly guards: GuardState
+  readonly infeasible: boolean
   readonly effects: ReadonlyArray<Effect>
 }
 
@@ -253,10 +258,10 @@ const gateEscalation = (input: PassInput, swap: Swapped, measured: Measured, con
   // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
   const escalate =
     (config.summary_hysteresis && swap.swapped) || (input.billed !== undefined ? measured.current > measured.target : needsEscalation(config, input.meter, input.hybrid, measured.current, input.effective))
-  const guarded = applyFloorGuard(escalate, input.guards, measured, context)
+  const guarded = applyFloorGuard(escalate, input.infeasible, measured, context)
   if (!reportsFloorOverE(input, context)) return guarded
-  const report = reportFloorOverE(guarded.guards, measured.current, false, measured, context)
-  return { ...guarded, guards: report.guards, effects: [...guarded.effects, ...report.effects] }
+  const report = reportFloorOverE(guarded.infeasible, measured.current, false, measured, context)
+  return { ...guarded, infeasible: report.infeasible, effects: [...guarded.effects, ...report.effects] }
 }
 
 /** `compaction_floor_guard: "report"` outside the calibrated meter (whose infeasible case 17.13 reports in billed tokens). */
@@ -267,14 +272,14 @@ const reportsFloorOverE = (input: PassInput, context: PassContext): boolean => c
  * floor itself is over E (the open tool group of 17.8, a protected zone) says so once; the report
  * re-arms once a candidate or a compacted view (`tokens`) fits E again. `passed`: the ladder ran on this list.
  */
-const reportFloorOverE = (guards: GuardState, tokens: number, passed: boolean, measured: Measured, context: PassContext): { readonly guards: GuardState; readonly effects: ReadonlyArray<Effect> } => {
+const reportFloorOverE = (reported: boolean, tokens: number, passed: boolean, measured: Measured, context: PassContext): { readonly infeasible: boolean; readonly effects: ReadonlyArray<Effect> } => {
   const { effective, target, stickyApplied, systemTokens } = measured
-  if (effective <= 0) return { guards, effects: [] }
-  if (tokens <= effective) return { guards: guards.infeasible ? { ...guards, infeasible: false } : guards, effects: [] }
-  if (!passed || guards.infeasible) return { guards, effects: [] }
+  if (effective <= 0) return { infeasible: reported, effects: [] }
+  if (tokens <= effective) return { infeasible: false, effects: [] }
+  if (!passed || reported) return { infeasible: reported, effects: [] }
   const floor = measureFloor(stickyApplied, systemTokens, context.config, context)
-  if (floor.floor_tokens <= effective) return { guards, effects: [] }
-  return { guards: { ...guards, infeasible: true }, effects: [{ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) }] }
+  if (floor.floor_tokens <= effective) return { infeasible: reported, effects: [] }
+  return { infeasible: true, effects: [{ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) }] }
 }
 
 /**
@@ -282,20 +287,19 @@ const reportFloorOverE = (guards: GuardState, tokens: number, passed: boolean, m
  * ladder works toward E instead of the unreachable target (`stopTarget`), and a view that already
  * fits E is left alone (`escalate` false); reported once per change.
  */
-const applyFloorGuard = (escalate: boolean, guards: GuardState, measured: Measured, context: PassContext): Gate => {
+const applyFloorGuard = (escalate: boolean, reported: boolean, measured: Measured, context: PassContext): Gate => {
   const { config } = context
   const { current, target, effective, stickyApplied, systemTokens } = measured
   const mode = config.compaction_floor_guard
-  if ((mode !== true && mode !== 'deep') || effective <= 0 || !(escalate || guards.infeasible)) return { escalate, stopTarget: target, guards, effects: [] }
+  if ((mode !== true && mode !== 'deep') || effective <= 0 || !(escalate || reported)) return { escalate, stopTarget: target, infeasible: reported, effects: [] }
   const floor = measureFloor(stickyApplied, systemTokens, config, context)
   const infeasible = floor.floor_tokens > target
   const effects: Effect[] =
-    infeasible && !guards.infeasible ? [{ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) }] : []
-  const next = infeasible !== guards.infeasible ? { ...guards, infeasible } : guards
-  if (!infeasible) return { escalate, stopTarget: target, guards: next, effects }
+    infeasible && !reported ? [{ type: 'emit_hook', name: 'context:compaction-infeasible', data: toInfeasiblePayload(floor, stickyApplied, target, effective, context) }] : []
+  if (!infeasible) return { escalate, stopTarget: target, infeasible, effects }
   // true: stop just under E; "deep": compact once as far as the ladder goes (to the floor),
   // so the next turns do not cross E again at once (docs/configuration.md, "The irreducible floor").
-  return { escalate: escalate && current > effective, stopTarget: mode === 'deep' ? target : effective, guards: next, effects }
+  return { escalate: escalate && current > effective, stopTarget: mode === 'deep' ? target : effective, infeasible, effects }
 }
 
 /**
@@ -337,16 +341,16 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
   const cumulativeLevel = Math.max(input.sticky.cumulativeLevel, levelReached)
   const stats = toCompactionStats(input, measured, draft, finalList, afterTokens, cumulativeLevel, unchanged.summary, split.system.length, context)
   effects.push({ type: 'emit_hook', name: 'context:compaction', data: { ...stats } })
-  const breaker = applyBreaker(unchanged.guards, afterTokens, measured.effective, input.effective, context)
+  const breaker = applyBreaker(unchanged.breaker, afterTokens, measured.effective, input.effective, context)
   effects.push(...breaker.effects)
-  let guards = breaker.guards
+  let infeasible = unchanged.infeasible
   if (reportsFloorOverE(input, context)) {
-    const report = reportFloorOverE(guards, afterTokens, gate.escalate, measured, context)
-    guards = report.guards
+    const report = reportFloorOverE(infeasible, afterTokens, gate.escalate, measured, context)
+    infeasible = report.infeasible
     effects.push(...report.effects)
   }
   if (measured.effective > 0 && afterTokens > measured.effective) effects.push(overBudgetWarning(input, measured, afterTokens, cumulativeLevel))
-  return { ...unchanged, list: finalList, sticky: toSticky(draft, cumulativeLevel), compactionStats: stats, skipStreak, guards, effects }
+  return { ...unchanged, list: finalList, sticky: toSticky(draft, cumulativeLevel), compactionStats: stats, skipStreak, infeasible, breaker: breaker.breaker, effects }
 }
 
 /**
@@ -397,25 +401,25 @@ const toCompactionStats = (
  * that end over E trip it once; a pass that fits re-arms it. `effective` is the converted E the
  * pass worked against, `realEffective` the real one it trips under.
  */
-const applyBreaker = (guards: GuardState, afterTokens: number, effective: number, realEffective: number, context: PassContext): { readonly guards: GuardState; readonly effects: ReadonlyArray<Effect> } => {
-  if (context.config.compaction_breaker_passes === null) return { guards, effects: [] }
+const applyBreaker = (breaker: BreakerState, afterTokens: number, effective: number, realEffective: number, context: PassContext): { readonly breaker: BreakerState; readonly effects: ReadonlyArray<Effect> } => {
+  if (context.config.compaction_breaker_passes === null) return { breaker, effects: [] }
   if (effective > 0 && afterTokens > effective) {
-    const overBudgetPasses = guards.overBudgetPasses + 1
-    const trips = overBudgetPasses >= context.config.compaction_breaker_passes && !guards.breakerTripped
-    const next = { ...guards, overBudgetPasses, ...(trips ? { breakerTripped: true, breakerBudget: realEffective } : {}) }
-    return { guards: next, effects: trips ? [{ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: overBudgetPasses } }] : [] }
+    const overBudgetPasses = breaker.overBudgetPasses + 1
+    const trips = overBudgetPasses >= context.config.compaction_breaker_passes && !breaker.tripped
+    const next: BreakerState = { ...breaker, overBudgetPasses, ...(trips ? { tripped: true, budget: realEffective } : {}) }
+    return { breaker: next, effects: trips ? [{ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: overBudgetPasses } }] : [] }
   }
-  if (guards.overBudgetPasses !== 0 || guards.breakerTripped) return { guards: rearmBreaker(guards), effects: [] }
-  return { guards, effects: [] }
+  if (breaker.overBudgetPasses !== 0 || breaker.tripped) return { breaker: ARMED_BREAKER, effects: [] }
+  return { breaker, effects: [] }
 }
 
 /**
- * The breaker re-armed: no over-budget pass counted, not tripped, no budget (docs/configuration.md).
+ * The breaker armed: no over-budget pass counted, not tripped, no budget (docs/configuration.md).
  *
  * @example
- * rearmBreaker({ ...EMPTY_GUARDS, overBudgetPasses: 3, breakerTripped: true, breakerBudget: 9200 }).breakerTripped // => false
+ * ARMED_BREAKER.tripped // => false
  */
-export const rearmBreaker = (guards: GuardState): GuardState => ({ ...guards, overBudgetPasses: 0, breakerTripped: false, breakerBudget: null })
+export const ARMED_BREAKER: BreakerState = { overBudgetPasses: 0, tripped: false, budget: null }
 
 const overBudgetWarning = (input: PassInput, measured: Measured, afterTokens: number, cumulativeLevel: number): Effect => {
   const { systemTokens, target, effective } = measured

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js'
 import type { Messages } from '../messages/message.js'
-import type { State } from '../state.js'
+import type { MeterState, State } from '../state.js'
 import type { TokenMeterStats } from '../stats.js'
 import {
   applyCalibrationReading,
@@ -80,7 +80,7 @@ export const readCalibrated = (
   candidateTokens: number,
   estimate: TokenEstimator,
 ): CalibratedReading => {
-  const calibration = state.calibration ?? EMPTY_CALIBRATION
+  const calibration = state.meter.calibration ?? EMPTY_CALIBRATION
   const model = fitCalibration(toCalibrationPriors(config), calibration.points)
   const count = countCalibrated(calibration, model, candidate, candidateTokens, estimate)
   const effective = stats.budget
@@ -103,16 +103,16 @@ export const readCalibrated = (
 }
 
 /**
- * The state after a view was returned (calibrated mode): the view, less its ephemeral tail, is the
+ * The meter after a view was returned (calibrated mode): the view, less its ephemeral tail, is the
  * one the next reading describes.
  *
  * @example
  * import { makeInitialState, estimateOne } from 'context-simple'
- * recordSentView(makeInitialState(), [{ role: 'user', content: 'hi' }], estimateOne).calibration?.sent?.hashes.length // 1
+ * recordSentView(makeInitialState().meter, [{ role: 'user', content: 'hi' }], estimateOne).calibration?.sent?.hashes.length // 1
  */
-export const recordSentView = (state: State, view: Messages, estimate: TokenEstimator): State => ({
-  ...state,
-  calibration: { ...(state.calibration ?? EMPTY_CALIBRATION), sent: toSentView(view, estimate) },
+export const recordSentView = (meter: MeterState, view: Messages, estimate: TokenEstimator): MeterState => ({
+  ...meter,
+  calibration: { ...(meter.calibration ?? EMPTY_CALIBRATION), sent: toSentView(view, estimate) },
 })
 
 /**
@@ -122,10 +122,10 @@ export const recordSentView = (state: State, view: Messages, estimate: TokenEsti
  *
  * @example
  * import { DEFAULT_CONFIG, makeInitialState } from 'context-simple'
- * recordCalibrationReading(DEFAULT_CONFIG, makeInitialState(), makeInitialState()).calibration // undefined (not the calibrated mode)
+ * recordCalibrationReading(DEFAULT_CONFIG, makeInitialState(), makeInitialState()).meter.calibration // undefined (not the calibrated mode)
  */
 export const recordCalibrationReading = (config: Config, before: State, after: State): State => {
   if (config.token_meter !== 'calibrated' || after.meter.usageEvents === before.meter.usageEvents || after.meter.measured === null) return after
-  const calibration: CalibrationState = applyCalibrationReading(toCalibrationPriors(config), after.calibration ?? EMPTY_CALIBRATION, after.meter.measured)
-  return calibration === after.calibration ? after : { ...after, calibration }
+  const calibration: CalibrationState = applyCalibrationReading(toCalibrationPriors(config), after.meter.calibration ?? EMPTY_CALIBRATION, after.meter.measured)
+  return calibration === after.meter.calibration ? after : { ...after, meter: { ...after.meter, calibration } }
 }

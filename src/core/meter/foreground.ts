@@ -4,7 +4,7 @@
  * counted, not recorded; a malformed foreground reading keeps the last good one, marked stale.
  */
 import type { Config } from '../config.js'
-import type { State } from '../state.js'
+import type { MeterState, State } from '../state.js'
 import type { Step } from '../step.js'
 import type { TokenMeterStats } from '../stats.js'
 import { applyUsage } from './token-meter.js'
@@ -22,18 +22,18 @@ export const isForegroundPayload = (data: unknown): boolean => isPlainObject(dat
 /**
  * Reduce a `usage_observed` event (SPEC 10.2 with 17.6, 17.10). With `usage_intake: "all"` (the
  * contract) every payload is read. With `"foreground"`, a payload not marked `foreground: true` is
- * observed only (`guards.usageObservedOnly` + 1, a debug log, the meter unchanged); a marked one
+ * observed only (`meter.usageObservedOnly` + 1, a debug log, the meter unchanged); a marked one
  * is read, and if it is malformed the last good reading stays and is marked stale
- * (`guards.usageStale`) until the next good one.
+ * (`meter.usageStale`) until the next good one.
  *
  * @example
  * const state = makeInitialState()
- * applyUsageIntake({ ...DEFAULT_CONFIG, usage_intake: 'foreground' }, state, { usage: { input_tokens: 9 } }).state.meter === state.meter // => true
+ * applyUsageIntake({ ...DEFAULT_CONFIG, usage_intake: 'foreground' }, state, { usage: { input_tokens: 9 } }).state.meter.measured // => null
  */
 export const applyUsageIntake = (config: Config, state: State, data: unknown): Step => {
   if (config.usage_intake === 'foreground' && !isForegroundPayload(data)) {
     return {
-      state: { ...state, guards: { ...state.guards, usageObservedOnly: state.guards.usageObservedOnly + 1 } },
+      state: { ...state, meter: { ...state.meter, usageObservedOnly: state.meter.usageObservedOnly + 1 } },
       view: undefined,
       effects: [{ type: 'log', level: 'debug', message: 'context-simple: llm:response usage observed, not recorded (usage_intake "foreground": the payload is not marked foreground: true)' }],
     }
@@ -42,7 +42,7 @@ export const applyUsageIntake = (config: Config, state: State, data: unknown): S
   let next = result.meter === state.meter ? state : { ...state, meter: result.meter }
   if (config.usage_intake === 'foreground') {
     const stale = result.meter === state.meter
-    if (stale !== state.guards.usageStale) next = { ...next, guards: { ...next.guards, usageStale: stale } }
+    if (stale !== state.meter.usageStale) next = { ...next, meter: { ...next.meter, usageStale: stale } }
   }
   return { state: next, view: undefined, effects: result.effects }
 }
@@ -53,7 +53,7 @@ export const applyUsageIntake = (config: Config, state: State, data: unknown): S
  * `usage_observed_only` (readings observed, not recorded, since the last reset).
  *
  * @example
- * withForegroundStats(config, stats, state.guards).usage_stale // => false
+ * withForegroundStats(config, stats, state.meter).usage_stale // => false
  */
-export const withForegroundStats = (config: Config, stats: TokenMeterStats, guards: State['guards']): TokenMeterStats =>
-  config.usage_intake === 'foreground' ? { ...stats, usage_stale: guards.usageStale, usage_observed_only: guards.usageObservedOnly } : stats
+export const withForegroundStats = (config: Config, stats: TokenMeterStats, meter: MeterState): TokenMeterStats =>
+  config.usage_intake === 'foreground' ? { ...stats, usage_stale: meter.usageStale, usage_observed_only: meter.usageObservedOnly } : stats

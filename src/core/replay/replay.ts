@@ -347,12 +347,12 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
           systemPrompt,
           now: recording.now,
         })
-        const failed = new Set([...spillFailures.keys()].filter((path) => state.spillFailed.has(path)))
+        const failed = new Set([...spillFailures.keys()].filter((path) => state.toolResults.spillFailed.has(path)))
         let shown: ReadonlyArray<Message> | null = error !== null || view === undefined ? null : withoutSpillPointers(view, failed)
         let shownError = error
         if (options.peer !== undefined) {
           const history = toPlainArray(state.history).map((message) => stripMessage(message, sentMemo))
-          shown = options.peer(history, state.meterStats?.budget ?? null, lines.length)
+          shown = options.peer(history, state.meter.stats?.budget ?? null, lines.length)
           shownError = shown === null ? 'the peer returned no message list' : null
         }
         const line: ReplayOutputLine = {
@@ -361,8 +361,8 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
           view: shown,
           // a peer's line carries none of the library's own events or compaction figures
           events: options.peer === undefined ? carried : [],
-          token_meter_stats: state.meterStats,
-          compaction_stats: options.peer === undefined ? state.compactionStats : null,
+          token_meter_stats: state.meter.stats,
+          compaction_stats: options.peer === undefined ? state.compaction.stats : null,
           ...(shownError !== null ? { error: { message: shownError } } : {}),
         }
         carried = []

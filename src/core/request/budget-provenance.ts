@@ -12,18 +12,17 @@ import { defineStage } from './types.js'
  * last payload emitted.
  *
  * @example
- * budgetStage.writes // => ['guards']
+ * budgetStage.writes // => ['budget']
  */
 export const budgetStage = defineStage({
   name: 'budget',
-  writes: ['guards'],
+  writes: ['budget'],
   observes: true,
   run: (facts, draft) => {
     if (!facts.config.budget_provenance) return { effects: facts.budgetEffects }
     const payload = toBudgetPayload(facts.resolved, facts.effective)
-    const guards = draft.slices.guards
-    if (isSameBudget(guards.lastBudget, payload)) return { effects: facts.budgetEffects }
+    if (isSameBudget(draft.slices.budget.lastBudget, payload)) return { effects: facts.budgetEffects }
     const effects: ReadonlyArray<Effect> = [...facts.budgetEffects, { type: 'emit_hook', name: 'context:budget', data: payload }]
-    return { slices: { guards: { ...guards, lastBudget: payload } }, effects }
+    return { slices: { budget: { lastBudget: payload } }, effects }
   },
 })

@@ -7,7 +7,7 @@ import type { Effect } from '../effects.js'
 import { hasStickyDecisions } from '../state.js'
 import { estimateMessages } from '../meter/estimate.js'
 import { mergeSpills } from '../compaction/context.js'
-import { rearmBreaker, runCompactionPass, type PassInput, type PassOutcome } from '../compaction/pass.js'
+import { ARMED_BREAKER, runCompactionPass, type PassInput, type PassOutcome } from '../compaction/pass.js'
 import { selectAppliedView } from '../incremental/working.js'
 import type { AppliedView } from '../memo/derivation-memo.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
@@ -22,16 +22,17 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
     effective: facts.effective,
     stickyOnly,
     ...(applied !== null ? { applied } : {}),
-    sticky: slices.sticky,
-    compactionStats: slices.compactionStats,
-    skipStreak: slices.skipStreak,
+    sticky: slices.compaction.sticky,
+    compactionStats: slices.compaction.stats,
+    skipStreak: slices.compaction.skipStreak,
     summary: slices.summary,
     history: slices.history,
     nextSeq: slices.nextSeq,
     meter: slices.meter,
     hybrid: facts.reading.hybrid,
     now: facts.event.now,
-    guards: slices.guards,
+    infeasible: slices.compaction.infeasible,
+    breaker: slices.compaction.breaker,
     ...(calibrated !== null
       ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits > 0 ? calibrated.targetUnits : Math.trunc(calibrated.effectiveUnits * facts.config.target_usage) } }
       : {}),
@@ -40,7 +41,7 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
 
 /** The `write_spill` effects of the spills asked for so far and by the pass, less those known written (SPEC 11.5). */
 const toSpillEffects = (facts: StageFacts, draft: RequestDraft, applied: AppliedView | null, pass: PassOutcome): ReadonlyArray<Effect> => {
-  const written = facts.before.spillWritten
+  const written = facts.before.toolResults.spillWritten
   const effects: Effect[] = []
   for (const spill of mergeSpills([draft.spills, applied?.spills ?? [], pass.spills])) {
     if (!written.has(spill.path)) effects.push({ type: 'write_spill', directory: spill.directory, path: spill.path, content: spill.content })
@@ -57,30 +58,35 @@ const toSpillEffects = (facts: StageFacts, draft: RequestDraft, applied: Applied
  * (SPEC 14.4) ends the request here.
  *
  * @example
- * compactionPassStage.writes // => ['history', 'nextSeq', 'sticky', 'compactionStats', 'skipStreak', 'summary', 'guards', 'pass']
+ * compactionPassStage.writes // => ['history', 'nextSeq', 'summary', 'compaction', 'pass']
  */
 export const compactionPassStage = defineStage({
   name: 'compaction-pass',
-  writes: ['history', 'nextSeq', 'sticky', 'compactionStats', 'skipStreak', 'summary', 'guards', 'pass'],
+  writes: ['history', 'nextSeq', 'summary', 'compaction', 'pass'],
   observes: false,
   run: (facts, draft) => {
     const slices = draft.slices
     const { fires, breakerHolds } = slices.trigger
-    if (!fires && !hasStickyDecisions(slices.sticky)) return { slices: { pass: { kind: 'plain' } } }
+    if (!fires && !hasStickyDecisions(slices.compaction.sticky)) return { slices: { pass: { kind: 'plain' } } }
     const stickyOnly = !fires || breakerHolds
     const applied =
-      stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.sticky, facts.context) : null
+      stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context) : null
     const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied), facts.context)
     const effects = [...toSpillEffects(facts, draft, applied, pass), ...pass.effects]
-    const decided = pass.sticky !== slices.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compactionStats
+    const decided = pass.sticky !== slices.compaction.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compaction.stats
+    const rearm = breakerHolds && pass.list !== null && facts.effective > 0 && estimateMessages(pass.list, facts.estimate) <= facts.effective
     const written = {
       history: pass.history,
       nextSeq: pass.nextSeq,
-      sticky: pass.sticky,
-      compactionStats: pass.compactionStats,
-      skipStreak: pass.skipStreak,
       summary: pass.summary,
-      guards: breakerHolds && pass.list !== null && facts.effective > 0 && estimateMessages(pass.list, facts.estimate) <= facts.effective ? rearmBreaker(pass.guards) : pass.guards,
+      compaction: {
+        ...slices.compaction,
+        sticky: pass.sticky,
+        stats: pass.compactionStats,
+        skipStreak: pass.skipStreak,
+        infeasible: pass.infeasible,
+        breaker: rearm ? ARMED_BREAKER : pass.breaker,
+      },
     }
     if (pass.list === null) return { slices: written, effects, stop: true }
     return {

@@ -5,13 +5,12 @@
 import type { Config } from '../config.js'
 import type { Effect } from '../effects.js'
 import type { Messages } from '../messages/message.js'
-import type { GuardState } from '../state.js'
+import type { CompactionState } from '../state.js'
 import { estimateMessages } from '../meter/estimate.js'
 import type { PassContext } from '../compaction/context.js'
 import { measureFloor, type InfeasiblePayload } from '../compaction/floor.js'
-import { rearmBreaker } from '../compaction/pass.js'
+import { ARMED_BREAKER } from '../compaction/pass.js'
 import type { CalibratedReading } from '../meter/calibrated-meter.js'
-import { decideTrigger } from '../meter/token-meter.js'
 import { defineStage, type StageFacts } from './types.js'
 
 /**
@@ -29,37 +28,40 @@ const toCalibratedInfeasible = (working: Messages, calibrated: CalibratedReading
  * Under the calibrated meter, the overhead alone may leave no room: reported once
  * (`context:compaction-infeasible`), and no pass storms against it (the trigger does not fire).
  */
-const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, guards: GuardState, fires: boolean): { readonly guards: GuardState; readonly fires: boolean; readonly effects: ReadonlyArray<Effect> } => {
+const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, compaction: CompactionState, fires: boolean): { readonly compaction: CompactionState; readonly fires: boolean; readonly effects: ReadonlyArray<Effect> } => {
   const infeasible = calibrated.effectiveUnits <= 0 || calibrated.targetUnits <= 0
   const allowed = fires && calibrated.effectiveUnits > 0
-  if (infeasible && !guards.infeasible) {
+  if (infeasible && !compaction.infeasible) {
     const data = toCalibratedInfeasible(facts.working, calibrated, facts.effective, facts.config, facts.context)
-    return { guards: { ...guards, infeasible: true }, fires: allowed, effects: [{ type: 'emit_hook', name: 'context:compaction-infeasible', data }] }
+    return { compaction: { ...compaction, infeasible: true }, fires: allowed, effects: [{ type: 'emit_hook', name: 'context:compaction-infeasible', data }] }
   }
-  if (!infeasible && guards.infeasible && facts.config.compaction_floor_guard !== true && facts.config.compaction_floor_guard !== 'deep') return { guards: { ...guards, infeasible: false }, fires: allowed, effects: [] }
-  return { guards, fires: allowed, effects: [] }
+  if (!infeasible && compaction.infeasible && facts.config.compaction_floor_guard !== true && facts.config.compaction_floor_guard !== 'deep') return { compaction: { ...compaction, infeasible: false }, fires: allowed, effects: [] }
+  return { compaction, fires: allowed, effects: [] }
 }
 
 /**
- * Decides whether the outer trigger fires on the meter stats (the hybrid meter's provenance
- * counters and log), checks the calibrated meter's room, and re-arms a tripped breaker when the
- * budget changed; a breaker still tripped holds re-escalation back.
+ * Decides whether the outer trigger fires on the meter stats (the decision, with the hybrid
+ * meter's provenance counters, is the meter's: see the meter stage; its log is emitted here, in
+ * the contract's order), checks the calibrated meter's room, and re-arms a tripped breaker when
+ * the budget changed; a breaker still tripped holds re-escalation back.
  *
  * @example
- * compactionTriggerStage.writes // => ['meter', 'guards', 'trigger']
+ * compactionTriggerStage.writes // => ['compaction', 'trigger']
  */
 export const compactionTriggerStage = defineStage({
   name: 'compaction-trigger',
-  writes: ['meter', 'guards', 'trigger'],
+  writes: ['compaction', 'trigger'],
   observes: true,
   run: (facts, draft) => {
-    const decision = decideTrigger(facts.config, facts.reading.stats, draft.slices.meter)
+    const decision = facts.reading.decision
     const calibrated = facts.reading.calibrated
-    const room = calibrated === null ? { guards: draft.slices.guards, fires: decision.fires, effects: [] } : checkCalibratedRoom(facts, calibrated, draft.slices.guards, decision.fires)
+    const before = draft.slices.compaction
+    const room = calibrated === null ? { compaction: before, fires: decision.fires, effects: [] } : checkCalibratedRoom(facts, calibrated, before, decision.fires)
     // A tripped breaker stops re-escalation until a view fits again or the budget changes.
-    const guards = room.guards.breakerTripped && room.guards.breakerBudget !== facts.effective ? rearmBreaker(room.guards) : room.guards
+    const breaker = room.compaction.breaker
+    const compaction = breaker.tripped && breaker.budget !== facts.effective ? { ...room.compaction, breaker: ARMED_BREAKER } : room.compaction
     return {
-      slices: { meter: decision.meter, guards, trigger: { fires: room.fires, breakerHolds: guards.breakerTripped } },
+      slices: { compaction, trigger: { fires: room.fires, breakerHolds: compaction.breaker.tripped } },
       effects: [...decision.effects, ...room.effects],
     }
   },

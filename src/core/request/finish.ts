@@ -3,7 +3,6 @@
  * keep of the view sent, and the next request's derivations prepared.
  */
 import type { Message } from '../messages/message.js'
-import type { State } from '../state.js'
 import type { CoreDeps } from '../deps.js'
 import { makePassContext } from '../compaction/context.js'
 import type { DerivationMemo } from '../memo/derivation-memo.js'
@@ -18,7 +17,7 @@ import { defineStage, type RequestSlices } from './types.js'
  */
 const warmAppliedView = (memo: DerivationMemo, selected: Working, slices: RequestSlices, systemPrompt: string | null, factoryMessage: Message | null, deps: CoreDeps): void => {
   const working = slices.history === selected.entry.history ? selected : selectWorking(memo, slices.history, systemPrompt, factoryMessage, deps.estimate)
-  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, slices.sticky, makePassContext(deps.config, deps.estimate, slices.toolNames, memo, slices.spillFailed))
+  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, slices.compaction.sticky, makePassContext(deps.config, deps.estimate, slices.toolNames, memo, slices.toolResults.spillFailed))
 }
 
 /**
@@ -27,11 +26,11 @@ const warmAppliedView = (memo: DerivationMemo, selected: Working, slices: Reques
  * decided, derives the next request's sticky-applied list now, while the history was walked anyway.
  *
  * @example
- * finishStage.writes // => ['meter', 'calibration']
+ * finishStage.writes // => ['meter']
  */
 export const finishStage = defineStage({
   name: 'finish',
-  writes: ['meter', 'calibration'],
+  writes: ['meter'],
   observes: false,
   run: (facts, draft) => {
     const slices = draft.slices
@@ -39,8 +38,6 @@ export const finishStage = defineStage({
     if (view === null) return {}
     if (slices.pass?.kind === 'pass' && slices.pass.decided) warmAppliedView(facts.memo, facts.selected, slices, facts.event.systemPrompt, facts.factoryMessage, facts)
     const meter = { ...slices.meter, lastSentEstimate: view.tokens }
-    if (facts.reading.calibrated === null) return { slices: { meter } }
-    const calibration = recordSentView(slices as State, view.view, facts.estimate).calibration
-    return { slices: { meter, ...(calibration !== undefined ? { calibration } : {}) } }
+    return { slices: { meter: facts.reading.calibrated === null ? meter : recordSentView(meter, view.view, facts.estimate) } }
   },
 })

@@ -10,14 +10,15 @@ import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { selectAppliedView, selectMedia, selectPlainView, type Working } from '../incremental/working.js'
 import { readCalibrated } from '../meter/calibrated-meter.js'
 import { withForegroundStats } from '../meter/foreground.js'
-import { copyMeterStats, measureRequest } from '../meter/token-meter.js'
+import { copyMeterStats, decideTrigger, measureRequest } from '../meter/token-meter.js'
 import { defineStage, type MeterReading } from './types.js'
 
 /**
  * The meter reading of W (SPEC 10.6): the meter's count (estimate, measured or hybrid), the
  * foreground keys (`usage_intake`), the media counts (`token_estimator` other than `reference`,
  * docs/configuration.md), and under `token_meter: "calibrated"` the calibrated count of the view
- * as it would be sent now (sticky decisions applied), with the spills that view asks for.
+ * as it would be sent now (sticky decisions applied), with the spills that view asks for; and the
+ * outer trigger's decision on that count (SPEC 6.2 step 6, the hybrid meter's provenance rule).
  *
  * @example
  * const memo = makeDerivationMemo()
@@ -28,31 +29,34 @@ import { defineStage, type MeterReading } from './types.js'
 export const readMeter = (config: Config, memo: DerivationMemo, state: State, selected: Working, effective: number, context: PassContext): MeterReading => {
   const { estimate } = context
   const measured = measureRequest(config, selected.entry.working, selected.entry.tokens, effective, state.meter, estimate)
-  let stats = withForegroundStats(config, measured.stats, state.guards)
+  let stats = withForegroundStats(config, measured.stats, state.meter)
   if (config.token_estimator !== 'reference') {
     // The media meter stats (docs/configuration.md, `token_estimator`): say when media were present and how many could not be measured.
     const media = selectMedia(memo, selected)
     stats = { ...stats, media_items: media.media, media_unmeasured: media.unmeasured }
   }
-  if (config.token_meter !== 'calibrated') return { stats, hybrid: measured.hybrid, calibrated: null, spills: [] }
-  const candidate = hasStickyDecisions(state.sticky) ? selectAppliedView(memo, selected, state.sticky, context) : { ...selectPlainView(memo, selected, estimate), spills: [] }
+  if (config.token_meter !== 'calibrated') return { stats, hybrid: measured.hybrid, calibrated: null, spills: [], decision: decideTrigger(config, stats, state.meter) }
+  const sticky = state.compaction.sticky
+  const candidate = hasStickyDecisions(sticky) ? selectAppliedView(memo, selected, sticky, context) : { ...selectPlainView(memo, selected, estimate), spills: [] }
   const calibrated = readCalibrated(config, state, stats, candidate.view, candidate.tokens, estimate)
-  return { stats: calibrated.stats, hybrid: measured.hybrid, calibrated, spills: candidate.spills }
+  return { stats: calibrated.stats, hybrid: measured.hybrid, calibrated, spills: candidate.spills, decision: decideTrigger(config, calibrated.stats, state.meter) }
 }
 
 /**
- * Writes the meter stats of this request (SPEC 10.6) and emits `context:token_meter` with them,
- * the first hook event of a request (SPEC 2.3); passes on the candidate view's spills.
+ * Writes the meter stats of this request (SPEC 10.6) and the provenance counters of the trigger's
+ * decision, and emits `context:token_meter` with the stats, the first hook event of a request
+ * (SPEC 2.3; the counters change after the stats were taken, so they show in the next request's);
+ * passes on the candidate view's spills.
  *
  * @example
- * meterStage.writes // => ['meterStats']
+ * meterStage.writes // => ['meter']
  */
 export const meterStage = defineStage({
   name: 'meter',
-  writes: ['meterStats'],
+  writes: ['meter'],
   observes: true,
   run: (facts) => ({
-    slices: { meterStats: facts.reading.stats },
+    slices: { meter: { ...facts.reading.decision.meter, stats: facts.reading.stats } },
     effects: [{ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(facts.reading.stats) }],
     spills: facts.reading.spills,
   }),

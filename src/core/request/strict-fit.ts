@@ -43,7 +43,7 @@ const failFit = (facts: StageFacts, draft: RequestDraft, list: Messages, viewTok
   const observed: Effect[] = []
   for (const entry of draft.log) if (entry.stage.observes) for (const effect of entry.effects) if (effect.type === 'emit_hook' || effect.type === 'log') observed.push(effect)
   return {
-    state: { ...before, guards: { ...before.guards, lastBudget: draft.slices.guards.lastBudget }, meterStats: draft.slices.meterStats },
+    state: { ...before, budget: draft.slices.budget, meter: { ...before.meter, stats: draft.slices.meter.stats } },
     view: undefined,
     effects: [...observed, { type: 'raise_error', name: 'ContextLengthError', message: toMessage(budget, effective, viewTokens, floor), details }],
   }

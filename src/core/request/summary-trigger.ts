@@ -16,11 +16,11 @@ import { defineStage } from './types.js'
  * applied instead of the meter's count; that view's spills are passed on.
  *
  * @example
- * summaryTriggerStage.writes // => ['summary', 'guards']
+ * summaryTriggerStage.writes // => ['summary']
  */
 export const summaryTriggerStage = defineStage({
   name: 'summary-trigger',
-  writes: ['summary', 'guards'],
+  writes: ['summary'],
   observes: true,
   run: (facts, draft) => {
     const { config } = facts
@@ -30,15 +30,14 @@ export const summaryTriggerStage = defineStage({
     let spills: ReadonlyArray<SpillRequest> = []
     let used = facts.reading.stats.used_tokens
     if (config.summary_hysteresis) {
-      const applied = selectAppliedView(facts.memo, facts.selected, slices.sticky, facts.context)
+      const applied = selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context)
       used = applied.tokens
       spills = applied.spills
     }
-    const guards = slices.guards
-    if (guards.summaryCooldown > 0) return { slices: { summary: known, guards: { ...guards, summaryCooldown: guards.summaryCooldown - 1 } }, spills }
+    if (known.cooldown > 0) return { slices: { summary: { ...known, cooldown: known.cooldown - 1 } }, spills }
     const started = triggerSummary(facts.before, known, config, used, facts.effective, facts.estimate)
-    const cooldown = started.summary.inFlight !== known.inFlight && config.summary_cooldown_requests !== null ? { ...guards, summaryCooldown: config.summary_cooldown_requests } : guards
+    const summary = started.summary.inFlight !== known.inFlight && config.summary_cooldown_requests !== null ? { ...started.summary, cooldown: config.summary_cooldown_requests } : started.summary
     const effects: ReadonlyArray<Effect> = started.effects
-    return { slices: { summary: started.summary, guards: cooldown }, effects, spills }
+    return { slices: { summary }, effects, spills }
   },
 })

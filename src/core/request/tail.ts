@@ -15,32 +15,33 @@ import { defineStage } from './types.js'
  * `compaction_notice_repeat` is `"full"`. Writes the replay marker and whether the full notice went out.
  *
  * @example
- * tailStage.writes // => ['replayMarker', 'guards']
+ * tailStage.writes // => ['compaction']
  */
 export const tailStage = defineStage({
   name: 'tail',
-  writes: ['replayMarker', 'guards'],
+  writes: ['compaction'],
   observes: false,
   run: (facts, draft) => {
     const { config } = facts
     const slices = draft.slices
     if (slices.pass?.kind !== 'pass') return {}
     const list: Message[] = [...draft.list]
-    let replayMarker = slices.replayMarker
+    const compaction = slices.compaction
+    let replayMarker = compaction.replayMarker
     if (config.replay_last_user_on_compaction && !slices.pass.refused) {
-      const identity = toBoundaryIdentity(slices.sticky.cumulativeLevel, slices.summary.absorbedCount)
+      const identity = toBoundaryIdentity(compaction.sticky.cumulativeLevel, slices.summary.absorbedCount)
       const replay = selectLastUserReplay(list, identity, replayMarker, facts.effective, facts.estimate, config.human_anchors ? isHumanPrompt : isRealUserMessage)
       if (replay !== null) {
         list.push(replay)
         replayMarker = identity
       }
     }
-    const fresh = slices.compactionStats !== facts.before.compactionStats
-    const fullSent = config.compaction_notice_repeat !== 'full' && !fresh && slices.guards.noticeSent
-    const notice = selectNotice(config, slices.compactionStats, list, facts.memo.notice, fullSent)
+    const fresh = compaction.stats !== facts.before.compaction.stats
+    const fullSent = config.compaction_notice_repeat !== 'full' && !fresh && compaction.noticeSent
+    const notice = selectNotice(config, compaction.stats, list, facts.memo.notice, fullSent)
     if (notice !== null) list.push(notice)
-    const noticeSent = config.compaction_notice_repeat !== 'full' ? fullSent || notice !== null : slices.guards.noticeSent
-    const guards = noticeSent !== slices.guards.noticeSent ? { ...slices.guards, noticeSent } : slices.guards
-    return { slices: { replayMarker, guards }, list }
+    const noticeSent = config.compaction_notice_repeat !== 'full' ? fullSent || notice !== null : compaction.noticeSent
+    if (replayMarker === compaction.replayMarker && noticeSent === compaction.noticeSent) return { list }
+    return { slices: { compaction: { ...compaction, replayMarker, noticeSent } }, list }
   },
 })

@@ -15,7 +15,7 @@ import type { Step } from '../step.js'
 import type { PassContext } from '../compaction/context.js'
 import type { AppliedView, DerivationMemo, StrippedView } from '../memo/derivation-memo.js'
 import type { Working } from '../incremental/working.js'
-import type { HybridReading } from '../meter/token-meter.js'
+import type { HybridReading, TriggerDecision } from '../meter/token-meter.js'
 import type { CalibratedReading } from '../meter/calibrated-meter.js'
 import type { SpillRequest } from '../tool-results/tool-result-budget.js'
 
@@ -23,7 +23,8 @@ import type { SpillRequest } from '../tool-results/tool-result-budget.js'
  * The meter reading of one request (SPEC 10, docs/contract.md 17.13): the meter stats as the
  * `context:token_meter` event carries them (foreground, media and calibrated keys included), the
  * hybrid number for the inner gate, the calibrated reading (null unless `token_meter:
- * "calibrated"`) and the spills of the candidate view it counted.
+ * "calibrated"`), the spills of the candidate view it counted, and the outer trigger's decision on
+ * that count (with the meter state its provenance counters leave).
  *
  * @example
  * const memo = makeDerivationMemo()
@@ -35,6 +36,7 @@ export interface MeterReading {
   readonly hybrid: HybridReading
   readonly calibrated: CalibratedReading | null
   readonly spills: ReadonlyArray<SpillRequest>
+  readonly decision: TriggerDecision
 }
 
 /**
@@ -109,7 +111,7 @@ export interface RequestSlices extends State {
  * The name of one slice of `RequestSlices`.
  *
  * @example
- * const name: SliceName = 'sticky'
+ * const name: SliceName = 'compaction'
  */
 export type SliceName = keyof RequestSlices
 
@@ -147,7 +149,7 @@ export interface RequestDraft {
  * among the effects), `replace` ends it with that step instead of the fold's (strict fit).
  *
  * @example
- * const output: StageOutput<'replayMarker'> = { slices: { replayMarker: '3:0' } }
+ * const output: StageOutput<'budget'> = { slices: { budget: { lastBudget: null } } }
  */
 export interface StageOutput<K extends SliceName = SliceName> {
   readonly slices?: Partial<Pick<RequestSlices, K>>

@@ -14,16 +14,18 @@ import { isPlainObject } from '../messages/values.js'
 import { isProviderFormat, type MessageFormat } from '../formats/carrier.js'
 import { findInconsistency } from './consistency.js'
 import { sliceFrom } from '../messages/appendable.js'
+import { migrateSnapshot, OLDEST_RESTORABLE_VERSION } from './migrations.js'
 
 /**
  * The snapshot format version. Bump it whenever the JSON form of `State` changes (a field added,
- * removed or re-encoded); `decodeSnapshot` rejects every other version. See docs/architecture.md,
- * "Snapshots".
+ * removed or re-encoded), and add the migration from the version before to
+ * src/core/snapshot/migrations.ts: `decodeSnapshot` restores this version and every older one
+ * from `OLDEST_RESTORABLE_VERSION` on (docs/embedding.md, "Snapshots across versions").
  *
  * @example
- * SNAPSHOT_VERSION // 6 (2: guard state; 3: budget guards; 4: the manager's message `format`, docs/formats.md; 5: notice and summary-cooldown guard state; 6: foreground usage and ingress-cap state)
+ * SNAPSHOT_VERSION // => 8
  */
-export const SNAPSHOT_VERSION = 7
+export const SNAPSHOT_VERSION = 8
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -40,7 +42,7 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // => 7
+ * JSON.parse(JSON.stringify(snapshot)).version // => 8
  */
 export interface Snapshot {
   readonly version: number
@@ -127,46 +129,61 @@ const CalibrationCodec = t.type({
   lastError: nullable(Finite),
 })
 
-const GuardsCodec = t.type({
+const LastBudgetCodec = t.type({
+  source: t.keyof({ token_budget: null, provider: null, fallback_window: null, max_tokens: null, cap: null }),
+  context_window: nullable(Finite),
+  output_reserve: nullable(Finite),
+  cap: nullable(Finite),
+  effective_budget: Finite,
+})
+
+/** The budget's slice (`budget_provenance`). */
+const BudgetCodec = t.type({ lastBudget: nullable(LastBudgetCodec) })
+
+const StatsObject = nullable(JsonObject)
+
+/** The meter's slice: the reading state, the last stats, the foreground intake, the calibration (optional). */
+const MeterSliceCodec = t.intersection([
+  MeterCodec,
+  t.type({ stats: StatsObject as unknown as t.Type<State['meter']['stats'], unknown, unknown>, usageStale: t.boolean, usageObservedOnly: Count }),
+  // Absent outside `token_meter: "calibrated"`.
+  t.partial({ calibration: CalibrationCodec }),
+])
+
+/** The summary's slice: the summary state and the cooldown. */
+const SummarySliceCodec = t.intersection([SummaryCodec, t.type({ cooldown: Count })])
+
+/** The compaction's slice: sticky decisions, stats, predicate streak, replay marker, floor verdict, breaker, notice. */
+const CompactionCodec = t.type({
+  sticky: StickyCodec,
+  stats: StatsObject as unknown as t.Type<State['compaction']['stats'], unknown, unknown>,
+  skipStreak: Count,
+  replayMarker: nullable(t.string),
   infeasible: t.boolean,
-  overBudgetPasses: Count,
-  breakerTripped: t.boolean,
-  breakerBudget: nullable(Finite),
-  lastBudget: nullable(
-    t.type({
-      source: t.keyof({ token_budget: null, provider: null, fallback_window: null, max_tokens: null, cap: null }),
-      context_window: nullable(Finite),
-      output_reserve: nullable(Finite),
-      cap: nullable(Finite),
-      effective_budget: Finite,
-    }),
-  ),
+  breaker: t.type({ overBudgetPasses: Count, tripped: t.boolean, budget: nullable(Finite) }),
   noticeSent: t.boolean,
-  summaryCooldown: Count,
-  usageStale: t.boolean,
-  usageObservedOnly: Count,
+})
+
+/** The tool results' slice: spill paths written and failed, ingress spills pending. */
+const ToolResultsCodec = t.type({
+  spillWritten: setOf(t.string, 'an array of spill paths'),
+  spillFailed: setOf(t.string, 'an array of spill paths'),
   ingressPending: t.record(t.string, Count),
 })
 
 /**
- * One io-ts codec per `State` field. The mapped type makes a new `State` field a compile error
- * here until its codec is added (and `SNAPSHOT_VERSION` bumped).
+ * One io-ts codec per `State` slice. The mapped type makes a new `State` field a compile error
+ * here until its codec is added (and `SNAPSHOT_VERSION` bumped, with a migration).
  */
 const STATE_FIELDS: { readonly [K in keyof State]: t.Type<State[K], unknown, unknown> } = {
   history: t.readonlyArray(StoredMessage),
   nextSeq: Count,
-  sticky: StickyCodec,
-  compactionStats: nullable(JsonObject) as unknown as t.Type<State['compactionStats'], unknown, unknown>,
-  meterStats: nullable(JsonObject) as unknown as t.Type<State['meterStats'], unknown, unknown>,
-  meter: MeterCodec,
   toolNames: t.record(t.string, t.string),
-  spillWritten: setOf(t.string, 'an array of spill paths'),
-  spillFailed: setOf(t.string, 'an array of spill paths'),
-  replayMarker: nullable(t.string),
-  skipStreak: Count,
-  summary: SummaryCodec,
-  guards: GuardsCodec,
-  calibration: t.union([t.undefined, CalibrationCodec]),
+  budget: BudgetCodec,
+  meter: MeterSliceCodec as unknown as t.Type<State['meter'], unknown, unknown>,
+  summary: SummarySliceCodec,
+  compaction: CompactionCodec,
+  toolResults: ToolResultsCodec,
 }
 
 const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>
@@ -201,7 +218,8 @@ const show = (value: unknown): string => {
 /** The first io-ts error as a SnapshotError: the field path and what it expected. */
 const toSnapshotError = (prefix: string, errors: t.Errors): SnapshotError => {
   const error = errors[0]
-  const path = error.context.map((entry) => entry.key).filter((key) => key !== '')
+  // An intersection (a slice made of several codecs) adds the index of its member: not a field.
+  const path = error.context.filter((entry, index) => entry.key !== '' && !(index > 0 && error.context[index - 1].type instanceof t.IntersectionType)).map((entry) => entry.key)
   const expected = error.context[error.context.length - 1].type.name
   return new SnapshotError([prefix, ...path].join('.'), `expected ${expected}, got ${show(error.value)}`)
 }
@@ -238,14 +256,20 @@ export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, Restored
   if (!('version' in value) && !('state' in value)) {
     return E.left(new SnapshotError('snapshot', `expected an object {version, format, config, state} from manager.snapshot(), got one with neither version nor state: ${show(value)}`))
   }
-  if (value.version !== SNAPSHOT_VERSION) {
+  const migrated = migrateSnapshot(value, SNAPSHOT_VERSION)
+  if (migrated === null) {
     return E.left(
       new SnapshotError(
         'snapshot.version',
-        `expected ${SNAPSHOT_VERSION}, got ${show(value.version)} (a snapshot written by another version of context-simple; restore it with that version)`,
+        `expected ${SNAPSHOT_VERSION}, got ${show(value.version)} (versions ${OLDEST_RESTORABLE_VERSION} to ${SNAPSHOT_VERSION} restore; a snapshot written by another version of context-simple: restore it with that version)`,
       ),
     )
   }
+  return decodeCurrent(migrated)
+}
+
+/** A snapshot of the current version (migrated already): format, config, state, consistency. */
+const decodeCurrent = (value: Readonly<Record<string, unknown>>): E.Either<SnapshotError, RestoredSnapshot> => {
   const format = value.format
   if (format !== 'contract' && !isProviderFormat(format)) {
     return E.left(new SnapshotError('snapshot.format', `expected "contract", "anthropic", "openai-chat", "openai-responses" or "ai-sdk", got ${show(format)}`))

@@ -46,9 +46,9 @@ const missing = (field: string, seqs: Iterable<number>, stored: ReadonlySet<numb
  * invariants across fields adds its check here.
  */
 const CHECKS: ReadonlyArray<(state: State, stored: ReadonlySet<number>) => Inconsistency | null> = [
-  (state, stored) => missing('sticky.removed', state.sticky.removed, stored, 'sticky decisions'),
-  (state, stored) => missing('sticky.truncated', state.sticky.truncated, stored, 'sticky decisions'),
-  (state, stored) => missing('sticky.stubbed', state.sticky.stubbed, stored, 'sticky decisions'),
+  (state, stored) => missing('compaction.sticky.removed', state.compaction.sticky.removed, stored, 'sticky decisions'),
+  (state, stored) => missing('compaction.sticky.truncated', state.compaction.sticky.truncated, stored, 'sticky decisions'),
+  (state, stored) => missing('compaction.sticky.stubbed', state.compaction.sticky.stubbed, stored, 'sticky decisions'),
   (state, stored) => missing('summary.inFlightSeqs', state.summary.inFlightSeqs, stored, 'summary in flight'),
   (state, stored) => (state.summary.pending === null ? null : missing('summary.pending.seqs', state.summary.pending.seqs, stored, 'pending summary')),
   (state) =>

@@ -236,7 +236,7 @@ export const triggerSummary = (
   if (used / effective < config.summary_trigger) return idle
   const target = Math.trunc(effective * (config.summary_target_usage ?? config.target_usage))
   if (used <= target) return idle
-  const seqs = selectAbsorbSpan(state.history, state.sticky.removed, config, used - target, estimate)
+  const seqs = selectAbsorbSpan(state.history, state.compaction.sticky.removed, config, used - target, estimate)
   if (seqs.length === 0) return idle
   if (config.summary_min_span_tokens !== null && toSpanTokens(state.history, seqs, estimate) < config.summary_min_span_tokens) return idle
   const id = `summary-${summary.nextRequestNumber}`

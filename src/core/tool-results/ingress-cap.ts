@@ -101,7 +101,7 @@ export const applyIngressCap = (config: Config, state: State): { readonly state:
   }
   const path = toSpillPath(config.tool_result_spill_dir, seq, message.content)
   return {
-    state: { ...state, guards: { ...state.guards, ingressPending: { ...state.guards.ingressPending, [path]: seq } } },
+    state: { ...state, toolResults: { ...state.toolResults, ingressPending: { ...state.toolResults.ingressPending, [path]: seq } } },
     effects: [{ type: 'write_spill', directory: config.tool_result_spill_dir, path, content: message.content }],
   }
 }
@@ -120,11 +120,11 @@ export const applyIngressSpillAnswer = (
   path: string,
   error: string | null,
 ): { readonly state: State; readonly effects: ReadonlyArray<Effect> } | null => {
-  const seq = state.guards.ingressPending[path]
+  const seq = state.toolResults.ingressPending[path]
   const cap = config.tool_result_ingress_cap_bytes
   if (seq === undefined || cap === null) return null
-  const { [path]: _done, ...pending } = state.guards.ingressPending
-  const settled: State = { ...state, guards: { ...state.guards, ingressPending: pending } }
+  const { [path]: _done, ...pending } = state.toolResults.ingressPending
+  const settled: State = { ...state, toolResults: { ...state.toolResults, ingressPending: pending } }
   if (error !== null) return { state: settled, effects: [{ type: 'emit_hook', name: 'context:spill_failed', data: { path, error } }] }
   const message = toPlainArray(state.history).find((candidate) => seqOf(candidate) === seq)
   if (message === undefined || typeof message.content !== 'string') return { state: settled, effects: [] }

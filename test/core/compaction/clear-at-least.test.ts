@@ -136,8 +136,8 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
       const { next } = run({ compact_clear_at_least: floor })
       expect(next.view).toEqual(reference.view)
       expect(next.effects).toEqual(reference.effects)
-      expect(next.state.compactionStats).toEqual(reference.state.compactionStats)
-      expect(next.state.skipStreak).toBe(0)
+      expect(next.state.compaction.stats).toEqual(reference.state.compaction.stats)
+      expect(next.state.compaction.skipStreak).toBe(0)
     }
   })
 
@@ -145,7 +145,7 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     const { state, next } = run({ compact_clear_at_least: 100_000 })
     const meterStats = estimateMeterStats(2444, 3000)
     expect(next).toEqual({
-      state: { ...state, skipStreak: 1, meterStats, meter: { ...state.meter, lastSentEstimate: tokens(state.history.map(viewed)) } },
+      state: { ...state, compaction: { ...state.compaction, skipStreak: 1 }, meter: { ...state.meter, stats: meterStats, lastSentEstimate: tokens(state.history.map(viewed)) } },
       view: state.history.map(viewed),
       effects: [
         meterEvent(meterStats),
@@ -173,7 +173,7 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     const { next } = run({ compact_clear_at_least: 1 })
     expect(next.view).toEqual(reference.view)
     expect(next.effects).toEqual(reference.effects)
-    expect(next.state.sticky).toEqual(reference.state.sticky)
+    expect(next.state.compaction.sticky).toEqual(reference.state.compaction.sticky)
   })
 
   it('B-CA-5: a pass whose only new decision is a short result recorded as truncated frees 0 and is refused', () => {
@@ -181,20 +181,20 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     const raw = { compaction_notice_enabled: false, compact_threshold: 0.5, protected_recent: 1.0, protected_tool_results: 0 }
     const disabled = stepFor(raw)
     const accepted = disabled(withMessages(disabled, messages), request({ tokenBudget: 1000 }))
-    expect(accepted.state.compactionStats).toMatchObject({ strategy_level: 8, messages_truncated: 1, messages_removed: 0 })
-    expect(accepted.state.compactionStats?.after_tokens).toBe(accepted.state.compactionStats?.before_tokens)
+    expect(accepted.state.compaction.stats).toMatchObject({ strategy_level: 8, messages_truncated: 1, messages_removed: 0 })
+    expect(accepted.state.compaction.stats?.after_tokens).toBe(accepted.state.compaction.stats?.before_tokens)
     const judged = stepFor({ ...raw, compact_clear_at_least: 1 })
     const refused = judged(withMessages(judged, messages), request({ tokenBudget: 1000 }))
     expect(hookNames(refused.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
     expect(effectsOf(refused.effects, 'emit_hook')[1].data).toMatchObject({ freed_tokens: 0, required_tokens: 1, level_reached: 8, consecutive_skips: 1 })
-    expect(refused.state.sticky.truncated.size).toBe(0)
+    expect(refused.state.compaction.sticky.truncated.size).toBe(0)
   })
 
   it('B-CA-4/B-CA-6: a refusal after an accepted pass restores the sticky sets, keeps level and stats, measures freed against the sticky baseline, and keeps the old notice', () => {
     const step = stepFor({ ...WORKED_EXAMPLE, compaction_notice_enabled: true, compact_clear_at_least: 600 })
     const first = step(withMessages(step, history), request({ tokenBudget: 3800 }))
     expect(hookNames(first.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(first.state.compactionStats).toMatchObject({ strategy_level: 2, after_tokens: 1793 })
+    expect(first.state.compaction.stats).toMatchObject({ strategy_level: 2, after_tokens: 1793 })
     const notice = first.view?.at(-1)
     const turn = workedExampleTurns(9).slice(24)
     const grown = withMessages(step, turn, first.state)
@@ -208,9 +208,9 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     expect(skipped).toMatchObject({ baseline_tokens: baselineTokens, required_tokens: 600, level_reached: 3, consecutive_skips: 1 })
     expect(skipped.freed_tokens).toBeGreaterThan(0)
     expect(skipped.freed_tokens).toBeLessThan(600)
-    expect(second.state.sticky).toEqual(first.state.sticky)
-    expect(second.state.compactionStats).toBe(first.state.compactionStats)
-    expect(second.state.skipStreak).toBe(1)
+    expect(second.state.compaction.sticky).toEqual(first.state.compaction.sticky)
+    expect(second.state.compaction.stats).toBe(first.state.compaction.stats)
+    expect(second.state.compaction.skipStreak).toBe(1)
   })
 
   it('B-CA-4: a refusal with no earlier stats shows no notice', () => {
@@ -229,44 +229,44 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
       `context-simple: compact_clear_at_least=100000 could not be satisfied ${streak} consecutive times (cap: 2). The compaction ladder reached level 2 and freed only 651 tokens against a required floor of 100,000. Protected set holding the floor: protected_tool_results=4 (of 8 tool results in the view), protected_recent=50% of 24 messages. Baseline view is 2,444 tokens against a budget of 3,000. Lower compact_clear_at_least, lower protected_recent/protected_tool_results, or raise the budget -- compacting harder will not help.`
     const meterStats = estimateMeterStats(2444, 3000)
     expect(steps[1]).toEqual({
-      state: { ...steps[0].state, skipStreak: 2, meterStats, meter: { ...steps[0].state.meter } },
+      state: { ...steps[0].state, compaction: { ...steps[0].state.compaction, skipStreak: 2 }, meter: { ...steps[0].state.meter, stats: meterStats } },
       view: undefined,
       effects: [meterEvent(meterStats), { type: 'raise_error', name: 'CompactionSkipLimitError', message: message(2) }],
     })
-    expect(steps[1].state.sticky).toEqual({ removed: new Set(), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 })
+    expect(steps[1].state.compaction.sticky).toEqual({ removed: new Set(), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 })
     expect(steps[2].view).toBeUndefined()
     expect(steps[2].effects.at(-1)).toEqual({ type: 'raise_error', name: 'CompactionSkipLimitError', message: message(3) })
-    expect(steps[2].state.skipStreak).toBe(3)
+    expect(steps[2].state.compaction.skipStreak).toBe(3)
   })
 
   it('B-CA-9: an accepted judged pass resets the streak; clear() and set_messages() reset it too', () => {
-    const seeded = (state: State): State => ({ ...state, skipStreak: 2 })
-    expect(run({ compact_clear_at_least: 600 }, seeded).next.state.skipStreak).toBe(0)
+    const seeded = (state: State): State => ({ ...state, compaction: { ...state.compaction, skipStreak: 2 } })
+    expect(run({ compact_clear_at_least: 600 }, seeded).next.state.compaction.skipStreak).toBe(0)
     const step = stepFor(WORKED_EXAMPLE)
-    expect(step(seeded(withMessages(step, history)), { type: 'history_cleared' }).state.skipStreak).toBe(0)
-    expect(step(seeded(withMessages(step, history)), { type: 'messages_replaced', messages: [] }).state.skipStreak).toBe(0)
+    expect(step(seeded(withMessages(step, history)), { type: 'history_cleared' }).state.compaction.skipStreak).toBe(0)
+    expect(step(seeded(withMessages(step, history)), { type: 'messages_replaced', messages: [] }).state.compaction.skipStreak).toBe(0)
   })
 
   it('14.5: disabling the predicate, early returns and non-compaction calls leave the streak as it is', () => {
-    const seeded = (state: State): State => ({ ...state, skipStreak: 2 })
+    const seeded = (state: State): State => ({ ...state, compaction: { ...state.compaction, skipStreak: 2 } })
     const disabled = run({}, seeded).next
     expect(hookNames(disabled.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(disabled.state.skipStreak).toBe(2)
+    expect(disabled.state.compaction.skipStreak).toBe(2)
     const step = stepFor({ ...WORKED_EXAMPLE, compact_clear_at_least: 1, compact_max_consecutive_skips: 3 })
     const roomy = step(seeded(withMessages(step, history)), request({ tokenBudget: 1_000_000 }))
-    expect(roomy.state.skipStreak).toBe(2)
+    expect(roomy.state.compaction.skipStreak).toBe(2)
   })
 
   it('B-CA-7: in estimate mode early-return calls are never judged and never add to the streak', () => {
     const step = stepFor({ ...WORKED_EXAMPLE, compact_threshold: 0.9, target_usage: 0.8, compact_clear_at_least: 400, compact_max_consecutive_skips: 1 })
     const first = step(withMessages(step, history), request({ tokenBudget: 2600 }))
-    expect(first.state.compactionStats).toMatchObject({ strategy_level: 2, after_tokens: 1955 })
+    expect(first.state.compaction.stats).toMatchObject({ strategy_level: 2, after_tokens: 1955 })
     const { steps, state } = fold(step, [request({ tokenBudget: 2600 }), added(user('more')), request({ tokenBudget: 2600 }), request({ tokenBudget: 2600 })], first.state)
     for (const next of [steps[0], steps[2], steps[3]]) {
       expect(hookNames(next.effects)).toEqual(['context:token_meter'])
       expect(next.view).toBeDefined()
     }
-    expect(state.skipStreak).toBe(0)
+    expect(state.compaction.skipStreak).toBe(0)
   })
 
   it('17.5: a re-escalation that decides nothing new is not judged (estimate mode), even with a cap of 1', () => {
@@ -275,8 +275,8 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     // Target 0.6 above threshold 0.5: the next request escalates again but everything is already decided.
     const second = step(first.state, request())
     expect(hookNames(second.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(second.state.compactionStats).toMatchObject({ strategy_level: 2, after_tokens: 1793 })
-    expect(second.state.skipStreak).toBe(0)
+    expect(second.state.compaction.stats).toMatchObject({ strategy_level: 2, after_tokens: 1793 })
+    expect(second.state.compaction.skipStreak).toBe(0)
     expect(second.view).toEqual(first.view)
   })
 
@@ -284,12 +284,12 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     const messages = [user('x'.repeat(400)), assistant('y'.repeat(400))]
     const step = stepFor({ token_meter: 'actual', compaction_notice_enabled: false, compact_clear_at_least: 1, compact_max_consecutive_skips: 1 })
     const state = step(withMessages(step, messages), usage({ input_tokens: 950 })).state
-    const seeded: State = { ...state, skipStreak: 5 }
+    const seeded: State = { ...state, compaction: { ...state.compaction, skipStreak: 5 } }
     const { steps } = fold(step, [request({ tokenBudget: 1000 }), request({ tokenBudget: 1000 })], seeded)
     for (const next of steps) {
       expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
-      expect(next.state.compactionStats).toMatchObject({ strategy_level: 1, before_tokens: 251, after_tokens: 251 })
-      expect(next.state.skipStreak).toBe(5)
+      expect(next.state.compaction.stats).toMatchObject({ strategy_level: 1, before_tokens: 251, after_tokens: 251 })
+      expect(next.state.compaction.skipStreak).toBe(5)
       expect(effectsOf(next.effects, 'raise_error')).toEqual([])
     }
   })
@@ -299,9 +299,9 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     const step = stepFor({ token_meter: 'hybrid', compaction_notice_enabled: false, compact_clear_at_least: 1, compact_max_consecutive_skips: 1 })
     const { state } = fold(step, [request({ tokenBudget: 1000 }), usage({ input_tokens: 950 })], withMessages(step, messages))
     const next = step(state, request({ tokenBudget: 1000 }))
-    expect(next.state.meterStats).toMatchObject({ kind: 'usage', used_tokens: 950 })
+    expect(next.state.meter.stats).toMatchObject({ kind: 'usage', used_tokens: 950 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(next.state.skipStreak).toBe(0)
+    expect(next.state.compaction.skipStreak).toBe(0)
     expect(next.view).toBeDefined()
   })
 
@@ -314,7 +314,7 @@ describe('the verdict in request flows (SPEC 14.2–14.5)', () => {
     expect(hookNames(second.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
     expect(second.view?.slice(0, first.view?.length)).toEqual(first.view)
     expect(second.state.history.slice(0, 24)).toEqual(state.history)
-    expect(second.state.skipStreak).toBe(2)
+    expect(second.state.compaction.skipStreak).toBe(2)
   })
 
   it('B-CA-11: a non-numeric or non-finite floor disables the predicate with a warning, and compaction proceeds', () => {

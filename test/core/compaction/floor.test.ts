@@ -90,13 +90,13 @@ describe('compaction_floor_guard', () => {
     const events = long.map((message) => added(message))
     const withGuard = fold(stepFor({ ...base, compaction_floor_guard: true, protected_recent: 0.1 }), [...events, request({ tokenBudget: 4000 })])
     const without = fold(stepFor({ ...base, protected_recent: 0.1 }), [...events, request({ tokenBudget: 4000 })])
-    const guarded = withGuard.state.sticky.removed.size
+    const guarded = withGuard.state.compaction.sticky.removed.size
     expect(guarded).toBeGreaterThan(0)
-    expect(guarded).toBeLessThan(without.state.sticky.removed.size)
+    expect(guarded).toBeLessThan(without.state.compaction.sticky.removed.size)
     const view = withGuard.steps[withGuard.steps.length - 1].view ?? []
     expect(tokens(view)).toBeLessThanOrEqual(4000)
     // One message fewer removed would not fit: the last removal was needed.
-    expect(withGuard.state.compactionStats?.after_tokens).toBeGreaterThan(4000 - 210)
+    expect(withGuard.state.compaction.stats?.after_tokens).toBeGreaterThan(4000 - 210)
   })
 
   // protected_recent 4 protects every message even at level 7 (4 × 0.3 > 1).
@@ -121,7 +121,7 @@ describe('compaction_breaker_passes', () => {
     expect(count(steps, 'context:compaction')).toBe(1)
     const trips = steps.flatMap((step) => effectsOf(step.effects, 'emit_hook')).filter((effect) => effect.name === 'context:compaction-breaker')
     expect(trips).toEqual([{ type: 'emit_hook', name: 'context:compaction-breaker', data: { consecutive_over_budget: 1 } }])
-    expect(state.guards).toMatchObject({ breakerTripped: true, overBudgetPasses: 1, breakerBudget: 4000 })
+    expect(state.compaction.breaker).toMatchObject({ tripped: true, overBudgetPasses: 1, budget: 4000 })
   })
 
   it('without the breaker every request over E compacts again', () => {
@@ -132,22 +132,22 @@ describe('compaction_breaker_passes', () => {
   it('re-arms when the budget changes, and a pass that fits resets the count', () => {
     const step = stepFor({ ...base, compaction_breaker_passes: 2 })
     const tripped = fold(step, session(messages, 4000)).state
-    expect(tripped.guards.breakerTripped).toBe(true)
+    expect(tripped.compaction.breaker.tripped).toBe(true)
     const bigger = fold(step, [request({ tokenBudget: 100_000 })], tripped)
-    expect(bigger.state.guards).toMatchObject({ breakerTripped: false, overBudgetPasses: 0 })
+    expect(bigger.state.compaction.breaker).toMatchObject({ tripped: false, overBudgetPasses: 0 })
   })
 
   it('clear and set_messages reset the guard state', () => {
     const step = stepFor({ ...base, compaction_breaker_passes: 1 })
     const tripped = fold(step, session(messages, 4000)).state
-    expect(fold(step, [{ type: 'history_cleared' }], tripped).state.guards.breakerTripped).toBe(false)
-    expect(fold(step, [{ type: 'messages_replaced', messages: [] }], tripped).state.guards.breakerTripped).toBe(false)
+    expect(fold(step, [{ type: 'history_cleared' }], tripped).state.compaction.breaker.tripped).toBe(false)
+    expect(fold(step, [{ type: 'messages_replaced', messages: [] }], tripped).state.compaction.breaker.tripped).toBe(false)
   })
 
   it('the guard state survives a snapshot round trip', () => {
     const config = configOf({ ...base, compaction_breaker_passes: 1 })
     const tripped = fold(stepFor(config), session(messages, 4000)).state
     const decoded = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(config, tripped))))
-    expect(decoded._tag === 'Right' && decoded.right.state.guards).toEqual({ ...tripped.guards, infeasible: true, overBudgetPasses: 1, breakerTripped: true, breakerBudget: 4000 })
+    expect(decoded._tag === 'Right' && decoded.right.state.compaction).toEqual({ ...tripped.compaction, infeasible: true, breaker: { overBudgetPasses: 1, tripped: true, budget: 4000 } })
   })
 })

@@ -114,15 +114,13 @@ describe('SPEC 6.8 worked example', () => {
     expect(next).toEqual({
       state: {
         ...state,
-        sticky: { removed: new Set(), truncated: new Set([2, 5, 8, 11]), stubbed: new Set(), cumulativeLevel: 2 },
-        compactionStats: stats,
-        meterStats,
-        meter: { ...state.meter, lastSentEstimate: 1728 },
+        compaction: { ...state.compaction, sticky: { removed: new Set(), truncated: new Set([2, 5, 8, 11]), stubbed: new Set(), cumulativeLevel: 2 }, stats },
+        meter: { ...state.meter, stats: meterStats, lastSentEstimate: 1728 },
       },
       view: expectedView,
       effects: [meterEvent(meterStats), compactionEvent(stats)],
     })
-    expect(Object.keys(next.state.compactionStats as object)).toEqual(STATS_KEYS)
+    expect(Object.keys(next.state.compaction.stats as object)).toEqual(STATS_KEYS)
     expect(tokens(next.view ?? [])).toBe(1728)
   })
 
@@ -155,10 +153,8 @@ describe('SPEC 6.8 worked example', () => {
     expect(next).toEqual({
       state: {
         ...state,
-        sticky: { removed: new Set([1, 2, 4, 5]), truncated: new Set([8]), stubbed: new Set(), cumulativeLevel: 3 },
-        compactionStats: stats,
-        meterStats,
-        meter: { ...state.meter, lastSentEstimate: tokens(expectedView) },
+        compaction: { ...state.compaction, sticky: { removed: new Set([1, 2, 4, 5]), truncated: new Set([8]), stubbed: new Set(), cumulativeLevel: 3 }, stats },
+        meter: { ...state.meter, stats: meterStats, lastSentEstimate: tokens(expectedView) },
       },
       view: expectedView,
       effects: [meterEvent(meterStats), compactionEvent(stats)],
@@ -173,13 +169,13 @@ describe('outer trigger and target (SPEC 6.1, 6.2)', () => {
     const step = stepFor({ compaction_notice_enabled: false, compact_threshold: 0.5, target_usage: 0.6, truncate_chars: 50 })
     const state = withMessages(step, history)
     const atThreshold = step(state, request({ tokenBudget: 4888 }))
-    expect(atThreshold.state.meterStats?.ratio).toBe(0.5)
+    expect(atThreshold.state.meter.stats?.ratio).toBe(0.5)
     expect(hookNames(atThreshold.effects)).toEqual(['context:token_meter', 'context:compaction'])
     // T = trunc(4888 × 0.6) = 2932 ≥ 2444: level 1 stops before its first candidate, deciding nothing.
-    expect(atThreshold.state.compactionStats).toMatchObject({ strategy_level: 1, target_tokens: 2932, messages_truncated: 0, after_tokens: 2444 })
+    expect(atThreshold.state.compaction.stats).toMatchObject({ strategy_level: 1, target_tokens: 2932, messages_truncated: 0, after_tokens: 2444 })
     const below = step(state, request({ tokenBudget: 4889 }))
     expect(hookNames(below.effects)).toEqual(['context:token_meter'])
-    expect(below.state.compactionStats).toBeNull()
+    expect(below.state.compaction.stats).toBeNull()
     expect(below.view).toEqual(storedAll(history).map(viewed))
   })
 
@@ -188,8 +184,8 @@ describe('outer trigger and target (SPEC 6.1, 6.2)', () => {
     const state = withMessages(step, history)
     // E = 4563, T = trunc(2281.5) = 2281; truncating t0 gives 2444 − 163 = 2281: stop before t1.
     const next = step(state, request({ tokenBudget: 4563 }))
-    expect(next.state.compactionStats).toMatchObject({ target_tokens: 2281, after_tokens: 2281, strategy_level: 1, messages_truncated: 1 })
-    expect(next.state.sticky.truncated).toEqual(new Set([2]))
+    expect(next.state.compaction.stats).toMatchObject({ target_tokens: 2281, after_tokens: 2281, strategy_level: 1, messages_truncated: 1 })
+    expect(next.state.compaction.sticky.truncated).toEqual(new Set([2]))
   })
 
   it('B-TR-3/B-L8/B-FN-5: a system prompt above the target counts at every level; the ladder reaches 8 and logs OVER BUDGET', () => {
@@ -227,8 +223,8 @@ describe('outer trigger and target (SPEC 6.1, 6.2)', () => {
       protected_tool_results: 5,
     }
     expect(next.view).toEqual(final.map(viewed))
-    expect(next.state.compactionStats).toEqual(stats)
-    expect(next.state.sticky).toEqual({ removed: new Set([2, 3, 4]), truncated: new Set(), stubbed: new Set([1]), cumulativeLevel: 8 })
+    expect(next.state.compaction.stats).toEqual(stats)
+    expect(next.state.compaction.sticky).toEqual({ removed: new Set([2, 3, 4]), truncated: new Set(), stubbed: new Set([1]), cumulativeLevel: 8 })
     const logs = effectsOf(next.effects, 'log')
     expect(logs).toHaveLength(1)
     expect(logs[0].level).toBe('warning')
@@ -258,17 +254,17 @@ describe('outer trigger and target (SPEC 6.1, 6.2)', () => {
     const state = withMessages(step, history)
     // E = 2600, T = 2080: level 2 truncates t0, t1, t2 (2444 → 1955).
     const first = step(state, request({ tokenBudget: 2600 }))
-    expect(first.state.compactionStats).toMatchObject({ strategy_level: 2, messages_truncated: 3, after_tokens: 1955 })
+    expect(first.state.compaction.stats).toMatchObject({ strategy_level: 2, messages_truncated: 3, after_tokens: 1955 })
     // Raw history still fires (2444 / 2600 ≥ 0.9), but the sticky view (1955) is under it.
     const second = step(first.state, request({ tokenBudget: 2600 }))
     const meterStats = estimateMeterStats(2444, 2600)
     expect(second).toEqual({
-      state: { ...first.state, meterStats, meter: { ...first.state.meter } },
+      state: { ...first.state, meter: { ...first.state.meter, stats: meterStats } },
       view: first.view,
       effects: [meterEvent(meterStats)],
     })
-    expect(second.state.sticky).toBe(first.state.sticky)
-    expect(second.state.compactionStats).toBe(first.state.compactionStats)
+    expect(second.state.compaction.sticky).toBe(first.state.compaction.sticky)
+    expect(second.state.compaction.stats).toBe(first.state.compaction.stats)
   })
 })
 
@@ -280,11 +276,11 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
     const step = stepFor(config)
     const state = withMessages(step, history)
     const levelOne = step(state, request({ tokenBudget: Math.ceil(2118 / 0.6) }))
-    expect(levelOne.state.compactionStats).toMatchObject({ target_tokens: 2118, strategy_level: 1, messages_truncated: 2 })
-    expect(levelOne.state.sticky.truncated).toEqual(new Set([2, 5]))
+    expect(levelOne.state.compaction.stats).toMatchObject({ target_tokens: 2118, strategy_level: 1, messages_truncated: 2 })
+    expect(levelOne.state.compaction.sticky.truncated).toEqual(new Set([2, 5]))
     const levelTwo = step(state, request({ tokenBudget: 3528 })) // trunc(3528 × 0.6) = 2116
-    expect(levelTwo.state.compactionStats).toMatchObject({ target_tokens: 2116, strategy_level: 2, messages_truncated: 3 })
-    expect(levelTwo.state.sticky.truncated).toEqual(new Set([2, 5, 8]))
+    expect(levelTwo.state.compaction.stats).toMatchObject({ target_tokens: 2116, strategy_level: 2, messages_truncated: 3 })
+    expect(levelTwo.state.compaction.sticky.truncated).toEqual(new Set([2, 5, 8]))
   })
 
   it('B-L1-2: protected_tool_results ≥ the count protects every result (removal takes over at level 3)', () => {
@@ -292,8 +288,8 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
       const step = stepFor({ ...WORKED_EXAMPLE, protected_tool_results: protectedCount })
       const next = step(withMessages(step, workedExampleTurns()), request())
       // Removal drops the groups of t0, t1, t2 (279 tokens each): 2444 − 837 = 1607 ≤ 1800.
-      expect(next.state.compactionStats).toMatchObject({ strategy_level: 3, messages_truncated: 0, messages_removed: 6, after_tokens: 1607 })
-      expect(next.state.sticky.removed).toEqual(new Set([1, 2, 4, 5, 7, 8]))
+      expect(next.state.compaction.stats).toMatchObject({ strategy_level: 3, messages_truncated: 0, messages_removed: 6, after_tokens: 1607 })
+      expect(next.state.compaction.sticky.removed).toEqual(new Set([1, 2, 4, 5, 7, 8]))
     }
   })
 
@@ -305,12 +301,12 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
       const config = configOf({ compaction_notice_enabled: false, ...raw })
       const final = [storedHistory[0], storedHistory[1], truncated(storedHistory[2], config), storedHistory[3]]
       const { next } = compactToTarget(messages, tokens(final), raw)
-      expect(next.state.compactionStats).toMatchObject({ strategy_level: 6, messages_truncated: 1, messages_removed: 0 })
+      expect(next.state.compaction.stats).toMatchObject({ strategy_level: 6, messages_truncated: 1, messages_removed: 0 })
       expect(next.view).toEqual(final.map(viewed))
     }
     // With one protected result nothing can be decided: the ladder runs to level 8 and changes nothing.
     const { next } = compactToTarget(messages, 200, { protected_recent: 1.0, protected_tool_results: 1 })
-    expect(next.state.compactionStats).toMatchObject({ strategy_level: 8, messages_truncated: 0, messages_removed: 0, user_messages_stubbed: 0 })
+    expect(next.state.compaction.stats).toMatchObject({ strategy_level: 8, messages_truncated: 0, messages_removed: 0, user_messages_stubbed: 0 })
     expect(next.view).toEqual(storedHistory.map(viewed))
   })
 
@@ -321,8 +317,8 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
     const step = stepFor(config)
     const state = withMessages(step, history)
     const next = step(state, request())
-    expect(next.state.compactionStats).toMatchObject({ strategy_level: 2, messages_truncated: 3 })
-    expect(next.state.sticky.truncated).toEqual(new Set([5, 8, 11]))
+    expect(next.state.compaction.stats).toMatchObject({ strategy_level: 2, messages_truncated: 3 })
+    expect(next.state.compaction.sticky.truncated).toEqual(new Set([5, 8, 11]))
     expect(next.view?.[2]).toEqual(viewed(stored(history[2], 2)))
     expect((next.view?.[2].content as string).length).toBe(800)
   })
@@ -332,7 +328,7 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
     history[2] = { ...history[2], name: 'load_skill' }
     const step = stepFor({ ...WORKED_EXAMPLE, target_usage: 0.66, tool_result_exempt_tools: ['load_skill'] })
     const next = step(withMessages(step, history), request())
-    expect(next.state.sticky.truncated).toEqual(new Set([5, 8, 11]))
+    expect(next.state.compaction.sticky.truncated).toEqual(new Set([5, 8, 11]))
     expect(next.view?.[2]).toEqual(viewed(stored(history[2], 2)))
   })
 
@@ -343,8 +339,8 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
     // Estimate 2251; T = trunc(3000 × 0.65) = 1950: t0, t1 (unchanged), t2 (−163), t3 (−162) → 1926.
     const step = stepFor({ ...WORKED_EXAMPLE, target_usage: 0.65 })
     const next = step(withMessages(step, history), request())
-    expect(next.state.compactionStats).toMatchObject({ before_tokens: 2251, after_tokens: 1926, strategy_level: 2, messages_truncated: 4 })
-    expect(next.state.sticky.truncated).toEqual(new Set([2, 5, 8, 11]))
+    expect(next.state.compaction.stats).toMatchObject({ before_tokens: 2251, after_tokens: 1926, strategy_level: 2, messages_truncated: 4 })
+    expect(next.state.compaction.sticky.truncated).toEqual(new Set([2, 5, 8, 11]))
     expect(next.view?.[2]).toEqual(viewed(stored(history[2], 2)))
     expect(next.view?.[5]).toEqual(viewed(stored(history[5], 5)))
   })
@@ -357,7 +353,7 @@ describe('tool-result waves (SPEC 6.3, levels 1, 2, 4, 6)', () => {
     // Everything is in the recent zone at level 3, so levels 1, 2 and 4 truncate t0..t3, then t4.
     const final = storedHistory.map((message, index) => (index % 3 === 2 && index <= 14 ? truncated(message, config) : message))
     const { next } = compactToTarget(history, tokens(final), raw)
-    expect(next.state.compactionStats).toMatchObject({ strategy_level: 4, messages_truncated: 5, messages_removed: 0 })
+    expect(next.state.compaction.stats).toMatchObject({ strategy_level: 4, messages_truncated: 5, messages_removed: 0 })
     expect(next.view).toEqual(final.map(viewed))
   })
 })
@@ -377,7 +373,7 @@ describe('removal (SPEC 6.4, levels 3, 5, 7)', () => {
       const final = keepAfter(removedCount)
       const { next } = compactToTarget(history, tokens(final), { protected_recent: 0.5 })
       expect(next.view).toEqual(final.map(viewed))
-      return next.state.compactionStats?.strategy_level
+      return next.state.compaction.stats?.strategy_level
     }
     // n = 12, p = 0.5: level 3 may remove positions < 6 (a0..a4).
     expect(run(4)).toBe(3)
@@ -404,8 +400,8 @@ describe('removal (SPEC 6.4, levels 3, 5, 7)', () => {
     const final = [storedHistory[0], toStub(storedHistory[2]), storedHistory[4], storedHistory[6]]
     const { next } = compactToTarget(history, tokens(final), { protected_recent: 0 })
     expect(next.view).toEqual(final.map(viewed))
-    expect(next.state.sticky).toEqual({ removed: new Set([1, 3, 5]), truncated: new Set(), stubbed: new Set([2]), cumulativeLevel: 3 })
-    expect(next.state.compactionStats).toMatchObject({ strategy_level: 3, messages_removed: 3, user_messages_stubbed: 1, after_tokens: tokens(final) })
+    expect(next.state.compaction.sticky).toEqual({ removed: new Set([1, 3, 5]), truncated: new Set(), stubbed: new Set([2]), cumulativeLevel: 3 })
+    expect(next.state.compaction.stats).toMatchObject({ strategy_level: 3, messages_removed: 3, user_messages_stubbed: 1, after_tokens: tokens(final) })
   })
 
   it('B-L3-2/B-L8-1..3: under impossible pressure the last user stays whole; level 8 stubs the first user and removes other old stubs', () => {
@@ -419,7 +415,7 @@ describe('removal (SPEC 6.4, levels 3, 5, 7)', () => {
     const storedHistory = storedAll(history)
     const { next } = compactToTarget(history, 10, { protected_recent: 0 })
     expect(next.view).toEqual([toStub(storedHistory[0]), storedHistory[4]].map(viewed))
-    expect(next.state.sticky).toEqual({ removed: new Set([1, 2, 3]), truncated: new Set(), stubbed: new Set([0]), cumulativeLevel: 8 })
+    expect(next.state.compaction.sticky).toEqual({ removed: new Set([1, 2, 3]), truncated: new Set(), stubbed: new Set([0]), cumulativeLevel: 8 })
   })
 
   it('17.2: the first user stub survives level 8 and stays in every later view', () => {
@@ -428,11 +424,11 @@ describe('removal (SPEC 6.4, levels 3, 5, 7)', () => {
     const { config, next } = compactToTarget(history, 10, { protected_recent: 0 })
     const expected = [toStub(storedHistory[0]), storedHistory[2]].map(viewed)
     expect(next.view).toEqual(expected)
-    expect(next.state.sticky.removed).toEqual(new Set([1]))
+    expect(next.state.compaction.sticky.removed).toEqual(new Set([1]))
     const step = stepFor(config)
     const again = step(next.state, request({ tokenBudget: 20 }))
     expect(again.view).toEqual(expected)
-    expect(again.state.sticky.removed.has(0)).toBe(false)
+    expect(again.state.compaction.sticky.removed.has(0)).toBe(false)
   })
 
   it('B-L8-3/A-4: level 8 removes old stubs (caller-supplied ones too) before trunc(n × (1 − 0.3 p)) only', () => {
@@ -448,9 +444,9 @@ describe('removal (SPEC 6.4, levels 3, 5, 7)', () => {
     // Level 8 stubs the first user; boundary trunc(5 × 0.7) = 3: stub A (1) goes, stub B (3) stays,
     // and the first user's stub is never removed (17.2).
     const { next } = compactToTarget(history, 10, { protected_recent: 1.0 })
-    expect(next.state.compactionStats?.strategy_level).toBe(8)
+    expect(next.state.compaction.stats?.strategy_level).toBe(8)
     expect(next.view).toEqual([toStub(storedHistory[0]), storedHistory[2], storedHistory[3], storedHistory[4]].map(viewed))
-    expect(next.state.sticky).toEqual({ removed: new Set([1]), truncated: new Set(), stubbed: new Set([0]), cumulativeLevel: 8 })
+    expect(next.state.compaction.sticky).toEqual({ removed: new Set([1]), truncated: new Set(), stubbed: new Set([0]), cumulativeLevel: 8 })
   })
 })
 
@@ -459,8 +455,8 @@ describe('open tool group at the tail (port decision beyond SPEC 6.4)', () => {
     const history = [user(text('task', 200)), assistant(text('old answer', 400)), user(text('next', 200)), calls(['late1', 'late2'])]
     const { config, state, next } = compactToTarget(history, 10, { protected_recent: 0 })
     expect(next.view?.at(-1)).toEqual(viewed(stored(calls(['late1', 'late2']), 3)))
-    expect(next.state.sticky.removed.has(1)).toBe(true)
-    expect(next.state.sticky.removed.has(3)).toBe(false)
+    expect(next.state.compaction.sticky.removed.has(1)).toBe(true)
+    expect(next.state.compaction.sticky.removed.has(3)).toBe(false)
     const step = stepFor(config)
     const answered = withMessages(step, [result('late1', 'one'), result('late2', 'two')], next.state)
     const later = step(answered, request({ tokenBudget: 20 }))
@@ -478,21 +474,21 @@ describe('finalize (SPEC 6.7)', () => {
     const next = step(state, request())
     expect(next.view?.slice(0, 2).map((message) => message.content)).toEqual(['rules', 'late system'])
     expect(next.view?.slice(2).every((message) => message.role !== 'system')).toBe(true)
-    expect(next.state.compactionStats?.system_messages_preserved).toBe(2)
+    expect(next.state.compaction.stats?.system_messages_preserved).toBe(2)
   })
 
   it('B-FN-2: stats carry exactly the keys of 6.7 in order, with cumulative set sizes', () => {
     const step = stepFor({ ...WORKED_EXAMPLE, protected_tool_results: 5 })
     const first = step(withMessages(step, workedExampleTurns()), request())
-    expect(Object.keys(first.state.compactionStats as object)).toEqual(STATS_KEYS)
-    expect(first.state.sticky.removed).toEqual(new Set([1, 2, 4, 5]))
+    expect(Object.keys(first.state.compaction.stats as object)).toEqual(STATS_KEYS)
+    expect(first.state.compaction.sticky.removed).toEqual(new Set([1, 2, 4, 5]))
     const grown = withMessages(step, workedExampleTurns(2), first.state)
     const second = step(grown, request())
     // The second pass keeps the first pass's removals and adds its own: the counts are set sizes.
-    const { removed, truncated, stubbed } = second.state.sticky
+    const { removed, truncated, stubbed } = second.state.compaction.sticky
     for (const seq of [1, 2, 4, 5]) expect(removed.has(seq)).toBe(true)
     expect(removed.size).toBeGreaterThan(4)
-    expect(second.state.compactionStats).toMatchObject({ messages_removed: removed.size, messages_truncated: truncated.size, user_messages_stubbed: stubbed.size })
+    expect(second.state.compaction.stats).toMatchObject({ messages_removed: removed.size, messages_truncated: truncated.size, user_messages_stubbed: stubbed.size })
   })
 
   it('B-FN-4/A-8: strategy_level never decreases; a re-escalation reaching level 1 keeps the cumulative level', () => {
@@ -501,9 +497,9 @@ describe('finalize (SPEC 6.7)', () => {
     // Target (0.6) above threshold (0.5): the sticky view (1793) still needs escalation on every request.
     const second = step(first.state, request())
     expect(hookNames(second.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(second.state.compactionStats).toEqual(first.state.compactionStats)
-    expect(second.state.compactionStats).not.toBe(first.state.compactionStats)
-    expect(second.state.sticky.cumulativeLevel).toBe(2)
+    expect(second.state.compaction.stats).toEqual(first.state.compaction.stats)
+    expect(second.state.compaction.stats).not.toBe(first.state.compaction.stats)
+    expect(second.state.compaction.sticky.cumulativeLevel).toBe(2)
     expect(second.view).toEqual(first.view)
   })
 
@@ -512,12 +508,12 @@ describe('finalize (SPEC 6.7)', () => {
     const state = withMessages(step, workedExampleTurns())
     const next = step(state, request({ systemPrompt: 'You are helpful.' }))
     expect(next.view?.[0]).toEqual({ role: 'system', content: 'You are helpful.' })
-    expect(next.state.compactionStats?.system_messages_preserved).toBe(1)
-    const all = [...next.state.sticky.removed, ...next.state.sticky.truncated, ...next.state.sticky.stubbed]
+    expect(next.state.compaction.stats?.system_messages_preserved).toBe(1)
+    const all = [...next.state.compaction.sticky.removed, ...next.state.compaction.sticky.truncated, ...next.state.compaction.sticky.stubbed]
     expect(all.length).toBeGreaterThan(0)
     expect(all.every((seq) => Number.isInteger(seq) && seq >= 0 && seq < 24)).toBe(true)
     // The factory prompt takes part in every count: 2444 + 12 tokens needs level 3 here (6.8 alone stops at 2).
-    expect(next.state.compactionStats).toMatchObject({ before_tokens: 2456, strategy_level: 3 })
+    expect(next.state.compaction.stats).toMatchObject({ before_tokens: 2456, strategy_level: 3 })
   })
 })
 
@@ -556,8 +552,8 @@ describe('E ≤ 0 (SPEC 6.1)', () => {
     const next = step(state, request({ tokenBudget: 0 }))
     expect(next.view).toEqual([history[1], history[0], history[2]].map((message, index) => viewed(stored(message, [1, 0, 2][index]))))
     expect(hookNames(next.effects)).toEqual(['context:token_meter'])
-    expect(next.state.compactionStats).toBeNull()
-    expect(next.state.meterStats?.ratio).toBeNull()
+    expect(next.state.compaction.stats).toBeNull()
+    expect(next.state.meter.stats?.ratio).toBeNull()
   })
 })
 
@@ -575,9 +571,9 @@ describe('remove_short_user_messages (off by default = the contract)', () => {
 
   it('off: short user messages are never removed, so the view stays over the target', () => {
     const next = compact({})
-    expect(next.state.compactionStats?.strategy_level).toBe(8)
+    expect(next.state.compaction.stats?.strategy_level).toBe(8)
     expect(next.view?.filter((message) => message.role === 'user')).toHaveLength(62)
-    expect(next.state.compactionStats?.after_tokens).toBeGreaterThan(200)
+    expect(next.state.compaction.stats?.after_tokens).toBeGreaterThan(200)
   })
 
   it('on: old short user messages go at level 8, oldest first, never the first or the last', () => {
@@ -587,7 +583,7 @@ describe('remove_short_user_messages (off by default = the contract)', () => {
     expect(users[0]).toMatch(/^\[User message compacted/)
     expect(users.at(-1)).toBe('last question')
     expect(users.slice(1, -1)).toEqual(users.slice(1, -1).sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1])))
-    expect(next.state.compactionStats?.after_tokens).toBeLessThanOrEqual(200)
+    expect(next.state.compaction.stats?.after_tokens).toBeLessThanOrEqual(200)
     expect(findPairingViolations(next.view ?? [])).toEqual([])
   })
 })

@@ -45,7 +45,7 @@ describe('compaction_notice_repeat', () => {
     expect(notices[1]).toBe(STANDING_NOTICE_TEXT)
     expect(notices[2]).toBe(STANDING_NOTICE_TEXT)
     expect(STANDING_NOTICE_TEXT).not.toMatch(/\d/)
-    expect(state.guards.noticeSent).toBe(true)
+    expect(state.compaction.noticeSent).toBe(true)
   })
 
   it('"none": the clean full notice once, then nothing', () => {
@@ -57,11 +57,11 @@ describe('compaction_notice_repeat', () => {
   it('a new compaction sends the full notice again', () => {
     const step = stepFor({ ...config, compaction_notice_repeat: 'standing' })
     const first = fold(step, [...workedExampleTurns().map((message) => added(message)), request(), request()])
-    expect(first.state.guards.noticeSent).toBe(true)
+    expect(first.state.compaction.noticeSent).toBe(true)
     // Eight more long turns push the view over the threshold again: a new pass, new stats.
     const more = workedExampleTurns(8).map((message) => added({ ...message, content: message.content }))
     const second = fold(step, [...more, request()], first.state)
-    expect(second.state.compactionStats).not.toBe(first.state.compactionStats)
+    expect(second.state.compaction.stats).not.toBe(first.state.compaction.stats)
     expect(noticeOf(second.steps[second.steps.length - 1].view)).toContain('Compaction summary:')
   })
 })

@@ -141,7 +141,7 @@ describe('the notice in request views', () => {
   it('B-NT-1: the notice is the last view message after a compaction, and not counted in the stats', () => {
     const step = stepFor(config)
     const next = step(withMessages(step, workedExampleTurns()), request({ tokenBudget: budget }))
-    expect(next.state.compactionStats).toEqual({ ...STATS })
+    expect(next.state.compaction.stats).toEqual({ ...STATS })
     expect(next.view).toHaveLength(25)
     expect(next.view?.at(-1)).toEqual({ role: 'user', content: toNoticeText(STATS, 'normal'), metadata: { source: 'context-compaction', ephemeral: true } })
   })
@@ -184,13 +184,13 @@ describe('the notice in request views', () => {
     const escalated = step(grown, request({ tokenBudget: budgetStable }))
     expect(hookNames(escalated.effects)).toEqual(['context:token_meter', 'context:compaction'])
     expect(escalated.view?.at(-1)?.content).not.toBe(noticeText)
-    expect(escalated.view?.at(-1)?.content).toBe(toNoticeText(escalated.state.compactionStats as CompactionStats, 'normal'))
+    expect(escalated.view?.at(-1)?.content).toBe(toNoticeText(escalated.state.compaction.stats as CompactionStats, 'normal'))
   })
 
   it('the reserve is subtracted whenever the notice is enabled, shown or not', () => {
     const step = stepFor({ ...config, compaction_notice_min_level: 9 })
     const next = step(withMessages(step, workedExampleTurns()), request({ tokenBudget: budget }))
-    expect(next.state.compactionStats?.budget).toBe(3000)
+    expect(next.state.compaction.stats?.budget).toBe(3000)
     expect(next.view).toHaveLength(24)
   })
 

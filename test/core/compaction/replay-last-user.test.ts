@@ -111,7 +111,7 @@ describe('replay in request flows', () => {
     const a = off(withMessages(off, history), request({ tokenBudget: BUDGET }))
     const b = explicit(withMessages(explicit, history), request({ tokenBudget: BUDGET }))
     expect(a.view).toEqual(b.view)
-    expect(a.state.replayMarker).toBeNull()
+    expect(a.state.compaction.replayMarker).toBeNull()
     expect(a.view?.some((message) => source(message) === 'context-replay')).toBe(false)
   })
 
@@ -127,10 +127,10 @@ describe('replay in request flows', () => {
     expect(view[24]).toEqual(replayOf('ask 7'))
     expect(source(view[25])).toBe('context-compaction')
     expect(view[25]).toEqual(withoutReplay.view?.[24])
-    expect(next.state.replayMarker).toBe(toBoundaryIdentity(2, 0))
+    expect(next.state.compaction.replayMarker).toBe(toBoundaryIdentity(2, 0))
     expect(next.state.history).toBe(state.history)
     expect(next.state.nextSeq).toBe(24)
-    expect(next.state.sticky).toEqual(withoutReplay.state.sticky)
+    expect(next.state.compaction.sticky).toEqual(withoutReplay.state.compaction.sticky)
     expect(next.state.meter.lastSentEstimate).toBe(tokens(view))
   })
 
@@ -140,14 +140,14 @@ describe('replay in request flows', () => {
     // Same boundary (the re-escalation stays at cumulative level 2): no replay.
     const second = step(first.state, request({ tokenBudget: BUDGET }))
     expect(hookNames(second.effects)).toEqual(['context:token_meter', 'context:compaction'])
-    expect(second.state.sticky.cumulativeLevel).toBe(2)
+    expect(second.state.compaction.sticky.cumulativeLevel).toBe(2)
     expect(second.view?.some((message) => source(message) === 'context-replay')).toBe(false)
     // Enough growth to need level 3: a new boundary, a new replay of the newest ask.
     const grown = withMessages(step, [...workedExampleTurns(3)].map((message) => (message.role === 'user' ? { ...message, content: `later ${String(message.content)}` } : message)), second.state)
     const third = step(grown, request({ tokenBudget: BUDGET }))
-    expect(third.state.sticky.cumulativeLevel).toBeGreaterThanOrEqual(3)
+    expect(third.state.compaction.sticky.cumulativeLevel).toBeGreaterThanOrEqual(3)
     expect(third.view?.at(-2)).toEqual(replayOf('later ask 2'))
-    expect(third.state.replayMarker).toBe(toBoundaryIdentity(third.state.sticky.cumulativeLevel, 0))
+    expect(third.state.compaction.replayMarker).toBe(toBoundaryIdentity(third.state.compaction.sticky.cumulativeLevel, 0))
   })
 
   it('B-RP-5: no replay without compaction, and a skipped replay goes out later at the same boundary', () => {
@@ -155,15 +155,15 @@ describe('replay in request flows', () => {
     const state = withMessages(step, history)
     const roomy = step(state, request({ tokenBudget: 1_000_000 }))
     expect(roomy.view).toHaveLength(24)
-    expect(roomy.state.replayMarker).toBeNull()
+    expect(roomy.state.compaction.replayMarker).toBeNull()
     // A tail of unanswered tool calls: no replay (and no notice) now, marker unset.
     const pendingCall = step(withMessages(step, [user('ask 8'), calls(['t8'])], state), request({ tokenBudget: BUDGET }))
     expect(pendingCall.view?.at(-1)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 't8' }] })
-    expect(pendingCall.state.replayMarker).toBeNull()
+    expect(pendingCall.state.compaction.replayMarker).toBeNull()
     const { steps } = fold(step, [added(result('t8', 'ok')), request({ tokenBudget: BUDGET })], pendingCall.state)
     const answered = steps[1]
     expect(answered.view?.at(-2)).toEqual(replayOf('ask 8'))
-    expect(answered.state.replayMarker).toBe(toBoundaryIdentity(answered.state.sticky.cumulativeLevel, 0))
+    expect(answered.state.compaction.replayMarker).toBe(toBoundaryIdentity(answered.state.compaction.sticky.cumulativeLevel, 0))
   })
 
   it('B-RP-9: a compaction refused by the predicate appends no replay and leaves the marker unset', () => {
@@ -171,6 +171,6 @@ describe('replay in request flows', () => {
     const next = step(withMessages(step, history), request({ tokenBudget: BUDGET }))
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
     expect(next.view?.some((message) => source(message) === 'context-replay')).toBe(false)
-    expect(next.state.replayMarker).toBeNull()
+    expect(next.state.compaction.replayMarker).toBeNull()
   })
 })

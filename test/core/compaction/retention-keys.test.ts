@@ -23,7 +23,7 @@ const lastPass = (basis: 'budget' | 'compactable') => {
   const events = chat(30).flatMap((message) => (message.role === 'user' ? [added(message), request({ tokenBudget: 3000 })] : [added(message)]))
   const { steps, state } = fold(step, events)
   const views = steps.flatMap((item) => (item.view === undefined ? [] : [item.view]))
-  return { view: views[views.length - 1], stats: state.compactionStats as CompactionStats }
+  return { view: views[views.length - 1], stats: state.compaction.stats as CompactionStats }
 }
 
 describe('target_basis', () => {

@@ -104,19 +104,19 @@ describe('sticky decisions across requests', () => {
   it('B-SK-1: a removed _seq stays removed on every later compaction-path request', () => {
     const step = stepFor({ ...WORKED_EXAMPLE, protected_tool_results: 5 })
     const first = step(withMessages(step, workedExampleTurns()), request())
-    expect(first.state.sticky.removed).toEqual(new Set([1, 2, 4, 5]))
+    expect(first.state.compaction.sticky.removed).toEqual(new Set([1, 2, 4, 5]))
     const { steps } = fold(step, [request(), added(user('more')), request(), request({ tokenBudget: 1_000_000 })], first.state)
     for (const next of [steps[0], steps[2], steps[3]]) {
       const removedContents = next.view?.filter((message) => message.tool_call_id === 't0' || message.tool_call_id === 't1')
       expect(removedContents).toEqual([])
-      for (const seq of [1, 2, 4, 5]) expect(next.state.sticky.removed.has(seq)).toBe(true)
+      for (const seq of [1, 2, 4, 5]) expect(next.state.compaction.sticky.removed.has(seq)).toBe(true)
     }
   })
 
   it('B-SK-2: after growth without a new escalation the new view extends the previous one', () => {
     const step = stepFor(STABLE)
     const first = step(withMessages(step, workedExampleTurns()), request({ tokenBudget: STABLE_BUDGET }))
-    expect(first.state.compactionStats?.strategy_level).toBe(2)
+    expect(first.state.compaction.stats?.strategy_level).toBe(2)
     const grown = withMessages(step, [user('ask 8'), { role: 'assistant', content: 'sure' }], first.state)
     const second = step(grown, request({ tokenBudget: STABLE_BUDGET }))
     expect(hookNames(second.effects)).toEqual(['context:token_meter'])
@@ -170,12 +170,12 @@ describe('sticky decisions across requests', () => {
     const step = stepFor(config)
     const first = step(withMessages(step, workedExampleTurns()), request({ tokenBudget: STABLE_BUDGET }))
     const roomy = step(first.state, request({ tokenBudget: 1_000_000 }))
-    expect(roomy.state.meterStats?.ratio).toBeLessThan(0.9)
+    expect(roomy.state.meter.stats?.ratio).toBeLessThan(0.9)
     expect(hookNames(roomy.effects)).toEqual(['context:token_meter'])
     expect(roomy.view).toEqual(first.view)
-    expect(roomy.state.compactionStats).toBe(first.state.compactionStats)
-    expect(roomy.state.sticky).toBe(first.state.sticky)
-    expect(roomy.state.skipStreak).toBe(first.state.skipStreak)
+    expect(roomy.state.compaction.stats).toBe(first.state.compaction.stats)
+    expect(roomy.state.compaction.sticky).toBe(first.state.compaction.sticky)
+    expect(roomy.state.compaction.skipStreak).toBe(first.state.compaction.skipStreak)
   })
 
   it('17.1: with no decisions yet, a request under the threshold is the plain history', () => {

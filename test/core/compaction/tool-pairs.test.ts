@@ -69,8 +69,8 @@ describe('open tool groups (SPEC 17.8)', () => {
     for (const protectedRecent of [0, -1]) {
       const history = [user('run both'), calls(['a', 'b']), result('a', big('a'))]
       const next = compactToTarget(history, 1, { protected_recent: protectedRecent, protected_tool_results: 0 })
-      expect(next.state.compactionStats?.strategy_level).toBe(8)
-      expect(next.state.sticky.removed).toEqual(new Set())
+      expect(next.state.compaction.stats?.strategy_level).toBe(8)
+      expect(next.state.compaction.sticky.removed).toEqual(new Set())
       expect(next.view?.map((message) => message.role)).toEqual(['user', 'assistant', 'tool'])
     }
   })
@@ -78,7 +78,7 @@ describe('open tool groups (SPEC 17.8)', () => {
   it('an older group before the open one is still removable', () => {
     const history = [user('start'), calls(['x']), result('x', big('x')), user('run both'), calls(['a', 'b']), result('a', 'ok')]
     const next = compactToTarget(history, 30, { protected_recent: 0, protected_tool_results: 0 })
-    expect(next.state.sticky.removed).toEqual(new Set([1, 2]))
+    expect(next.state.compaction.sticky.removed).toEqual(new Set([1, 2]))
     expect(findPairingViolations(next.view ?? [])).toEqual([])
   })
 })
@@ -90,7 +90,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
     const final = [storedHistory[0], storedHistory[3], storedHistory[4], storedHistory[5], storedHistory[6]]
     const next = compactToTarget(history, tokens(final), { protected_recent: 0, tool_result_exempt_tools: ['keep'] })
     expect(next.view).toEqual(final.map(viewed))
-    expect(next.state.sticky.removed).toEqual(new Set([1, 2]))
+    expect(next.state.compaction.sticky.removed).toEqual(new Set([1, 2]))
     expect(findPairingViolations(next.view ?? [])).toEqual([])
   })
 
@@ -98,7 +98,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
     const history = [user('start'), result('zz', 'orphan output'), user('next'), assistant(big('plain')), user('last')]
     const storedHistory = storedAll(history)
     const next = compactToTarget(history, 10, { protected_recent: 0 })
-    expect(next.state.compactionStats?.strategy_level).toBe(8)
+    expect(next.state.compaction.stats?.strategy_level).toBe(8)
     expect(next.view).toEqual([storedHistory[0], storedHistory[1], storedHistory[2], storedHistory[4]].map(viewed))
   })
 
@@ -108,7 +108,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
     const next = compactToTarget(history, 10, { protected_recent: 0 })
     // The call has no adjacent results (removed alone, A-13); the late result is an orphan and stays.
     expect(next.view).toEqual([storedHistory[0], storedHistory[3], storedHistory[4]].map(viewed))
-    expect(next.state.sticky.removed).toEqual(new Set([1, 2]))
+    expect(next.state.compaction.sticky.removed).toEqual(new Set([1, 2]))
   })
 
   it('A-13: an assistant whose calls have no results yet is removable on its own outside the recent zone', () => {
@@ -117,7 +117,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
     const final = [storedHistory[0], storedHistory[2]]
     const next = compactToTarget(history, tokens(final), { protected_recent: 0 })
     expect(next.view).toEqual(final.map(viewed))
-    expect(next.state.compactionStats?.strategy_level).toBe(3)
+    expect(next.state.compaction.stats?.strategy_level).toBe(3)
   })
 
   const sixCalls = (): Message[] => {
@@ -129,7 +129,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
     const history = sixCalls()
     const storedHistory = storedAll(history)
     const next = compactToTarget(history, 10, { protected_recent: 0.5, protected_tool_results: 6 })
-    expect(next.state.compactionStats?.strategy_level).toBe(8)
+    expect(next.state.compaction.stats?.strategy_level).toBe(8)
     expect(next.view).toEqual(storedHistory.filter((_, index) => index !== 1).map(viewed))
     expect(findPairingViolations(next.view ?? [])).toEqual([])
   })
@@ -140,7 +140,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
     // A target reachable by removing the filler and one result would split the group; the group goes whole.
     const next = compactToTarget(history, tokens([storedHistory[0], storedHistory[2], ...storedHistory.slice(4)]), { protected_recent: 0, protected_tool_results: 6 })
     expect(next.view).toEqual([storedHistory[0], storedHistory[9]].map(viewed))
-    expect(next.state.sticky.removed).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]))
+    expect(next.state.compaction.sticky.removed).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8]))
   })
 
   it('B-TP-1: well-formed histories with parallel calls never yield a split pair, at any budget', () => {
@@ -159,7 +159,7 @@ describe('removing tool groups (SPEC 6.4 with 17.3)', () => {
       for (const protectedRecent of [0, 0.3]) {
         const next = compactToTarget(history, target, { protected_recent: protectedRecent, protected_tool_results: 1 })
         expect(findPairingViolations(next.view ?? [])).toEqual([])
-        levels.add(next.state.compactionStats?.strategy_level ?? 0)
+        levels.add(next.state.compaction.stats?.strategy_level ?? 0)
       }
     }
     expect(levels.size).toBeGreaterThanOrEqual(4)

@@ -101,16 +101,16 @@ describe('token_meter: "calibrated" through the reducer', () => {
     const folded = fold(step, [talk[0], request({ tokenBudget: 200_000 })])
     const first = folded.state
     const view = folded.steps[1].view ?? []
-    expect(first.meterStats).toMatchObject({ mode: 'calibrated', source: 'calibrated', kind: 'estimated', calibration: { scale: 1, overhead: 5000, points: 0, last_error: null } })
-    expect(first.meterStats?.used_tokens).toBe(first.meterStats?.model_tokens)
+    expect(first.meter.stats).toMatchObject({ mode: 'calibrated', source: 'calibrated', kind: 'estimated', calibration: { scale: 1, overhead: 5000, points: 0, last_error: null } })
+    expect(first.meter.stats?.used_tokens).toBe(first.meter.stats?.model_tokens)
     // the view's estimate (without _seq) + the prior overhead
-    expect(first.meterStats?.used_tokens).toBe(view.reduce((sum, message) => sum + estimateOne(message), 0) + 5000)
+    expect(first.meter.stats?.used_tokens).toBe(view.reduce((sum, message) => sum + estimateOne(message), 0) + 5000)
     const second = fold(step, [reading(9000), talk[1], request({ tokenBudget: 200_000 })], first).state
-    expect(second.meterStats).toMatchObject({ kind: 'calibrated', calibration: { points: 1 } })
+    expect(second.meter.stats).toMatchObject({ kind: 'calibrated', calibration: { points: 1 } })
     // append shape: the reading + what was appended since
     const secondView = fold(step, [reading(9000), talk[1], request({ tokenBudget: 200_000 })], first).steps[2].view ?? []
-    expect(second.meterStats?.calibrated_tokens).toBe(9000 + estimateOne(secondView[secondView.length - 1]))
-    expect(second.meterStats?.used_tokens).toBe(second.meterStats?.calibrated_tokens)
+    expect(second.meter.stats?.calibrated_tokens).toBe(9000 + estimateOne(secondView[secondView.length - 1]))
+    expect(second.meter.stats?.used_tokens).toBe(second.meter.stats?.calibrated_tokens)
   })
 
   it('a compaction sizes the view in billed tokens: the next count lands under the target, and the overhead is not removed twice', () => {
@@ -147,8 +147,8 @@ describe('token_meter: "calibrated" through the reducer', () => {
     const step = stepFor({ token_meter: 'calibrated' })
     const before = fold(step, [talk[0], request({ tokenBudget: 200_000 }), reading(40_000)]).state
     const after = fold(step, [{ type: 'history_cleared' }, talk[5], request({ tokenBudget: 200_000 })], before).state
-    expect(after.meterStats?.calibration?.points).toBe(1)
+    expect(after.meter.stats?.calibration?.points).toBe(1)
     // the model: scale 1, overhead implied by the one reading; not 40,000 + the appended message
-    expect(after.meterStats?.calibrated_tokens).toBe(after.meterStats?.model_tokens)
+    expect(after.meter.stats?.calibrated_tokens).toBe(after.meter.stats?.model_tokens)
   })
 })

@@ -12,14 +12,14 @@ const reading = (input: number, foreground?: boolean) => ({ type: 'usage_observe
 describe('usage_intake', () => {
   it('"all" (the contract): every reading is recorded, the latest wins; no extra meter keys', () => {
     const { state } = fold(stepFor(), [added(user('hi')), reading(500, true), reading(90), request()])
-    expect(state.meterStats?.measured_tokens).toBe(90)
-    expect(state.meterStats).not.toHaveProperty('usage_stale')
+    expect(state.meter.stats?.measured_tokens).toBe(90)
+    expect(state.meter.stats).not.toHaveProperty('usage_stale')
   })
 
   it('"foreground": an unmarked reading (a title or evaluator call) is observed, not recorded', () => {
     const { state, steps } = fold(stepFor({ usage_intake: 'foreground' }), [added(user('hi')), reading(500, true), reading(90), request()])
-    expect(state.meterStats?.measured_tokens).toBe(500)
-    expect(state.meterStats).toMatchObject({ usage_stale: false, usage_observed_only: 1 })
+    expect(state.meter.stats?.measured_tokens).toBe(500)
+    expect(state.meter.stats).toMatchObject({ usage_stale: false, usage_observed_only: 1 })
     expect(steps[2].effects).toEqual([expect.objectContaining({ type: 'log', level: 'debug' })])
   })
 
@@ -27,9 +27,9 @@ describe('usage_intake', () => {
     const step = stepFor({ usage_intake: 'foreground' })
     const malformed = { type: 'usage_observed' as const, data: { usage: { input_tokens: 'many' }, foreground: true } }
     const stale = fold(step, [added(user('hi')), reading(500, true), malformed, request()]).state
-    expect(stale.meterStats).toMatchObject({ measured_tokens: 500, usage_stale: true })
+    expect(stale.meter.stats).toMatchObject({ measured_tokens: 500, usage_stale: true })
     const fresh = fold(step, [reading(700, true), request()], stale).state
-    expect(fresh.meterStats).toMatchObject({ measured_tokens: 700, usage_stale: false })
+    expect(fresh.meter.stats).toMatchObject({ measured_tokens: 700, usage_stale: false })
   })
 
   it('the manager records onLlmResponse({ usage, foreground: true }) and observes the rest', async () => {

@@ -161,11 +161,11 @@ describe('SPEC 10.3 worked example (hybrid)', () => {
       ratio: 251 / 9200,
     }
     expect(first).toEqual({
-      state: { ...state, meterStats: stats, meter: { ...state.meter, lastSentEstimate: 246 } },
+      state: { ...state, meter: { ...state.meter, stats: stats, lastSentEstimate: 246 } },
       view: history.map((message, index) => viewed(stored(message, index))),
       effects: [meterEvent(stats)],
     })
-    expect(Object.keys(first.state.meterStats as object)).toEqual(STATS_KEYS)
+    expect(Object.keys(first.state.meter.stats as object)).toEqual(STATS_KEYS)
     expect(first.state.nextSeq).toBe(2)
   })
 
@@ -205,7 +205,7 @@ describe('SPEC 10.3 worked example (hybrid)', () => {
       budget: 9200,
       ratio: 455 / 9200,
     }
-    expect(second.state.meterStats).toEqual(stats)
+    expect(second.state.meter.stats).toEqual(stats)
     expect(second.effects).toEqual([meterEvent(stats)])
   })
 
@@ -213,7 +213,7 @@ describe('SPEC 10.3 worked example (hybrid)', () => {
     const { step, first } = firstRequest()
     const { state } = fold(step, [usage({ input_tokens: 150, cache_read_tokens: 100, cache_write_tokens: 80 }), added(user('z'.repeat(200)))], first.state)
     const second = step(state, request())
-    expect(second.state.meterStats).toMatchObject({
+    expect(second.state.meter.stats).toMatchObject({
       kind: 'estimated',
       used_tokens: 326,
       hybrid_tokens: 326,
@@ -230,13 +230,13 @@ describe('SPEC 10.3 worked example (hybrid)', () => {
   it('B-TM-8: an anchor equal to the last sent estimate is accepted', () => {
     const { step, first } = firstRequest()
     const second = step(step(first.state, usage({ input_tokens: 246 })).state, request())
-    expect(second.state.meterStats).toMatchObject({ kind: 'usage', hybrid_tokens: 246, anchor_rejected: false })
+    expect(second.state.meter.stats).toMatchObject({ kind: 'usage', hybrid_tokens: 246, anchor_rejected: false })
   })
 
   it('B-TM-7: with no new messages the hybrid number equals the anchor', () => {
     const { step, first } = firstRequest()
     const second = step(step(first.state, usage({ input_tokens: 1000 })).state, request())
-    expect(second.state.meterStats).toMatchObject({ kind: 'usage', used_tokens: 1000, hybrid_tokens: 1000, tail_estimated_tokens: 0, tail_messages: 0 })
+    expect(second.state.meter.stats).toMatchObject({ kind: 'usage', used_tokens: 1000, hybrid_tokens: 1000, tail_estimated_tokens: 0, tail_messages: 0 })
   })
 })
 
@@ -251,24 +251,24 @@ describe('meter modes (SPEC 10.1)', () => {
     const measured = step(withReading, request({ tokenBudget: 1000 }))
     expect(measured.view).toEqual(plain.view)
     expect(hookNames(measured.effects)).toEqual(['context:token_meter'])
-    expect(measured.state.meterStats).toMatchObject({ mode: 'estimate', source: 'estimate', kind: 'estimated', used_tokens: 251, estimated_tokens: 251, measured_tokens: 1_000_000 })
+    expect(measured.state.meter.stats).toMatchObject({ mode: 'estimate', source: 'estimate', kind: 'estimated', used_tokens: 251, estimated_tokens: 251, measured_tokens: 1_000_000 })
   })
 
   it('B-TM-5: in actual mode a reading above the threshold fires while the estimate is below', () => {
     const step = stepFor({ token_meter: 'actual', compaction_notice_enabled: false })
     const state = step(withMessages(step, history), usage({ input_tokens: 950 })).state
     const next = step(state, request({ tokenBudget: 1000 }))
-    expect(next.state.meterStats).toMatchObject({ source: 'measured', kind: 'usage', used_tokens: 950, estimated_tokens: 251, ratio: 0.95 })
+    expect(next.state.meter.stats).toMatchObject({ source: 'measured', kind: 'usage', used_tokens: 950, estimated_tokens: 251, ratio: 0.95 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
     // The sizing is the estimator's: 251 ≤ target 500, so the ladder decides nothing at level 1.
-    expect(next.state.compactionStats).toMatchObject({ strategy_level: 1, before_tokens: 251, after_tokens: 251, messages_truncated: 0 })
+    expect(next.state.compaction.stats).toMatchObject({ strategy_level: 1, before_tokens: 251, after_tokens: 251, messages_truncated: 0 })
   })
 
   it('B-TM-5: in actual mode a low reading prevents compaction while the estimate is above', () => {
     const step = stepFor({ token_meter: 'actual', compaction_notice_enabled: false })
     const state = step(withMessages(step, history), usage({ input_tokens: 10 })).state
     const next = step(state, request({ tokenBudget: 260 }))
-    expect(next.state.meterStats).toMatchObject({ used_tokens: 10, estimated_tokens: 251 })
+    expect(next.state.meter.stats).toMatchObject({ used_tokens: 10, estimated_tokens: 251 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter'])
     expect(next.view).toEqual(state.history.map(viewed))
   })
@@ -276,14 +276,14 @@ describe('meter modes (SPEC 10.1)', () => {
   it('B-TM-6: in actual mode before any reading the estimator drives the trigger', () => {
     const step = stepFor({ token_meter: 'actual', compaction_notice_enabled: false })
     const next = step(withMessages(step, history), request({ tokenBudget: 260 }))
-    expect(next.state.meterStats).toEqual(estimateMeterStats(251, 260, { mode: 'actual' }))
+    expect(next.state.meter.stats).toEqual(estimateMeterStats(251, 260, { mode: 'actual' }))
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
   })
 
   it('B-TM-14: the stats have the keys of 10.6 in order; kind is none for an empty working list in every mode without a reading', () => {
     for (const mode of ['estimate', 'actual', 'hybrid'] as const) {
       const next = stepFor({ token_meter: mode })(makeInitialState(), request({ tokenBudget: 10_000 }))
-      const stats = next.state.meterStats as TokenMeterStats
+      const stats = next.state.meter.stats as TokenMeterStats
       expect(Object.keys(stats)).toEqual(STATS_KEYS)
       expect(stats).toEqual({
         mode,
@@ -313,21 +313,21 @@ describe('meter modes (SPEC 10.1)', () => {
     const state = step(withMessages(step, history), usage({ input_tokens: 0 })).state
     expect(state.meter.anchorEstimate).toBeNull()
     const next = step(state, request())
-    expect(next.state.meterStats).toMatchObject({ kind: 'estimated', hybrid_tokens: 251, anchor_tokens: 0, anchor_estimate: null, anchor_rejected: true, tail_messages: 0 })
+    expect(next.state.meter.stats).toMatchObject({ kind: 'estimated', hybrid_tokens: 251, anchor_tokens: 0, anchor_estimate: null, anchor_rejected: true, tail_messages: 0 })
   })
 
   it('B-TM-15: after set_messages the surviving reading is the anchor and the tail is empty', () => {
     const step = stepFor({ token_meter: 'hybrid' })
     const { state } = fold(step, [request(), usage({ input_tokens: 5000 }), { type: 'messages_replaced', messages: [user('a'), user('b'), user('c')] }], withMessages(step, history))
     const next = step(state, request())
-    expect(next.state.meterStats).toMatchObject({ kind: 'usage', measured_tokens: 5000, hybrid_tokens: 5000, anchor_tokens: 5000, anchor_estimate: null, tail_estimated_tokens: 0, tail_messages: 0, cache_aggregates: null })
+    expect(next.state.meter.stats).toMatchObject({ kind: 'usage', measured_tokens: 5000, hybrid_tokens: 5000, anchor_tokens: 5000, anchor_estimate: null, tail_estimated_tokens: 0, tail_messages: 0, cache_aggregates: null })
   })
 
   it('B-TM-13: cache_aggregates is null before any event and after any event lacking a cache field; otherwise the sums', () => {
     const step = stepFor()
     const stats = (events: Parameters<typeof fold>[1]) => {
       const { state } = fold(step, [...events, request()])
-      return state.meterStats?.cache_aggregates
+      return state.meter.stats?.cache_aggregates
     }
     expect(stats([])).toBeNull()
     expect(stats([usage({ input_tokens: 1, cache_read_tokens: 2, cache_write_tokens: 3 }), usage({ input_tokens: 1, cache_read_tokens: 10, cache_write_tokens: 0 })])).toEqual({
@@ -343,7 +343,7 @@ describe('meter modes (SPEC 10.1)', () => {
   it('clear() resets measured usage and the meter stats to null', () => {
     const step = stepFor()
     const { state } = fold(step, [request(), usage({ input_tokens: 10 }), { type: 'history_cleared' }], withMessages(step, history))
-    expect(state.meterStats).toBeNull()
+    expect(state.meter.stats).toBeNull()
     expect(state.meter).toEqual(EMPTY_METER)
   })
 })
@@ -358,14 +358,14 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     const estimated = tokens(state.history)
     const budget = Math.ceil(estimated / 0.95)
     const first = step(state, request({ tokenBudget: budget }))
-    expect(first.state.meterStats).toMatchObject({ kind: 'estimated', provenance_refusals: 0, provenance_overrides: 0 })
+    expect(first.state.meter.stats).toMatchObject({ kind: 'estimated', provenance_refusals: 0, provenance_overrides: 0 })
     expect(first.state.meter).toMatchObject({ provenanceRefusals: 1, provenanceOverrides: 0 })
     expect(hookNames(first.effects)).toEqual(['context:token_meter'])
     expect(effectsOf(first.effects, 'log')).toEqual([{ type: 'log', level: 'info', message: expect.stringContaining('not compacting yet: the count of') }])
     expect(String(effectsOf(first.effects, 'log')[0]?.message)).toContain('token_meter "hybrid"')
     expect(first.view).toEqual(state.history.map(viewed))
     const second = step(first.state, request({ tokenBudget: budget }))
-    expect(second.state.meterStats).toMatchObject({ provenance_refusals: 1, provenance_overrides: 0 })
+    expect(second.state.meter.stats).toMatchObject({ provenance_refusals: 1, provenance_overrides: 0 })
     expect(second.state.meter.provenanceRefusals).toBe(2)
   })
 
@@ -373,7 +373,7 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     const step = stepFor(hybrid)
     const state = step(withMessages(step, history), usage({ input_tokens: 0 })).state
     const next = step(state, request({ tokenBudget: 100 }))
-    expect(next.state.meterStats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
+    expect(next.state.meter.stats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
     expect(next.state.meter).toMatchObject({ provenanceRefusals: 1, provenanceOverrides: 0 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter'])
   })
@@ -382,7 +382,7 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     const step = stepFor({ ...hybrid, hybrid_rejected_anchor_override: true })
     const state = step(withMessages(step, history), usage({ input_tokens: 0 })).state
     const over = step(state, request({ tokenBudget: 100 }))
-    expect(over.state.meterStats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
+    expect(over.state.meter.stats).toMatchObject({ kind: 'estimated', anchor_rejected: true })
     expect(over.state.meter).toMatchObject({ provenanceRefusals: 0, provenanceOverrides: 1 })
     expect(hookNames(over.effects)).toEqual(['context:token_meter', 'context:compaction'])
     expect(effectsOf(over.effects, 'log')[0]).toEqual({ type: 'log', level: 'warning', message: expect.stringContaining('reading was rejected') })
@@ -396,17 +396,17 @@ describe('G-METER-PROVENANCE (SPEC 10.5)', () => {
     const state = withMessages(step, history)
     const next = step(state, request({ tokenBudget: 100 }))
     expect(next.state.meter).toMatchObject({ provenanceRefusals: 0, provenanceOverrides: 1 })
-    expect(next.state.meterStats).toMatchObject({ provenance_overrides: 0 })
+    expect(next.state.meter.stats).toMatchObject({ provenance_overrides: 0 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
     expect(effectsOf(next.effects, 'log')[0]).toEqual({ type: 'log', level: 'warning', message: expect.stringContaining('no provider usage has arrived yet') })
-    expect(step(next.state, request({ tokenBudget: 100 })).state.meterStats).toMatchObject({ provenance_overrides: 1 })
+    expect(step(next.state, request({ tokenBudget: 100 })).state.meter.stats).toMatchObject({ provenance_overrides: 1 })
   })
 
   it('hybrid fires normally on a usage count', () => {
     const step = stepFor(hybrid)
     const { state } = fold(step, [request({ tokenBudget: 10_000 }), usage({ input_tokens: 9_500 })], withMessages(step, history))
     const next = step(state, request({ tokenBudget: 10_000 }))
-    expect(next.state.meterStats).toMatchObject({ kind: 'usage', used_tokens: 9_500 })
+    expect(next.state.meter.stats).toMatchObject({ kind: 'usage', used_tokens: 9_500 })
     expect(next.state.meter).toMatchObject({ provenanceRefusals: 0, provenanceOverrides: 0 })
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
   })

@@ -106,7 +106,7 @@ describe('meter stats with a typed estimator', () => {
       added({ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngOf(10, 10) } }] }),
       request(),
     ]
-    expect(fold(stepFor({ token_estimator: 'typed' }), events).state.meterStats).toMatchObject({ media_items: 2, media_unmeasured: 1 })
-    expect(fold(stepFor(), events).state.meterStats).not.toHaveProperty('media_items')
+    expect(fold(stepFor({ token_estimator: 'typed' }), events).state.meter.stats).toMatchObject({ media_items: 2, media_unmeasured: 1 })
+    expect(fold(stepFor(), events).state.meter.stats).not.toHaveProperty('media_items')
   })
 })

@@ -6,7 +6,7 @@ import { SnapshotError } from '../../../src/core/errors.js'
 import { decodeSnapshot, SNAPSHOT_VERSION, toSnapshot } from '../../../src/core/snapshot/codec.js'
 import { findInconsistency } from '../../../src/core/snapshot/consistency.js'
 import { selectResumeEffects } from '../../../src/core/snapshot/resume.js'
-import { makeInitialState, type State } from '../../../src/core/state.js'
+import { EMPTY_COMPACTION, EMPTY_TOOL_RESULTS, makeInitialState, type State } from '../../../src/core/state.js'
 
 const stored = (seq: number, content: string) => ({ role: seq % 2 === 0 ? 'user' : 'assistant', content, metadata: { timestamp: 't', _seq: seq } })
 
@@ -14,11 +14,9 @@ const state: State = {
   ...makeInitialState(),
   history: [stored(0, 'a'), stored(1, 'b'), stored(3, 'c')],
   nextSeq: 4,
-  sticky: { removed: new Set([3, 0]), truncated: new Set([1]), stubbed: new Set(), cumulativeLevel: 5 },
-  spillWritten: new Set(['b.txt', 'a.txt']),
+  compaction: { ...EMPTY_COMPACTION, sticky: { removed: new Set([3, 0]), truncated: new Set([1]), stubbed: new Set(), cumulativeLevel: 5 }, replayMarker: '5:0', skipStreak: 1 },
+  toolResults: { ...EMPTY_TOOL_RESULTS, spillWritten: new Set(['b.txt', 'a.txt']) },
   toolNames: { c1: 'bash' },
-  replayMarker: '5:0',
-  skipStreak: 1,
 }
 
 const decoded = (value: unknown) => {
@@ -36,8 +34,8 @@ describe('toSnapshot / decodeSnapshot', () => {
   it('encodes sets as sorted arrays and round-trips through JSON to an equal state', () => {
     const snapshot = toSnapshot(DEFAULT_CONFIG, state)
     expect(snapshot.version).toBe(SNAPSHOT_VERSION)
-    expect(snapshot.state.sticky).toStrictEqual({ removed: [0, 3], truncated: [1], stubbed: [], cumulativeLevel: 5 })
-    expect(snapshot.state.spillWritten).toStrictEqual(['a.txt', 'b.txt'])
+    expect((snapshot.state.compaction as { sticky: unknown }).sticky).toStrictEqual({ removed: [0, 3], truncated: [1], stubbed: [], cumulativeLevel: 5 })
+    expect((snapshot.state.toolResults as { spillWritten: unknown }).spillWritten).toStrictEqual(['a.txt', 'b.txt'])
     const back = decoded(JSON.parse(JSON.stringify(snapshot)))
     expect(back.config).toStrictEqual(DEFAULT_CONFIG)
     expect(back.state).toStrictEqual(state)
@@ -54,15 +52,15 @@ describe('toSnapshot / decodeSnapshot', () => {
       'snapshot.state.meter.usageEvents: expected a whole number >= 0, got 1.5',
     )
     expect(failure({ ...good, state: { ...good.state, history: [{ role: 'user' }] } }).field).toBe('snapshot.state.history.0')
-    const withoutSticky = { ...good.state }
-    delete withoutSticky.sticky
-    expect(failure({ ...good, state: withoutSticky }).message).toContain('snapshot.state.sticky: expected')
+    const withoutSticky = { ...good.state, compaction: { ...good.state.compaction } }
+    delete withoutSticky.compaction.sticky
+    expect(failure({ ...good, state: withoutSticky }).message).toContain('snapshot.state.compaction.sticky: expected')
   })
 
   it('reports fields that disagree', () => {
     expect(findInconsistency(state)).toBeNull()
-    expect(findInconsistency({ ...state, sticky: { ...state.sticky, stubbed: new Set([2]) } })).toStrictEqual({
-      field: 'sticky.stubbed',
+    expect(findInconsistency({ ...state, compaction: { ...state.compaction, sticky: { ...state.compaction.sticky, stubbed: new Set([2]) } } })).toStrictEqual({
+      field: 'compaction.sticky.stubbed',
       detail: '_seq 2 is not a stored message (the history and the sticky decisions disagree)',
     })
     expect(findInconsistency({ ...state, history: [stored(1, 'b'), stored(0, 'a')] })?.field).toBe('history.1.metadata._seq')

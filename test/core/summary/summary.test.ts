@@ -272,7 +272,7 @@ describe('trigger (SPEC 12.2, B-SU-1..3, B-SU-16)', () => {
     expect(effectsOf(step(state, request({ tokenBudget: budget, providerGiven: true })).effects, 'request_summary')).toEqual([])
     const measured = step(state, usage({ input_tokens: Math.ceil(0.7 * budget) })).state
     const next = step(measured, request({ tokenBudget: budget, providerGiven: true }))
-    expect(next.state.meterStats?.estimated_tokens).toBeLessThan(0.6 * budget)
+    expect(next.state.meter.stats?.estimated_tokens).toBeLessThan(0.6 * budget)
     expect(effectsOf(next.effects, 'request_summary')).toHaveLength(1)
   })
 })
@@ -384,10 +384,10 @@ describe('swap (SPEC 12.6)', () => {
       protected_tool_results: 5,
       messages_absorbed_by_summary: 2,
     }
-    expect(next.state.compactionStats).toEqual(stats)
+    expect(next.state.compaction.stats).toEqual(stats)
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction'])
     expect(next.view).toEqual(finalList.map(viewed))
-    expect(next.state.sticky).toEqual({ removed: new Set([0, 1]), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 })
+    expect(next.state.compaction.sticky).toEqual({ removed: new Set([0, 1]), truncated: new Set(), stubbed: new Set(), cumulativeLevel: 0 })
     expect(next.state.summary).toMatchObject({ pending: null, absorbedCount: 2, failures: 0 })
     // B-SU-7: later turns come after the summary.
     expect(step(next.state, added(user('next'))).state.history[11]).toEqual(stored(user('next'), 11))
@@ -416,7 +416,7 @@ describe('swap (SPEC 12.6)', () => {
     const first = step(withMessages(step, HISTORY), request({ tokenBudget: SPAN_BUDGET + 800, providerGiven: true }))
     const state = summaryStarted(step, first.state)
     const next = step(state, request({ tokenBudget: TOTAL + 800 }))
-    expect(next.state.compactionStats?.strategy_level).toBe(0)
+    expect(next.state.compaction.stats?.strategy_level).toBe(0)
     expect(next.view?.at(-1)?.metadata).toEqual({ timestamp: NOW, type: 'context_summary' })
   })
 
@@ -431,7 +431,7 @@ describe('swap (SPEC 12.6)', () => {
 
   it('17.1: a sticky-only request never swaps a pending summary', () => {
     const { step, state } = pendingState()
-    const withDecision: State = { ...state, sticky: { ...state.sticky, cumulativeLevel: 1 } }
+    const withDecision: State = { ...state, compaction: { ...state.compaction, sticky: { ...state.compaction.sticky, cumulativeLevel: 1 } } }
     const next = step(withDecision, request({ tokenBudget: 10 * TOTAL }))
     expect(next.state.history).toBe(withDecision.history)
     expect(next.state.summary.pending).toEqual({ seqs: [0, 1], text: TEXT })
@@ -449,10 +449,10 @@ describe('swap (SPEC 12.6)', () => {
     expect(next.state.history).toBe(equal.history)
     expect(next.state.nextSeq).toBe(11)
     expect(next.state.summary).toMatchObject({ pending: null, absorbedCount: 0, failures: 0 })
-    expect(next.state.sticky.removed.has(0)).toBe(false)
+    expect(next.state.compaction.sticky.removed.has(0)).toBe(false)
     expect(effectsOf(next.effects, 'log')).toEqual([{ type: 'log', level: 'warning', message: expect.stringContaining('shrink guard') }])
-    expect(next.state.compactionStats).toMatchObject({ messages_absorbed_by_summary: 0 })
-    expect(next.state.compactionStats?.strategy_level).toBeGreaterThanOrEqual(1)
+    expect(next.state.compaction.stats).toMatchObject({ messages_absorbed_by_summary: 0 })
+    expect(next.state.compaction.stats?.strategy_level).toBeGreaterThanOrEqual(1)
     // One token smaller is accepted.
     const smaller: State = { ...state, summary: { ...state.summary, pending: { seqs: [0, 1], text: text.slice(0, -4) } } }
     expect(step(smaller, request({ tokenBudget: TOTAL })).state.summary.absorbedCount).toBe(2)
@@ -460,7 +460,7 @@ describe('swap (SPEC 12.6)', () => {
 
   it('B-SU-11: a pending summary whose span was already removed is discarded silently, consuming no _seq', () => {
     const { step, state } = pendingState()
-    const stale: State = { ...state, sticky: { ...state.sticky, removed: new Set([0, 1]) } }
+    const stale: State = { ...state, compaction: { ...state.compaction, sticky: { ...state.compaction.sticky, removed: new Set([0, 1]) } } }
     const next = step(stale, request({ tokenBudget: TOTAL }))
     expect(next.state.history).toBe(stale.history)
     expect(next.state.nextSeq).toBe(10)
@@ -475,14 +475,14 @@ describe('swap (SPEC 12.6)', () => {
     const next = step(state, request({ tokenBudget: 400 }))
     const summary = toSummaryMessage(TEXT, NOW, 10)
     expect(next.state.history).toEqual([...state.history, summary])
-    expect(next.state.sticky.removed).toEqual(new Set([0, 1]))
+    expect(next.state.compaction.sticky.removed).toEqual(new Set([0, 1]))
     expect(next.state.summary.absorbedCount).toBe(2)
     expect(hookNames(next.effects)).toEqual(['context:token_meter', 'context:compaction-skipped'])
     // The refusal returns the post-swap baseline and measures freed tokens against it.
     const baseline = [...STORED.slice(2), summary]
     expect(next.view).toEqual(baseline.map(viewed))
     expect(effectsOf(next.effects, 'emit_hook')[1].data).toMatchObject({ baseline_tokens: tokens(baseline), required_tokens: 100_000 })
-    expect(next.state.compactionStats).toBeNull()
+    expect(next.state.compaction.stats).toBeNull()
   })
 
   it('trySwap only absorbs pending seqs present in the working list and not removed', () => {
@@ -503,7 +503,7 @@ describe('swap (SPEC 12.6)', () => {
     const next = step(failed, request({ tokenBudget: TOTAL }))
     expect(next.view).toEqual(reference.view)
     expect(next.state.history).toBe(failed.history)
-    expect(next.state.compactionStats).toEqual({ ...reference.state.compactionStats, messages_absorbed_by_summary: 0 })
+    expect(next.state.compaction.stats).toEqual({ ...reference.state.compaction.stats, messages_absorbed_by_summary: 0 })
   })
 
   it('B-SU-13: with no provider ever passed the summary strategy is progressive plus messages_absorbed_by_summary: 0', () => {
@@ -512,8 +512,8 @@ describe('swap (SPEC 12.6)', () => {
     const next = step(withMessages(step, HISTORY), request({ tokenBudget: TOTAL }))
     const reference = progressive(withMessages(progressive, HISTORY), request({ tokenBudget: TOTAL }))
     expect(next.view).toEqual(reference.view)
-    expect(next.state.compactionStats).toEqual({ ...reference.state.compactionStats, messages_absorbed_by_summary: 0 })
-    expect(Object.keys(next.state.compactionStats as object).at(-1)).toBe('messages_absorbed_by_summary')
-    expect(reference.state.compactionStats).not.toHaveProperty('messages_absorbed_by_summary')
+    expect(next.state.compaction.stats).toEqual({ ...reference.state.compaction.stats, messages_absorbed_by_summary: 0 })
+    expect(Object.keys(next.state.compaction.stats as object).at(-1)).toBe('messages_absorbed_by_summary')
+    expect(reference.state.compaction.stats).not.toHaveProperty('messages_absorbed_by_summary')
   })
 })

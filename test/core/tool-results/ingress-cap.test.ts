@@ -48,7 +48,7 @@ describe('tool_result_ingress_cap_bytes', () => {
     const written = fold(step, [{ type: 'spill_written', path: write.path }], state)
     expect(written.state.history[2].content).toContain(`the full output is in ${write.path}`)
     expect(effectsOf(written.steps[0].effects, 'emit_hook')[0].data).toEqual({ original_bytes: 6000, kept_bytes: 1000, cap_bytes: 1000, spilled: true })
-    expect(written.state.guards.ingressPending).toEqual({})
+    expect(written.state.toolResults.ingressPending).toEqual({})
   })
 
   it('a failed spill keeps the result whole and emits context:spill_failed', () => {

@@ -153,7 +153,7 @@ describe('call ids named like Object.prototype members (SPEC 17.9)', () => {
       expect(toToolName(result(id, 'x'), state.toolNames)).toBe('load_skill')
       const next = step(state, request())
       expect(next.view?.find((message) => message.role === 'tool')?.content).toBe('S'.repeat(4000))
-      expect(next.state.sticky.truncated.size).toBe(0)
+      expect(next.state.compaction.sticky.truncated.size).toBe(0)
     }
   })
 })
@@ -228,7 +228,7 @@ describe('spills through the reducer (B-SP-1..4)', () => {
   it('B-SP-1: each truncation asks for one write of the original content and points at it', () => {
     const step = stepFor({ ...raw, tool_result_spill_dir: '/tmp/spill' })
     const next = step(withMessages(step, workedExampleTurns()), request())
-    expect(next.state.compactionStats).toMatchObject({ strategy_level: 2, messages_truncated: 4, messages_removed: 0 })
+    expect(next.state.compaction.stats).toMatchObject({ strategy_level: 2, messages_truncated: 4, messages_removed: 0 })
     expect(effectsOf(next.effects, 'write_spill')).toEqual([2, 5, 8, 11].map((seq) => ({ type: 'write_spill', directory: '/tmp/spill', path: pathOf(seq), content: 'x'.repeat(800) })))
     expect(next.view?.[2]).toEqual({
       role: 'tool',
@@ -245,7 +245,7 @@ describe('spills through the reducer (B-SP-1..4)', () => {
     const step = stepFor({ ...raw, tool_result_spill_dir: '/tmp/spill' })
     const first = step(withMessages(step, workedExampleTurns()), request())
     const written = fold(step, [2, 5, 8, 11].map((seq) => ({ type: 'spill_written' as const, path: pathOf(seq) })), first.state).state
-    expect(written.spillWritten).toEqual(new Set([2, 5, 8, 11].map(pathOf)))
+    expect(written.toolResults.spillWritten).toEqual(new Set([2, 5, 8, 11].map(pathOf)))
     const second = step(written, request())
     const roomy = step(second.state, request({ tokenBudget: 1_000_000 }))
     expect(effectsOf(second.effects, 'write_spill')).toEqual([])
@@ -270,7 +270,7 @@ describe('spills through the reducer (B-SP-1..4)', () => {
       { type: 'log', level: 'warning', message: expect.stringContaining('could not spill') },
       { type: 'emit_hook', name: 'context:spill_failed', data: { path: pathOf(2), error: 'EACCES' } },
     ])
-    expect([...failed.state.spillFailed]).toEqual([pathOf(2)])
+    expect([...failed.state.toolResults.spillFailed]).toEqual([pathOf(2)])
     const written = fold(step, [5, 8, 11].map((seq) => ({ type: 'spill_written' as const, path: pathOf(seq) })), failed.state).state
     const second = step(written, request({ tokenBudget: 1_000_000 }))
     // Not retried, and the marker keeps the plain recovery text: the view the request that
@@ -304,7 +304,7 @@ describe('spills through the reducer (B-SP-1..4)', () => {
   it('B-SP-4: without a spill dir nothing is written', () => {
     const step = stepFor(raw)
     const next = step(withMessages(step, workedExampleTurns()), request())
-    expect(next.state.compactionStats?.messages_truncated).toBe(4)
+    expect(next.state.compaction.stats?.messages_truncated).toBe(4)
     expect(effectsOf(next.effects, 'write_spill')).toEqual([])
   })
 

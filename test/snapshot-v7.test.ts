@@ -1,0 +1,91 @@
+// Snapshots of version 7 (fixtures/snapshots/v7/, written by the code of that version with
+// fixtures/snapshots/v7/generate.mts) restore through src/core/snapshot/migrations.ts and continue
+// exactly as that code continued: the same views, events and stats for the requests that followed
+// (docs/embedding.md, "Snapshots across versions").
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import * as E from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { decodeConfig } from '../src/core/codecs.js'
+import { makeCachedEstimator } from '../src/core/meter/estimate.js'
+import type { Message } from '../src/core/messages/message.js'
+import { seqOf } from '../src/core/messages/message.js'
+import type { Recording, RecordingOp } from '../src/core/replay/recording.js'
+import { replayRecording } from '../src/core/replay/replay.js'
+import { decodeSnapshot, SNAPSHOT_VERSION, toSnapshot } from '../src/core/snapshot/codec.js'
+import { toExtractiveSummary } from '../src/core/summary/extractive-summary.js'
+import { applyBudgetOverride } from '../src/shell/cli/options.js'
+import { ContextManager } from '../src/shell/context-manager.js'
+import { silentLogger } from '../src/shell/logger.js'
+import { loadRecordings } from '../src/shell/importers/detect.js'
+import { FIXTURES, readFixture } from './support/fixtures.js'
+
+interface V7Fixture {
+  readonly session: string
+  readonly budget: number
+  readonly provider: { readonly context_window: number; readonly max_output_tokens: number } | null
+  readonly config: string
+  readonly preset: Record<string, unknown>
+  readonly cut: number
+  readonly snapshot: { readonly version: number; readonly state: Record<string, unknown> }
+  readonly lines: ReadonlyArray<Record<string, unknown>>
+}
+
+const DIRECTORY = resolve(FIXTURES, 'snapshots/v7')
+const FILES = readdirSync(DIRECTORY).filter((name) => name.endsWith('.json.gz')).sort()
+const read = (name: string): V7Fixture => JSON.parse(gunzipSync(readFileSync(resolve(DIRECTORY, name))).toString('utf8')) as V7Fixture
+const sha256 = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex')
+
+/** The session of `fixture` as its generator replayed it: the preset over the header, the budget (and provider) on every request. */
+const recordingOf = (fixture: V7Fixture): Recording => {
+  const [base] = loadRecordings(readFixture(fixture.session), fixture.session, 'auto').recordings
+  const provider = fixture.provider
+  const ops = provider === null ? base.ops : base.ops.map((op): RecordingOp => (op.op === 'get_messages_for_request' ? { ...op, provider } : op))
+  return applyBudgetOverride({ ...base, ops, config: { ...base.config, ...fixture.preset } }, { kind: 'budget', tokens: fixture.budget })
+}
+
+/** The generator's summarizer: the extractive summary of the absorbed messages, at once. */
+const summarizer = (request: { readonly seqs: ReadonlyArray<number> }, history: ReadonlyArray<Message>) => {
+  const wanted = new Set(request.seqs)
+  return { text: toExtractiveSummary(history.filter((message) => wanted.has(seqOf(message) ?? -1))) }
+}
+
+describe('version-7 snapshots restore and continue unchanged', () => {
+  it('the fixtures cover every configuration and cut point of the generator', () => {
+    expect(FILES.length).toBe(12)
+    const configs = new Set(FILES.map((name) => read(name).config))
+    expect([...configs].sort()).toEqual(['recommended', 'reference', 'spill', 'summary'])
+  })
+
+  for (const name of FILES) {
+    it(name, async () => {
+      const fixture = read(name)
+      expect(fixture.snapshot.version).toBe(7)
+      const recording = recordingOf(fixture)
+      const decodedConfig = decodeConfig(recording.config)
+      if (E.isLeft(decodedConfig)) throw decodedConfig.left
+      const config = decodedConfig.right.config
+      const restored = decodeSnapshot(structuredClone(fixture.snapshot))
+      if (E.isLeft(restored)) throw restored.left
+      expect(JSON.stringify(restored.right.config)).toBe(JSON.stringify(config))
+      const handed = replayRecording(recording, { config, estimate: makeCachedEstimator() }, { summarizer, handOver: { at: fixture.cut, through: () => restored.right.state } })
+      const following = handed.lines
+        .filter((line) => line.op_index > fixture.cut)
+        .slice(0, fixture.lines.length)
+        .map(({ view, ...rest }) => ({ ...rest, view_sha256: sha256(view) }))
+      expect(following.length).toBe(fixture.lines.length)
+      expect(JSON.parse(JSON.stringify(following))).toEqual(fixture.lines)
+      // Saved again, the migrated state is a version-8 snapshot that restores to the same state.
+      const again = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(config, restored.right.state))))
+      if (E.isLeft(again)) throw again.left
+      expect(again.right.state).toStrictEqual(restored.right.state)
+      // The public path: ContextManager.restore takes the version-7 value and saves version 8.
+      const manager = await ContextManager.restore(structuredClone(fixture.snapshot), { logger: silentLogger })
+      const saved = await manager.snapshot()
+      expect(saved.version).toBe(SNAPSHOT_VERSION)
+      expect((await manager.getMessages()).length).toBe(restored.right.state.history.length)
+    })
+  }
+})
