@@ -628,6 +628,10 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     summary_cooldown_requests: fc.constantFrom(null, 1, 3),
     summary_min_span_tokens: fc.constantFrom(null, 50),
     summary_target_usage: fc.constantFrom(null, 0.3),
+    // the retention keys (src/core/compaction/retention.ts)
+    target_basis: fc.constantFrom('budget', 'compactable'),
+    tool_result_truncation: fc.constantFrom('head', 'stub', 'mask'),
+    protected_recent_tokens: fc.constantFrom(null, 1, 40, 400),
   },
   { requiredKeys: [] },
 )

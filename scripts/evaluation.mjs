@@ -5,8 +5,10 @@
 // and the same needed-fact recall; per scenario a totals table, a per-session table and a
 // recall-against-cost chart (Mermaid). Inputs: ../shared/sessions when it is beside the clone
 // (every shared session), else fixtures/sessions (the copies kept in the repository).
-// Usage: npm run evaluation [-- --quick]   (--quick: the presets only, no peers)
-import { existsSync } from 'node:fs'
+// Usage: npm run evaluation [-- --quick] [-- --rows FILE]
+//   --quick: the presets only, no peers; --rows FILE: also write every (scenario, configuration,
+//   session) row as one JSON object per line, for per-session and per-half figures.
+import { existsSync, writeFileSync } from 'node:fs'
 import { main } from '../dist/shell/cli/main.js'
 import { prepareSessions, readInput, runSession, expandInputs } from '../dist/shell/cli/evaluate.js'
 import { loadPriceTable, loadWindowTable } from '../dist/shell/economics-data.js'
@@ -16,6 +18,8 @@ import { presets } from '../dist/core/presets.js'
 import { PEERS } from './peers.mjs'
 
 const quick = process.argv.includes('--quick')
+const rowsFile = process.argv.includes('--rows') ? process.argv[process.argv.indexOf('--rows') + 1] : null
+const allRows = []
 const SHARED = '../shared/sessions'
 const root = existsSync(SHARED) ? SHARED : 'fixtures/sessions'
 const dirs = (...names) => names.map((name) => `${root}/${name}`).filter((path) => existsSync(path))
@@ -109,6 +113,7 @@ for (const scenario of SCENARIOS) {
   const rows = await compare(scenario.inputs, scenario.args)
   if (!quick && scenario.presetsOnly !== true) for (const peer of PEERS) rows.push(...(await runPeer(peer, scenario)))
   const configs = [...new Set(rows.map((row) => row.config))]
+  for (const row of rows) allRows.push({ scenario: scenario.title, ...row })
   console.log(`### ${scenario.title}\n`)
   console.log(`\`node bin/context-simple.js compare ${scenario.inputs.join(' ')} ${scenario.args.join(' ')} ${CONFIGS.join(' ')}\`${quick || scenario.presetsOnly ? '' : ' and the peers of scripts/peers.mjs'}\n`)
   console.log(`| configuration | ${HEAD.join(' | ')} |`)
@@ -133,3 +138,4 @@ for (const scenario of SCENARIOS) {
   console.log(chart(scenario.title, configs.map((config, index) => ({ label: config, cost: totals[index].relative_cost, recalled: totals[index].recalled_facts, needed: totals[index].needed_facts }))))
   console.log('')
 }
+if (rowsFile !== null) writeFileSync(rowsFile, allRows.map((row) => JSON.stringify(row)).join('\n') + '\n')

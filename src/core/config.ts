@@ -150,9 +150,19 @@ export interface Config {
    * How an old tool result over its budget is shortened: `"head"` (the contract, SPEC 11.2: the
    * `[truncated: …]` header and the first characters) or `"stub"` (observation masking: the result
    * is replaced by `[tool result cleared: <tool>, <N> chars - call the tool again if needed]`; the
-   * call with its arguments stays right before it). docs/evaluation.md, "Observation masking".
+   * call with its arguments stays right before it), or `"mask"` (observation masking: the same stub
+   * for every old result the ladder reaches, whatever its size, and the level-2 wave reaches every
+   * unprotected result, so tool results are cleared before any message is removed;
+   * src/core/compaction/retention.ts). docs/evaluation.md, "Observation masking".
    */
   readonly tool_result_truncation: ToolResultTruncation
+  /**
+   * The recent zone the removal levels protect, in estimator tokens: null (the contract, SPEC
+   * 6.4: the last `protected_recent` share of the messages, scaled by 1, 0.6 and 0.3 at levels 3,
+   * 5 and 7) or N: the longest suffix of at most N tokens (scaled the same way), at least the last
+   * message. src/core/compaction/retention.ts; docs/evaluation.md, "The policy candidates".
+   */
+  readonly protected_recent_tokens: number | null
   /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
@@ -257,7 +267,7 @@ export type TargetBasis = 'budget' | 'compactable'
  * @example
  * const truncation: ToolResultTruncation = 'stub'
  */
-export type ToolResultTruncation = 'head' | 'stub'
+export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 
 /**
  * What requests after the first full notice of a compaction carry (`compaction_notice_repeat`).
@@ -322,6 +332,7 @@ export interface ContextConfig {
   readonly compaction_notice_repeat?: NoticeRepeat
   readonly target_basis?: TargetBasis
   readonly tool_result_truncation?: ToolResultTruncation
+  readonly protected_recent_tokens?: number | null
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -390,6 +401,7 @@ export const DEFAULT_CONFIG: Config = {
     compaction_notice_repeat: 'full' as NoticeRepeat,
     target_basis: 'budget' as TargetBasis,
     tool_result_truncation: 'head' as ToolResultTruncation,
+    protected_recent_tokens: null as number | null,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,
@@ -445,4 +457,4 @@ export const GUARD_DEFAULTS: Pick<
  * isPerToolConfigActive(DEFAULT_CONFIG) // => false
  */
 export const isPerToolConfigActive = (config: Config): boolean =>
-  Object.keys(config.tool_result_budget_by_tool).length > 0 || config.tool_result_exempt_tools.length > 0 || config.tool_result_truncation === 'stub'
+  Object.keys(config.tool_result_budget_by_tool).length > 0 || config.tool_result_exempt_tools.length > 0 || config.tool_result_truncation !== 'head'

@@ -62,6 +62,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       // the retention keys (docs/evaluation.md), at the values that keep the contract
       target_basis: 'budget',
       tool_result_truncation: 'head',
+      protected_recent_tokens: null,
       calibration_overhead_tokens: 0,
       calibration_scale: 1,
     })
@@ -107,7 +108,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', calibration_overhead_tokens: 0, calibration_scale: 1 }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', protected_recent_tokens: null, calibration_overhead_tokens: 0, calibration_scale: 1 }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {

@@ -13,6 +13,7 @@ import { isStubbable } from './stub.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import { toAnchorPositions } from './anchors.js'
+import { selectRecentStart, toWaveRanges } from './retention.js'
 
 /**
  * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
@@ -125,7 +126,7 @@ const selectRemovalGroup = (
 
 const runRemoval = (
   cursor: Cursor,
-  fraction: number,
+  scale: number,
   systemTokens: number,
   target: number,
   draft: StickyDraft,
@@ -134,7 +135,8 @@ const runRemoval = (
   const working = cursor.working
   const n = working.length
   const { first, last } = toAnchorPositions(working, context.isAnchor)
-  const recentStart = Math.trunc(n * (1 - fraction))
+  // protected_recent_tokens (src/core/compaction/retention.ts): the zone by tokens, else the share.
+  const recentStart = selectRecentStart(working, context.config.protected_recent, scale, context.config.protected_recent_tokens, context.estimate)
   const isProtected = (i: number): boolean => i === last || i >= recentStart
   const openStart = selectOpenToolGroupStart(working)
   const removed = new Set<number>()
@@ -240,22 +242,23 @@ export const runLadder = (
 
   let positions = toolPositions(cursor.working)
   let protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  const quarter = (fraction: number): number => Math.trunc(positions.length * fraction)
+  // tool_result_truncation "mask": level 2 clears every unprotected result (src/core/compaction/retention.ts).
+  const waves = toWaveRanges(positions.length, config.tool_result_truncation)
 
-  runWave(cursor, positions.slice(0, quarter(0.25)), protectedPositions, target, draft, context)
+  runWave(cursor, positions.slice(...waves.level1), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 1 }
-  runWave(cursor, positions.slice(quarter(0.25), quarter(0.5)), protectedPositions, target, draft, context)
+  runWave(cursor, positions.slice(...waves.level2), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 2 }
 
-  runRemoval(cursor, config.protected_recent, systemTokens, target, draft, context)
+  runRemoval(cursor, 1, systemTokens, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 3 }
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  runWave(cursor, positions.slice(quarter(0.5), quarter(0.75)), protectedPositions, target, draft, context)
+  runWave(cursor, positions.slice(...toWaveRanges(positions.length, config.tool_result_truncation).level4), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 4 }
 
-  runRemoval(cursor, config.protected_recent * 0.6, systemTokens, target, draft, context)
+  runRemoval(cursor, 0.6, systemTokens, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 5 }
 
   positions = toolPositions(cursor.working)
@@ -263,7 +266,7 @@ export const runLadder = (
   runWave(cursor, positions, protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 6 }
 
-  runRemoval(cursor, config.protected_recent * 0.3, systemTokens, target, draft, context)
+  runRemoval(cursor, 0.3, systemTokens, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 7 }
 
   runLevelEight(cursor, config.protected_recent, target, draft, context)

@@ -235,10 +235,14 @@ const measureSwapped = (input: PassInput, split: SplitList, swap: Swapped, conte
   // target_basis "compactable": the fraction applies to what a compaction can act on (E less the
   // system messages), docs/evaluation.md "Target on the compactable part"; "budget" is SPEC 6.2.
   // Under the calibrated meter the target is in billed tokens (docs/contract.md 17.13).
+  // Under the calibrated meter E is already in estimator units without the model's overhead, so
+  // the compactable part is E (converted) less the system messages, as for the other meters.
+  const effective = input.billed?.effective ?? input.effective
   const target =
-    input.billed?.target ??
-    (config.target_basis === 'compactable' ? systemTokens + Math.trunc(Math.max(0, input.effective - systemTokens) * config.target_usage) : Math.trunc(input.effective * config.target_usage))
-  return { systemTokens, stickyApplied, current, target, effective: input.billed?.effective ?? input.effective }
+    config.target_basis === 'compactable'
+      ? systemTokens + Math.trunc(Math.max(0, effective - systemTokens) * config.target_usage)
+      : (input.billed?.target ?? Math.trunc(input.effective * config.target_usage))
+  return { systemTokens, stickyApplied, current, target, effective }
 }
 
 /** Whether the ladder runs, toward which target, and the floor guard's state and event. */

@@ -10,6 +10,7 @@ import type { Message } from '../messages/message.js'
 import { codePointLength, codePointSlice, fmtInt } from '../messages/text.js'
 import { isPlainObject } from '../messages/values.js'
 import { seqOf } from '../messages/message.js'
+import { isShortened } from '../compaction/retention.js'
 
 /**
  * Characters (code points) per token when a token budget is converted to characters (SPEC 11.1).
@@ -179,6 +180,18 @@ export const withoutSpillPointers = <M extends Message>(view: ReadonlyArray<M>, 
 }
 
 /**
+ * The stub of a cleared tool result (`tool_result_truncation` `"stub"` or `"mask"`):
+ * `[tool result cleared: <tool>, <N> chars - call the tool again if needed]`, or with a spill
+ * `... - read <path> for the full result]`. `length` in characters (code points); `recovery` the
+ * spill's recovery text, null without a spill.
+ *
+ * @example
+ * toolResultStub('get_user_details', 812, null) // => '[tool result cleared: get_user_details, 812 chars - call the tool again if needed]'
+ */
+export const toolResultStub = (tool: string, length: number, recovery: string | null): string =>
+  `[tool result cleared: ${tool}, ${fmtInt(length)} chars - ${recovery ?? 'call the tool again if needed'}]`
+
+/**
  * Truncate one tool result (SPEC 11.2): unchanged when content is not a string, the tool is
  * exempt, or the content fits its budget; otherwise a copy whose content starts with
  * `[truncated: ~<tokens> tokens - <recovery>]` followed by the head (and tail, in `head_tail`),
@@ -202,7 +215,10 @@ export const truncateToolResult = (
   if (isExemptToolResult(message, config, toolNames)) return { message, spill: null }
   const { budgetChars, shape } = resolveToolResultBudget(message, config, toolNames)
   const length = codePointLength(raw)
-  if (length <= budgetChars) return { message, spill: null }
+  const tool = toToolName(message, toolNames) ?? 'a tool'
+  // Observation masking (src/core/compaction/retention.ts): every result the ladder reaches
+  // becomes its stub when the stub is shorter; otherwise only a result over its budget changes.
+  if (!isShortened(length, budgetChars, toolResultStub(tool, length, null).length, config.tool_result_truncation)) return { message, spill: null }
   const originalTokens = Math.floor(length / 4)
   let spill: SpillRequest | null = null
   let recovery = 'call tool again if needed'
@@ -214,11 +230,10 @@ export const truncateToolResult = (
       recovery = `read ${path} for the full result`
     }
   }
-  if (config.tool_result_truncation === 'stub') {
-    // Observation masking: what identifies the result (its tool; the call with its arguments stays
-    // right before it) and its size, instead of its head.
-    const tool = toToolName(message, toolNames) ?? 'a tool'
-    const content = `[tool result cleared: ${tool}, ${fmtInt(length)} chars - ${recovery === 'call tool again if needed' ? 'call the tool again if needed' : recovery}]`
+  if (config.tool_result_truncation === 'stub' || config.tool_result_truncation === 'mask') {
+    // What identifies the result (its tool; the call with its arguments stays right before it)
+    // and its size, instead of its head.
+    const content = toolResultStub(tool, length, spill === null ? null : recovery)
     return { message: { ...message, content, _truncated: true, _original_tokens: originalTokens }, spill }
   }
   const header = `[truncated: ~${fmtInt(originalTokens)} tokens - ${recovery}]`
