@@ -393,9 +393,8 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     budget_provenance: has('budget_provenance') ? given.budget_provenance === true : DEFAULT_CONFIG.budget_provenance,
     human_anchors: has('human_anchors') ? given.human_anchors === true : DEFAULT_CONFIG.human_anchors,
     compaction_notice_repeat: pick('compaction_notice_repeat'),
-    target_basis: pick('target_basis'),
-    tool_result_truncation: pick('tool_result_truncation'),
-    protected_recent_tokens: pick('protected_recent_tokens'),
+    // the retention keys (src/core/compaction/retention.ts)
+    ...{ target_basis: pick('target_basis'), tool_result_truncation: pick('tool_result_truncation'), protected_recent_tokens: pick('protected_recent_tokens') },
     summary_hysteresis: has('summary_hysteresis') ? given.summary_hysteresis === true : DEFAULT_CONFIG.summary_hysteresis,
     summary_target_usage: pick('summary_target_usage'),
     summary_min_span_tokens: pick('summary_min_span_tokens'),

@@ -15,6 +15,7 @@ import { estimateMessages } from '../meter/estimate.js'
 import { collectSpills, type PassContext } from './context.js'
 import { measureFloor, toInfeasiblePayload } from './floor.js'
 import { runLadder } from './ladder.js'
+import { selectTarget } from './retention.js'
 import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
 
@@ -232,16 +233,10 @@ const measureSwapped = (input: PassInput, split: SplitList, swap: Swapped, conte
   const systemTokens = prepared?.systemTokens ?? estimateMessages(split.system, estimate)
   const stickyApplied = prepared?.stickyApplied ?? applySticky(swap.nonSystem, swap.recorded ?? input.sticky, context)
   const current = systemTokens + (prepared?.stickyTokens ?? estimateMessages(stickyApplied, estimate))
-  // target_basis "compactable": the fraction applies to what a compaction can act on (E less the
-  // system messages), docs/evaluation.md "Target on the compactable part"; "budget" is SPEC 6.2.
-  // Under the calibrated meter the target is in billed tokens (docs/contract.md 17.13).
-  // Under the calibrated meter E is already in estimator units without the model's overhead, so
-  // the compactable part is E (converted) less the system messages, as for the other meters.
+  // The target (SPEC 6.2, or on the compactable part: src/core/compaction/retention.ts); under the
+  // calibrated meter E and the target are in estimator units through the model (contract 17.13).
   const effective = input.billed?.effective ?? input.effective
-  const target =
-    config.target_basis === 'compactable'
-      ? systemTokens + Math.trunc(Math.max(0, effective - systemTokens) * config.target_usage)
-      : (input.billed?.target ?? Math.trunc(input.effective * config.target_usage))
+  const target = selectTarget(config, systemTokens, effective, input.billed?.target ?? Math.trunc(input.effective * config.target_usage))
   return { systemTokens, stickyApplied, current, target, effective }
 }
 

@@ -79,3 +79,18 @@ export const toWaveRanges = (
  */
 export const isShortened = (length: number, budgetChars: number, stubLength: number, truncation: Config['tool_result_truncation']): boolean =>
   length > budgetChars || (truncation === 'mask' && length > stubLength)
+
+/**
+ * The target of a compaction pass in estimator tokens: `contractTarget` under `target_basis:
+ * "budget"` (SPEC 6.2: `trunc(E × target_usage)`, or its conversion through the calibrated
+ * meter's model, docs/contract.md 17.13); under `"compactable"` the system messages' tokens plus
+ * `trunc((E − system tokens) × target_usage)`, E being `effective` in estimator units (under the
+ * calibrated meter already without the model's overhead), so a long system prompt or a large
+ * hidden overhead does not send every compaction to the bottom of the ladder.
+ *
+ * @example
+ * selectTarget({ ...DEFAULT_CONFIG, target_basis: 'compactable', target_usage: 0.5 }, 1000, 3000, 1500) // => 2000
+ * selectTarget({ ...DEFAULT_CONFIG, target_usage: 0.5 }, 1000, 3000, 1500) // => 1500
+ */
+export const selectTarget = (config: Config, systemTokens: number, effective: number, contractTarget: number): number =>
+  config.target_basis === 'compactable' ? systemTokens + Math.trunc(Math.max(0, effective - systemTokens) * config.target_usage) : contractTarget
