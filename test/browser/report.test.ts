@@ -129,6 +129,53 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
     return charts
   }
 
+  /**
+   * The recall-against-cost chart of `html`: one uPlot series per point, each drawn inside the
+   * plot area where its cost and recall put it, and the SVG the page derives from uPlot's layout
+   * holds one circle per point at the same place (to the pixel) with its label.
+   */
+  const checkFrontier = async (html: string, labels: string[]): Promise<void> => {
+    const page = await browser.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => void errors.push(error.message))
+    await page.goto(pathToFileURL(html).href)
+    await page.waitForFunction(() => (globalThis as unknown as { contextSimpleReport?: unknown }).contextSimpleReport !== undefined)
+    const facts = await page.evaluate(() => {
+      type Plot = {
+        data: Array<ArrayLike<number | null>>
+        series: Array<{ label: string }>
+        bbox: { left: number; top: number; width: number; height: number }
+        ctx: { getImageData: (x: number, y: number, width: number, height: number) => { data: ArrayLike<number> } }
+        valToPos: (value: number, scale: string, canvasPixels?: boolean) => number
+      }
+      const report = (globalThis as unknown as { contextSimpleReport: { frontiers: Array<{ plot: Plot; points: Array<{ label: string; cost: number; recall: number }> }>; frontierSvg: (index: number) => string } }).contextSimpleReport
+      const { plot, points } = report.frontiers[0]
+      const drawn = points.map((point) => {
+        const x = Math.round(plot.valToPos(point.cost, 'x', true))
+        const y = Math.round(plot.valToPos(point.recall, 'pct', true))
+        const patch = plot.ctx.getImageData(x - 2, y - 2, 5, 5).data
+        let alpha = 0
+        for (let offset = 3; offset < patch.length; offset += 4) alpha = Math.max(alpha, patch[offset])
+        const inside = x >= plot.bbox.left && x <= plot.bbox.left + plot.bbox.width && y >= plot.bbox.top && y <= plot.bbox.top + plot.bbox.height
+        return { label: point.label, alpha, inside, cssX: plot.valToPos(point.cost, 'x') + plot.bbox.left / ((globalThis as unknown as { devicePixelRatio?: number }).devicePixelRatio || 1) }
+      })
+      return { labels: plot.series.slice(1).map((series) => series.label), columns: plot.data.length, drawn, svg: report.frontierSvg(0) }
+    })
+    await page.close()
+    expect(errors).toEqual([])
+    expect([...facts.labels].sort()).toEqual([...labels].sort())
+    expect(facts.columns).toBe(labels.length + 1)
+    for (const point of facts.drawn) {
+      expect(point.inside, point.label).toBe(true)
+      expect(point.alpha, point.label).toBeGreaterThan(128)
+    }
+    expect(facts.svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true)
+    const circles = [...facts.svg.matchAll(/<circle cx="([0-9.]+)"/g)].map((match) => Number(match[1]))
+    expect(circles.length).toBe(labels.length)
+    for (const point of facts.drawn) expect(circles.some((cx) => Math.abs(cx - point.cssX) < 0.1), point.label).toBe(true)
+    for (const label of labels) expect(facts.svg).toContain(`>${label}</text>`)
+  }
+
   it.each(REPORT_INPUTS)('renders the report of $name with one point per request and a drawn plot', async ({ name, file, flags }) => {
     const html = join(OUTPUT, `report-${name}.html`)
     const { code, stdout, stderr } = await run(['report', file, '--html', html, '--no-progress', ...flags])
@@ -149,5 +196,6 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
     const charts = await checkPage(html, 'demo', 2 * requests)
     // the bundled session's model has a price: both sections draw the cumulative cost
     expect(charts.map((chart) => chart.costPoints)).toEqual([requests, requests])
+    await checkFrontier(html, ['reference', 'recommended'])
   })
 })

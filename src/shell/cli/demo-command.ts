@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { presets, type PresetName } from '../../core/presets.js'
 import { loadChartLibrary } from '../report/chart-library.js'
-import { renderHtmlReport } from '../report/html.js'
+import { renderHtmlReport, toFrontierPoint } from '../report/html.js'
 import type { ReportSection } from '../report/model.js'
 import { Table } from './libraries.js'
 import { replayInput, type CliIo, type ReplayInputFlags } from './replay-input.js'
@@ -116,10 +116,13 @@ export const runDemo = async (file: string | undefined, flags: DemoFlags, io: Cl
   const keys = Object.entries(presets.recommended).map(([key, value]) => `${key}=${JSON.stringify(value)}`)
   io.stdout(keys.length === 0 ? '(recommended sets no keys yet, so both columns match; see docs/evaluation.md)\n\n' : `(recommended sets ${keys.join(', ')}; reasons in docs/evaluation.md)\n\n`)
   for (const row of ROWS) io.stdout(`  ${row.name.padEnd(20)}${row.legend}\n`)
+  // recall against cost, one point per preset (src/shell/report/html.ts)
+  const frontier = { title: 'This session', costLabel: 'input cost (USD)', unit: 'usd' as const, points: DEMO_PRESETS.map((preset) => toFrontierPoint(preset, sections.filter((section) => section.title.startsWith(`${preset} · `)))) }
   const html = renderHtmlReport(
     sections,
     { input: path, format: about?.format ?? '', configuration: DEMO_PRESETS.join(' vs '), budget: about?.budget ?? '', usage: 'simulated', generator: generatorName() },
     loadChartLibrary(),
+    [frontier],
   )
   const target = writeReportFile(flags.html, html)
   io.stdout(`\nHTML report (open it in a browser; it works offline): ${target}\n`)

@@ -23,6 +23,51 @@ export interface ReportAbout {
   readonly generator: string
 }
 
+/**
+ * One point of a recall-against-cost chart: a configuration or a peer, its input cost (in the
+ * chart's unit, `FrontierChart.costLabel`), its needed-fact recall (0..1, null when nothing was
+ * needed: not drawn) and an optional note shown beside it in the table (overflows, failures).
+ *
+ * @example
+ * const point: FrontierPoint = { label: 'recommended', cost: 721119, recall: 0.73, note: null }
+ */
+export interface FrontierPoint {
+  readonly label: string
+  readonly cost: number
+  readonly recall: number | null
+  readonly note: string | null
+}
+
+/**
+ * A recall-against-cost chart (docs/evaluation.md, "Retention against cost"): one point per
+ * configuration and peer, over the same sessions.
+ *
+ * @example
+ * const chart: FrontierChart = { title: 'tau-bench at 4,500', costLabel: 'relative input cost', unit: 'relative', points: [{ label: 'recommended', cost: 721119, recall: 0.73, note: null }] }
+ */
+export interface FrontierChart {
+  readonly title: string
+  readonly costLabel: string
+  /** `relative`: relative cost units (whole numbers); `usd`: US dollars (4 decimals). */
+  readonly unit: 'relative' | 'usd'
+  readonly points: ReadonlyArray<FrontierPoint>
+}
+
+/**
+ * The frontier point of one configuration over `sections` (all of them its own): the summed
+ * input cost in US dollars (null when no section has a price) and the needed-fact recall over
+ * all of them (null when nothing was needed).
+ *
+ * @example
+ * toFrontierPoint('recommended', []) // => { label: 'recommended', cost: 0, recall: null, note: null }
+ */
+export const toFrontierPoint = (label: string, sections: ReadonlyArray<ReportSection>): FrontierPoint & { readonly cost: number } => {
+  const needed = sections.reduce((sum, section) => sum + (section.neededFacts ?? 0), 0)
+  const recalled = sections.reduce((sum, section) => sum + (section.recalledFacts ?? 0), 0)
+  const failed = sections.reduce((sum, section) => sum + section.failedRequests, 0)
+  return { label, cost: sections.reduce((sum, section) => sum + (section.costUsd ?? 0), 0), recall: needed === 0 ? null : recalled / needed, note: failed > 0 ? `${failed} failed requests` : null }
+}
+
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
 
@@ -65,6 +110,13 @@ const renderLossy = (section: ReportSection): string => {
     .map((item) => `<tr><td>${item.request}</td><td>${item.needed}</td><td>${item.recalled}</td><td class="lost">${escapeHtml(item.lost.join(' '))}</td></tr>`)
     .join('')
   return `<details><summary>Requests that lost needed facts (${lossy.length})</summary><table class="boundaries lossy"><thead><tr><th>request</th><th>needed</th><th>recalled</th><th>lost (first 12)</th></tr></thead><tbody>${rows}</tbody></table></details>`
+}
+
+const renderFrontier = (chart: FrontierChart, index: number): string => {
+  const rows = chart.points
+    .map((point) => `<tr><td>${escapeHtml(point.label)}</td><td>${chart.unit === 'usd' ? `$${point.cost.toFixed(4)}` : formatTokens(Math.round(point.cost))}</td><td>${point.recall === null ? '-' : `${(100 * point.recall).toFixed(1)} %`}</td><td>${escapeHtml(point.note ?? '')}</td></tr>`)
+    .join('')
+  return `<section class="frontier"><h2>${escapeHtml(chart.title)}: needed-fact recall against ${escapeHtml(chart.costLabel)}</h2><div class="chart" id="frontier-${index}"></div><table class="boundaries"><thead><tr><th>configuration</th><th>${escapeHtml(chart.costLabel)}</th><th>recall</th><th></th></tr></thead><tbody>${rows}</tbody></table></section>`
 }
 
 const LEGEND = `<section class="legend"><h2>How to read the charts</h2><ul>
@@ -157,20 +209,94 @@ const PAGE_SCRIPT = `(function () {
     }
     made.push(entry);
   });
-  window.contextSimpleReport = { sections: made };
+  var COLORS = ['#0969da', '#1a7f37', '#8250df', '#bf3989', '#bc4c00', '#cf222e', '#57606a', '#116329', '#953800', '#0550ae'];
+  var frontiers = [];
+  (data.frontiers || []).forEach(function (f, index) {
+    var el = document.getElementById('frontier-' + index);
+    var pts = f.points.filter(function (p) { return p.recall != null; }).slice().sort(function (a, b) { return a.cost - b.cost; });
+    var xs = pts.map(function (p) { return p.cost; });
+    var low = Math.min.apply(null, xs), high = Math.max.apply(null, xs), pad = (high - low) * 0.08 || Math.max(1, high * 0.05);
+    var floor = Math.max(0, Math.floor(Math.min.apply(null, pts.map(function (p) { return p.recall; })) * 10 - 0.5) / 10);
+    var columns = [xs], series = [{ label: f.costLabel, value: fmt }];
+    pts.forEach(function (p, i) {
+      columns.push(xs.map(function (x, j) { return j === i ? p.recall : null; }));
+      var color = COLORS[i % COLORS.length];
+      series.push({ label: p.label, scale: 'pct', stroke: color, fill: color, value: function (u, v) { return v == null ? '-' : (v * 100).toFixed(1) + ' %'; }, paths: function () { return null; }, points: { show: true, size: 11, fill: color, stroke: color } });
+    });
+    var labels = function (u) {
+      var ctx = u.ctx, ratio = window.devicePixelRatio || 1;
+      ctx.save(); ctx.font = (12 * ratio) + 'px system-ui,sans-serif'; ctx.textBaseline = 'bottom';
+      pts.forEach(function (p, i) {
+        ctx.fillStyle = COLORS[i % COLORS.length];
+        var x = u.valToPos(p.cost, 'x', true), y = u.valToPos(p.recall, 'pct', true);
+        var right = x < u.bbox.left + u.bbox.width * 0.7;
+        ctx.textAlign = right ? 'left' : 'right';
+        ctx.fillText(p.label, x + (right ? 9 : -9) * ratio, y - 5 * ratio);
+      });
+      ctx.restore();
+    };
+    var plot = new uPlot({
+      title: f.title + ': recall against ' + f.costLabel, width: width(el), height: 420,
+      scales: { x: { time: false, range: [low - pad, high + pad] }, pct: { range: [floor, 1.02] } },
+      axes: [{ label: f.costLabel, values: function (u, vals) { return vals.map(function (v) { return v.toLocaleString('en-US'); }); } },
+        { scale: 'pct', label: 'needed-fact recall', size: 60, values: function (u, vals) { return vals.map(function (v) { return Math.round(v * 100) + ' %'; }); } }],
+      series: series,
+      hooks: { draw: [labels] }
+    }, columns, el);
+    frontiers.push({ title: f.title, plot: plot, points: pts });
+  });
+  // The chart as SVG, drawn from uPlot's own layout (plot box, scales, axis splits and values),
+  // so the evaluation script can commit the same chart as a vector image.
+  var esc = function (t) { return String(t).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'); };
+  var frontierSvg = function (index) {
+    var entry = frontiers[index], u = entry.plot, ratio = window.devicePixelRatio || 1;
+    var left = u.bbox.left / ratio, top = u.bbox.top / ratio, w = u.bbox.width / ratio, h = u.bbox.height / ratio;
+    var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + u.width + '" height="' + (u.height + 30) + '" viewBox="0 0 ' + u.width + ' ' + (u.height + 30) + '" font-family="system-ui,sans-serif" font-size="12">',
+      '<rect width="100%" height="100%" fill="#fff"/>',
+      '<text x="' + (u.width / 2) + '" y="18" text-anchor="middle" font-size="15" font-weight="600">' + esc(entry.title + ': recall against ' + u.series[0].label) + '</text>'];
+    var oy = 30;
+    out.push('<rect x="' + left + '" y="' + (top + oy) + '" width="' + w + '" height="' + h + '" fill="none" stroke="#d0d7de"/>');
+    u.axes.forEach(function (axis, a) {
+      var splits = axis._splits || [], values = axis._values || [], scale = a === 0 ? 'x' : 'pct';
+      splits.forEach(function (v, k) {
+        var pos = u.valToPos(v, scale);
+        if (a === 0) {
+          out.push('<line x1="' + (left + pos) + '" y1="' + (top + oy) + '" x2="' + (left + pos) + '" y2="' + (top + oy + h) + '" stroke="#eaeef2"/>');
+          out.push('<text x="' + (left + pos) + '" y="' + (top + oy + h + 16) + '" text-anchor="middle" fill="#57606a">' + esc(values[k] == null ? '' : values[k]) + '</text>');
+        } else {
+          out.push('<line x1="' + left + '" y1="' + (top + oy + pos) + '" x2="' + (left + w) + '" y2="' + (top + oy + pos) + '" stroke="#eaeef2"/>');
+          out.push('<text x="' + (left - 6) + '" y="' + (top + oy + pos + 4) + '" text-anchor="end" fill="#57606a">' + esc(values[k] == null ? '' : values[k]) + '</text>');
+        }
+      });
+    });
+    out.push('<text x="' + (left + w / 2) + '" y="' + (top + oy + h + 36) + '" text-anchor="middle">' + esc(u.series[0].label) + '</text>');
+    out.push('<text transform="translate(14 ' + (top + oy + h / 2) + ') rotate(-90)" text-anchor="middle">needed-fact recall</text>');
+    entry.points.forEach(function (p, i) {
+      var x = left + u.valToPos(p.cost, 'x'), y = top + oy + u.valToPos(p.recall, 'pct'), color = COLORS[i % COLORS.length];
+      var right = x < left + w * 0.7;
+      out.push('<circle cx="' + x.toFixed(1) + '" cy="' + y.toFixed(1) + '" r="5" fill="' + color + '"><title>' + esc(p.label + ': ' + (p.recall * 100).toFixed(1) + ' %, ' + p.cost.toLocaleString('en-US')) + '</title></circle>');
+      out.push('<text x="' + (x + (right ? 9 : -9)).toFixed(1) + '" y="' + (y - 5).toFixed(1) + '" text-anchor="' + (right ? 'start' : 'end') + '" fill="' + color + '">' + esc(p.label) + '</text>');
+    });
+    out.push('</svg>');
+    return out.join('\\n');
+  };
+  window.contextSimpleReport = { sections: made, frontiers: frontiers, frontierSvg: frontierSvg };
 })();`
 
 /**
- * The whole HTML page for `sections`: a header from `about`, one section per session (facts, the
- * token chart, the prompt-cache and cost charts when their data exists, the boundary table), and
- * a legend. Everything is inline (`library` included); the content security policy allows no
- * network request. Deterministic: the same input gives the same text.
+ * The whole HTML page for `sections`: a header from `about`, the recall-against-cost charts of
+ * `frontiers` (one point per configuration or peer, with a table of the figures), one section per
+ * session (facts, the token chart, the prompt-cache and cost charts when their data exists, the
+ * boundary table), and a legend. Everything is inline (`library` included); the content security
+ * policy allows no network request. Deterministic: the same input gives the same text. In the
+ * page, `window.contextSimpleReport.frontierSvg(i)` returns chart i as SVG text drawn from uPlot's
+ * layout (scripts/evaluation.mjs writes it to docs/).
  *
  * @example
  * const html = renderHtmlReport([section], about, loadChartLibrary())
  * html.startsWith('<!doctype html>') // => true
  */
-export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: ReportAbout, library: ChartLibrary): string => {
+export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: ReportAbout, library: ChartLibrary, frontiers: ReadonlyArray<FrontierChart> = []): string => {
   const body = sections
     .map((section, index) => {
       const cache = section.cacheRead === null ? '' : `<div class="chart" id="cache-${index}"></div>`
@@ -179,7 +305,7 @@ export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: 
       return `<section class="session"><h2>${escapeHtml(section.title)}</h2>${renderFacts(section)}<div class="chart" id="tokens-${index}"></div>${cache}${cost}${recall}${renderBoundaries(section)}${renderLossy(section)}</section>`
     })
     .join('\n')
-  const data = { sections }
+  const data = { sections, frontiers }
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -193,6 +319,7 @@ export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: 
 <body>
 <h1>context-simple report</h1>
 <p class="about"><code>${escapeHtml(about.input)}</code> (${escapeHtml(about.format)}) · configuration <b>${escapeHtml(about.configuration)}</b> · budget ${escapeHtml(about.budget)} · provider readings ${escapeHtml(about.usage)} · ${escapeHtml(about.generator)} · charts by uPlot ${escapeHtml(library.version)}</p>
+${frontiers.map(renderFrontier).join('\n')}
 ${body}
 ${LEGEND}
 <script type="application/json" id="report-data">${toScriptJson(data)}</script>
