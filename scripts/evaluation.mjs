@@ -2,13 +2,19 @@
 // Runs the measurements of docs/evaluation.md with the compiled CLI and prints them as Markdown:
 // every shared session under the presets and under the peers (scripts/peers.mjs: no compaction,
 // LangChain.js trimMessages, the AI SDK's pruneMessages), with the same provider and cache model
-// and the same needed-fact recall; per scenario a totals table, a per-session table and a
-// recall-against-cost chart (Mermaid). Inputs: ../shared/sessions when it is beside the clone
-// (every shared session), else fixtures/sessions (the copies kept in the repository).
+// and the same needed-fact recall; per scenario a totals table (for tau-bench also per half: even
+// and odd task ids), a per-session table and a recall-against-cost chart: the report's uPlot chart
+// (src/shell/report/html.ts), rendered in Chromium (playwright-core, a dev dependency; CHROMIUM_PATH
+// or /usr/bin/chromium) and written as SVG from uPlot's layout to docs/evaluation-recall-cost-*.svg.
+// Inputs: ../shared/sessions when it is beside the clone (every shared session), else
+// fixtures/sessions (the copies kept in the repository).
 // Usage: npm run evaluation [-- --quick] [-- --rows FILE]
 //   --quick: the presets only, no peers; --rows FILE: also write every (scenario, configuration,
 //   session) row as one JSON object per line, for per-session and per-half figures.
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { main } from '../dist/shell/cli/main.js'
 import { prepareSessions, readInput, runSession, expandInputs } from '../dist/shell/cli/evaluate.js'
 import { loadPriceTable, loadWindowTable } from '../dist/shell/economics-data.js'
@@ -16,6 +22,8 @@ import { toSessionMetrics } from '../dist/core/economics/metrics.js'
 import { makeEstimatorFor } from '../dist/shell/estimators.js'
 import { presets } from '../dist/core/presets.js'
 import { PEERS } from './peers.mjs'
+import { renderHtmlReport } from '../dist/shell/report/html.js'
+import { loadChartLibrary } from '../dist/shell/report/chart-library.js'
 
 const quick = process.argv.includes('--quick')
 const rowsFile = process.argv.includes('--rows') ? process.argv[process.argv.indexOf('--rows') + 1] : null
@@ -81,32 +89,43 @@ const sumOf = (rows) => Object.fromEntries(FIELDS.map((field) => [field, rows.re
 const pct = (recalled, needed) => (needed === 0 ? '-' : `${((100 * recalled) / needed).toFixed(1)} %`)
 const cell = (field, value) => (field === 'cost_usd' ? `$${value.toFixed(4)}` : Math.round(value).toLocaleString('en-US'))
 
-const chart = (title, points) => {
-  const usable = points.filter((point) => point.needed > 0)
-  if (usable.length === 0) return ''
-  const costs = usable.map((point) => point.cost)
-  const low = Math.min(...costs)
-  const high = Math.max(...costs)
-  const span = high - low || 1
-  const lines = [
-    '```mermaid',
-    'quadrantChart',
-    `    title ${title.replace(/[,:]/g, ' ')}: recall against relative input cost`,
-    `    x-axis "cost ${Math.round(low).toLocaleString('en-US')}" --> "cost ${Math.round(high).toLocaleString('en-US')}"`,
-    '    y-axis "recall 0 %" --> "recall 100 %"',
-    '    quadrant-1 "good recall, high cost"',
-    '    quadrant-2 "good recall, low cost"',
-    '    quadrant-3 "poor recall, low cost"',
-    '    quadrant-4 "poor recall, high cost"',
-  ]
-  for (const point of usable) {
-    const x = 0.05 + (0.9 * (point.cost - low)) / span
-    const y = point.recalled / point.needed
-    lines.push(`    "${point.label.replace(/[":]/g, '')}": [${x.toFixed(3)}, ${y.toFixed(3)}]`)
+const slug = (title) => title.toLowerCase().replace(/ --max-output.*| --model.*/, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+const noteOf = (total) => [total.overflows > 0 ? `${total.overflows} overflows` : '', total.failed_requests > 0 ? `${total.failed_requests} failed` : ''].filter((part) => part !== '').join(', ') || null
+const frontiers = []
+
+/**
+ * Each scenario's recall-against-cost chart as SVG: the report page with only those charts, opened
+ * in Chromium, each chart read back through the page's frontierSvg (drawn from uPlot's layout).
+ * Without Chromium the charts are not regenerated (the Markdown says so).
+ */
+const writeCharts = async () => {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+  if (frontiers.length === 0 || !existsSync(chromium)) return new Map()
+  const { chromium: launcher } = await import('playwright-core')
+  const folder = mkdtempSync(join(tmpdir(), 'context-simple-evaluation-'))
+  const page = join(folder, 'frontiers.html')
+  writeFileSync(page, renderHtmlReport([], { input: 'npm run evaluation', format: 'all shared sessions', configuration: 'presets and peers', budget: 'per scenario', usage: 'simulated', generator: 'scripts/evaluation.mjs' }, loadChartLibrary(), frontiers.map((item) => item.chart)))
+  const browser = await launcher.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] })
+  const written = new Map()
+  try {
+    const tab = await browser.newPage({ viewport: { width: 1000, height: 800 }, deviceScaleFactor: 1 })
+    await tab.goto(pathToFileURL(page).href)
+    await tab.waitForFunction(() => globalThis.contextSimpleReport !== undefined)
+    for (const [index, item] of frontiers.entries()) {
+      const svg = await tab.evaluate((i) => globalThis.contextSimpleReport.frontierSvg(i), index)
+      const file = `docs/evaluation-recall-cost-${item.slug}.svg`
+      writeFileSync(file, `${svg}\n`)
+      written.set(item.slug, file)
+    }
+  } finally {
+    await browser.close()
+    rmSync(folder, { recursive: true, force: true })
   }
-  lines.push('```')
-  return lines.join('\n')
+  return written
 }
+
+const output = []
+const print = (line) => void output.push(line)
 
 for (const scenario of SCENARIOS) {
   if (scenario.inputs.length === 0) continue
@@ -114,28 +133,47 @@ for (const scenario of SCENARIOS) {
   if (!quick && scenario.presetsOnly !== true) for (const peer of PEERS) rows.push(...(await runPeer(peer, scenario)))
   const configs = [...new Set(rows.map((row) => row.config))]
   for (const row of rows) allRows.push({ scenario: scenario.title, ...row })
-  console.log(`### ${scenario.title}\n`)
-  console.log(`\`node bin/context-simple.js compare ${scenario.inputs.join(' ')} ${scenario.args.join(' ')} ${CONFIGS.join(' ')}\`${quick || scenario.presetsOnly ? '' : ' and the peers of scripts/peers.mjs'}\n`)
-  console.log(`| configuration | ${HEAD.join(' | ')} |`)
-  console.log(`|---|${HEAD.map(() => '---:').join('|')}|`)
+  print(`### ${scenario.title}\n`)
+  print(`\`node bin/context-simple.js compare ${scenario.inputs.join(' ')} ${scenario.args.join(' ')} ${CONFIGS.join(' ')}\`${quick || scenario.presetsOnly ? '' : ' and the peers of scripts/peers.mjs'}\n`)
+  print(`| configuration | ${HEAD.join(' | ')} |`)
+  print(`|---|${HEAD.map(() => '---:').join('|')}|`)
   const totals = configs.map((config) => sumOf(rows.filter((row) => row.config === config)))
   configs.forEach((config, index) => {
     const total = totals[index]
-    console.log(`| **${config}** | ${FIELDS.map((field) => cell(field, total[field])).join(' | ')} | ${pct(total.recalled_facts, total.needed_facts)} |`)
+    print(`| **${config}** | ${FIELDS.map((field) => cell(field, total[field])).join(' | ')} | ${pct(total.recalled_facts, total.needed_facts)} |`)
   })
-  console.log('')
+  print('')
   const sessions = [...new Set(rows.map((row) => row.session))]
   const many = sessions.length > 10
-  console.log(many ? `Per session (${sessions.length} sessions): recall / relative cost / overflows, those where some configuration lost a fact or overflowed.\n` : 'Per session: recall (recalled / needed) / relative cost / overflows.\n')
-  console.log(`| session | ${configs.join(' | ')} |`)
-  console.log(`|---|${configs.map(() => '---:').join('|')}|`)
+  print(many ? `Per session (${sessions.length} sessions): recall / relative cost / overflows, those where some configuration lost a fact or overflowed.\n` : 'Per session: recall (recalled / needed) / relative cost / overflows.\n')
+  print(`| session | ${configs.join(' | ')} |`)
+  print(`|---|${configs.map(() => '---:').join('|')}|`)
   for (const session of sessions) {
     const own = configs.map((config) => rows.find((row) => row.config === config && row.session === session))
     if (many && own.every((row) => row === undefined || (row.recalled_facts === row.needed_facts && row.overflows === 0))) continue
-    console.log(`| ${session} | ${own.map((row) => (row === undefined ? '' : `${pct(row.recalled_facts, row.needed_facts)} (${row.recalled_facts}/${row.needed_facts}) / ${cell('relative_cost', row.relative_cost)} / ${row.overflows}`)).join(' | ')} |`)
+    print(`| ${session} | ${own.map((row) => (row === undefined ? '' : `${pct(row.recalled_facts, row.needed_facts)} (${row.recalled_facts}/${row.needed_facts}) / ${cell('relative_cost', row.relative_cost)} / ${row.overflows}`)).join(' | ')} |`)
   }
-  console.log('')
-  console.log(chart(scenario.title, configs.map((config, index) => ({ label: config, cost: totals[index].relative_cost, recalled: totals[index].recalled_facts, needed: totals[index].needed_facts }))))
-  console.log('')
+  print('')
+  const halves = sessions.some((session) => /#\d+-t\d+$/.test(session))
+  if (halves) {
+    print('Per half (even / odd task ids, 50 trajectories each): recall / relative cost / overflows / failed.\n')
+    print('| configuration | even task ids | odd task ids |')
+    print('|---|---:|---:|')
+    configs.forEach((config) => {
+      const half = (parity) => sumOf(rows.filter((row) => row.config === config && Number(/#(\d+)-t\d+$/.exec(row.session)?.[1] ?? -1) % 2 === parity))
+      print(`| ${config} | ${[0, 1].map((parity) => { const total = half(parity); return `${pct(total.recalled_facts, total.needed_facts)} / ${cell('relative_cost', total.relative_cost)} / ${total.overflows} / ${total.failed_requests}` }).join(' | ')} |`)
+    })
+    print('')
+  }
+  const chartSlug = slug(scenario.title)
+  frontiers.push({ slug: chartSlug, chart: { title: scenario.title, costLabel: 'relative input cost', unit: 'relative', points: configs.map((config, index) => ({ label: config.replace(/^peer: /, ''), cost: totals[index].relative_cost, recall: totals[index].needed_facts === 0 ? null : totals[index].recalled_facts / totals[index].needed_facts, note: noteOf(totals[index]) })) } })
+  print(`@@CHART ${chartSlug}@@`)
+  print('')
 }
 if (rowsFile !== null) writeFileSync(rowsFile, allRows.map((row) => JSON.stringify(row)).join('\n') + '\n')
+const charts = await writeCharts()
+for (const line of output) {
+  const marker = /^@@CHART (.+)@@$/.exec(line)
+  if (marker === null) console.log(line)
+  else console.log(charts.has(marker[1]) ? `![recall against relative input cost, one point per configuration and peer](${charts.get(marker[1]).replace(/^docs\//, '')})` : '(chart not regenerated: no Chromium at CHROMIUM_PATH or /usr/bin/chromium)')
+}

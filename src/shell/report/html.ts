@@ -231,7 +231,7 @@ const PAGE_SCRIPT = `(function () {
         var x = u.valToPos(p.cost, 'x', true), y = u.valToPos(p.recall, 'pct', true);
         var right = x < u.bbox.left + u.bbox.width * 0.7;
         ctx.textAlign = right ? 'left' : 'right';
-        ctx.fillText(p.label, x + (right ? 9 : -9) * ratio, y - 5 * ratio);
+        ctx.fillText(p.label + (p.note ? ' (' + p.note + ')' : ''), x + (right ? 9 : -9) * ratio, y - 5 * ratio);
       });
       ctx.restore();
     };
@@ -251,7 +251,8 @@ const PAGE_SCRIPT = `(function () {
   var frontierSvg = function (index) {
     var entry = frontiers[index], u = entry.plot, ratio = window.devicePixelRatio || 1;
     var left = u.bbox.left / ratio, top = u.bbox.top / ratio, w = u.bbox.width / ratio, h = u.bbox.height / ratio;
-    var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + u.width + '" height="' + (u.height + 30) + '" viewBox="0 0 ' + u.width + ' ' + (u.height + 30) + '" font-family="system-ui,sans-serif" font-size="12">',
+    var height = Math.round(top + h + 30 + 48);
+    var out = ['<svg xmlns="http://www.w3.org/2000/svg" width="' + u.width + '" height="' + height + '" viewBox="0 0 ' + u.width + ' ' + height + '" font-family="system-ui,sans-serif" font-size="12">',
       '<rect width="100%" height="100%" fill="#fff"/>',
       '<text x="' + (u.width / 2) + '" y="18" text-anchor="middle" font-size="15" font-weight="600">' + esc(entry.title + ': recall against ' + u.series[0].label) + '</text>'];
     var oy = 30;
@@ -275,7 +276,7 @@ const PAGE_SCRIPT = `(function () {
       var x = left + u.valToPos(p.cost, 'x'), y = top + oy + u.valToPos(p.recall, 'pct'), color = COLORS[i % COLORS.length];
       var right = x < left + w * 0.7;
       out.push('<circle cx="' + x.toFixed(1) + '" cy="' + y.toFixed(1) + '" r="5" fill="' + color + '"><title>' + esc(p.label + ': ' + (p.recall * 100).toFixed(1) + ' %, ' + p.cost.toLocaleString('en-US')) + '</title></circle>');
-      out.push('<text x="' + (x + (right ? 9 : -9)).toFixed(1) + '" y="' + (y - 5).toFixed(1) + '" text-anchor="' + (right ? 'start' : 'end') + '" fill="' + color + '">' + esc(p.label) + '</text>');
+      out.push('<text x="' + (x + (right ? 9 : -9)).toFixed(1) + '" y="' + (y - 5).toFixed(1) + '" text-anchor="' + (right ? 'start' : 'end') + '" fill="' + color + '">' + esc(p.label + (p.note ? ' (' + p.note + ')' : '')) + '</text>');
     });
     out.push('</svg>');
     return out.join('\\n');

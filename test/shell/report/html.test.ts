@@ -2,7 +2,7 @@
 // embeds reads back as the sections, titles are escaped, and the output is deterministic.
 import { describe, expect, it } from 'vitest'
 import { loadChartLibrary } from '../../../src/shell/report/chart-library.js'
-import { renderHtmlReport, type ReportAbout } from '../../../src/shell/report/html.js'
+import { renderHtmlReport, toFrontierPoint, type ReportAbout } from '../../../src/shell/report/html.js'
 import { toReportSection } from '../../../src/shell/report/model.js'
 
 const about: ReportAbout = { input: 'in/<odd>.jsonl', format: 'claude-code', configuration: 'recommended', budget: '60,000 tokens (--budget)', usage: 'simulated', generator: 'context-simple 0.0.0' }
@@ -40,10 +40,24 @@ describe('renderHtmlReport', () => {
 
   it('embeds the sections as JSON that reads back unchanged, with titles escaped in the markup', () => {
     const json = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)?.[1]
-    expect(JSON.parse(json as string)).toEqual({ sections })
+    expect(JSON.parse(json as string)).toEqual({ sections, frontiers: [] })
     expect(html).toContain('<h2>first &lt;/script&gt;&lt;b&gt;</h2>')
     expect(html).toContain('<code>in/&lt;odd&gt;.jsonl</code>')
     expect(html.match(/<\/script>/g)?.length).toBe(3)
+  })
+
+  it('renders a recall-against-cost chart holder and its table per frontier, before the sessions', () => {
+    const frontier = { title: 'tau <b>', costLabel: 'relative input cost', unit: 'relative' as const, points: [{ label: 'recommended', cost: 721119.4, recall: 0.73, note: null }, { label: 'peer', cost: 933077, recall: 0.863, note: '26 failed' }] }
+    const page = renderHtmlReport(sections, about, library, [frontier])
+    expect(page.indexOf('id="frontier-0"')).toBeGreaterThan(0)
+    expect(page.indexOf('id="frontier-0"')).toBeLessThan(page.indexOf('id="tokens-0"'))
+    expect(page).toContain('<h2>tau &lt;b&gt;: needed-fact recall against relative input cost</h2>')
+    expect(page).toContain('<tr><td>recommended</td><td>721,119</td><td>73.0 %</td><td></td></tr>')
+    expect(page).toContain('<tr><td>peer</td><td>933,077</td><td>86.3 %</td><td>26 failed</td></tr>')
+    const json = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(page)?.[1]
+    expect(JSON.parse(json as string).frontiers).toEqual([frontier])
+    const usd = renderHtmlReport([], about, library, [{ ...frontier, unit: 'usd', points: [toFrontierPoint('x', sections)] }])
+    expect(usd).toMatch(/<tr><td>x<\/td><td>\$0\.[0-9]{4}<\/td>/)
   })
 
   it('shows the facts, one chart holder per chart with data, and the boundary table', () => {
