@@ -40,7 +40,7 @@ const recommended: Partial<Config> = Object.freeze({
   // Retention (docs/evaluation.md, "The candidates"): two protected tool results instead of five,
   // so the ladder may shorten the older large ones before it removes whole groups. Claude Code at
   // 60k: needed-fact recall 67.5 -> 70.3 %, relative cost 1,819,140 -> 1,805,415; tau-bench at
-  // 4,500: unchanged (73.0 %, 721,119); Codex at 60k: 78.8 -> 79.2 % at +79 relative units (+0.006 %).
+  // 4,500 and Codex at 60k: unchanged (73.0 % at 721,119; 88.6 % at 976,675).
   protected_tool_results: 2,
 })
 
