@@ -29,7 +29,7 @@ const replay = (config: Record<string, unknown>, messages: Message[], budget: nu
   const events = messages.flatMap((message) => (message.role === 'user' ? [added(message), request({ tokenBudget: budget })] : [added(message)]))
   const { steps, state } = fold(step, events)
   const views = steps.flatMap((item) => (item.view === undefined ? [] : [item.view]))
-  return { view: views[views.length - 1], stats: state.compactionStats as CompactionStats }
+  return { view: views[views.length - 1], stats: state.compaction.stats as CompactionStats }
 }
 
 describe('selectRecentStart', () => {
@@ -115,7 +115,7 @@ describe('target_basis "compactable" under the calibrated meter', () => {
       const events = turns(14, 200).flatMap((message) =>
         message.role === 'user' ? [added(message), request({ tokenBudget: 2400 })] : [added(message)],
       )
-      return fold(step, events).state.compactionStats as CompactionStats
+      return fold(step, events).state.compaction.stats as CompactionStats
     }
     const budget = run('budget')
     const compactable = run('compactable')
