@@ -29,6 +29,8 @@ export interface Log {
   readonly type: 'log'
   readonly level: 'debug' | 'info' | 'warning'
   readonly message: string
+  /** Logged once per manager (a problem every later request finds again, such as a `provider_rules` warning). */
+  readonly once?: boolean
 }
 
 /**
@@ -83,21 +85,20 @@ export interface CancelSummary {
 }
 
 /**
- * Fail the current request with a typed error: the worth-the-rebuild fail-loud error of SPEC 14.4
- * (`CompactionSkipLimitError`) or, under `strict_fit`, a view over the budget
- * (`ContextLengthError` with `details`). The shell throws it with this `message`; the step that
- * carries it has no view.
+ * Fail the current request with a typed error, one shape per error class: the worth-the-rebuild
+ * fail-loud error of SPEC 14.4 (`CompactionSkipLimitError`) or, under `strict_fit`, a view over
+ * the budget (`ContextLengthError` with `details`, tokens), or a view `provider_rules: "refuse"`
+ * refuses (`InvalidMessageError` with the view path `field`). The shell throws the class its table
+ * maps `name` to (src/shell/raised-errors.ts) with this `message`; the step that carries it has no view.
  *
  * @example
  * const effect: RaiseError = { type: 'raise_error', name: 'CompactionSkipLimitError', message: 'context-simple: compact_clear_at_least=20000 could not be satisfied 3 consecutive times (cap: 3). …' }
  */
-export interface RaiseError {
-  readonly type: 'raise_error'
-  readonly name: 'CompactionSkipLimitError' | 'ContextLengthError'
-  readonly message: string
-  /** The `ContextLengthError` breakdown (tokens); absent for the other error. */
-  readonly details?: ContextLengthDetails
-}
+export type RaiseError =
+  | { readonly type: 'raise_error'; readonly name: 'CompactionSkipLimitError'; readonly message: string; readonly details?: undefined }
+  | { readonly type: 'raise_error'; readonly name: 'ContextLengthError'; readonly message: string; readonly details: ContextLengthDetails }
+  /** `provider_rules: "refuse"` (docs/formats.md): `field` the view path, `message` what is wrong and the fix. */
+  | { readonly type: 'raise_error'; readonly name: 'InvalidMessageError'; readonly message: string; readonly field: string; readonly details?: undefined }
 
 /**
  * Every effect the core produces, tagged by `type`; plain data that survives `JSON.stringify`.

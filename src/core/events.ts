@@ -2,7 +2,20 @@
  * Events: the facts the shell feeds the core, in the order they happened. Time and ids arrive as
  * event fields; the core never reads a clock.
  */
-import type { Message } from './messages/message.js'
+import type { Message, Messages } from './messages/message.js'
+import type { MessageFormat } from './formats/carrier.js'
+
+/**
+ * The shape a caller asked its view in: the format (`contract` or a provider format) and whether
+ * interrupted tool turns are repaired (the manager option `repair`, docs/formats.md).
+ *
+ * @example
+ * const shape: ViewShape = { format: 'anthropic', repair: false }
+ */
+export interface ViewShape {
+  readonly format: MessageFormat
+  readonly repair: boolean
+}
 
 /**
  * `add_message(message)` happened at `timestamp` (module format `YYYY-MM-DDTHH:MM:SS.mmm+00:00`,
@@ -69,6 +82,11 @@ export interface RequestReceived {
   readonly providerGiven: boolean
   readonly systemPrompt: string | null
   readonly now: string
+  /**
+   * The shape the caller wants its view in (docs/formats.md); with it the step's `output` is the
+   * view in that shape (the finish stage, or the `spills_answered` event of a request that spilled).
+   */
+  readonly shape?: ViewShape
 }
 
 /**
@@ -146,6 +164,24 @@ export interface SpillFailed {
 }
 
 /**
+ * The answers to the spill writes one call asked for, applied together at the end of that call
+ * (SPEC 17.9: the call that spills waits for its writes): each answer as `spill_written` /
+ * `spill_failed` would be, in order; then `view`, the view that call built (or undefined for a
+ * call without one), comes back without the pointers to the paths that failed, so a failed write
+ * leaves no pointer in that view. The shell's request job applies it; replay folds the same way.
+ *
+ * @example
+ * const event: SpillsAnswered = { type: 'spills_answered', answers: [{ type: 'spill_failed', path: '/tmp/spill/a.txt', error: 'EACCES' }], view: [] }
+ */
+export interface SpillsAnswered {
+  readonly type: 'spills_answered'
+  readonly answers: ReadonlyArray<SpillWritten | SpillFailed>
+  readonly view: Messages | undefined
+  /** The shape the request asked its view in: the step's `output` is that view, in that shape. */
+  readonly shape?: ViewShape
+}
+
+/**
  * Every event the core reduces, tagged by `type` (facts in the past tense).
  *
  * @example
@@ -162,3 +198,4 @@ export type Event =
   | SummaryFailed
   | SpillWritten
   | SpillFailed
+  | SpillsAnswered

@@ -4,7 +4,10 @@
  */
 import { absurd } from 'fp-ts/lib/function.js'
 import type { CoreDeps } from './deps.js'
-import type { Event } from './events.js'
+import type { Config } from './config.js'
+import { withoutSpillPointers } from './tool-results/tool-result-budget.js'
+import { toProviderView } from './request/provider-view.js'
+import type { Event, SpillFailed, SpillsAnswered, SpillWritten } from './events.js'
 import type { State } from './state.js'
 import type { Step } from './step.js'
 import { makeDerivationMemo } from './memo/derivation-memo.js'
@@ -31,6 +34,63 @@ import { makeFormatEstimator } from './formats/dispatch.js'
 export const toStepDeps = (given: CoreDeps): CoreDeps => {
   const format = given.format ?? 'contract'
   return format === 'contract' ? given : { ...given, estimate: makeCachedEstimator(makeFormatEstimator(format, given.estimate)) }
+}
+
+/**
+ * One spill answer (SPEC 11.5, 17.9): an ingress spill's answer settles its message
+ * (src/core/tool-results/ingress-cap.ts); otherwise a written path is remembered (not asked for
+ * again), and a failed one is never pointed at again, with a warning and `context:spill_failed`.
+ *
+ * @example
+ * applySpillAnswer(DEFAULT_CONFIG, makeInitialState(), { type: 'spill_written', path: '/p' }).state.toolResults.spillWritten.has('/p') // => true
+ */
+export const applySpillAnswer = (config: Config, state: State, event: SpillWritten | SpillFailed): Step => {
+  if (event.type === 'spill_written') {
+    const ingress = applyIngressSpillAnswer(config, state, event.path, null)
+    if (ingress !== null) return { state: ingress.state, view: undefined, effects: ingress.effects }
+    return {
+      state: update(state, (draft) => {
+        ;(draft.toolResults.spillWritten as Set<string>).add(event.path)
+      }),
+      view: undefined,
+      effects: [],
+    }
+  }
+  const log: Effect = { type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }
+  const ingress = applyIngressSpillAnswer(config, state, event.path, event.error)
+  if (ingress !== null) return { state: ingress.state, view: undefined, effects: [log, ...ingress.effects] }
+  // SPEC 17.9: that path is never pointed at again, and the embedder hears of it.
+  return {
+    state: update(state, (draft) => {
+      ;(draft.toolResults.spillFailed as Set<string>).add(event.path)
+    }),
+    view: undefined,
+    effects: [log, { type: 'emit_hook', name: 'context:spill_failed', data: { path: event.path, error: event.error } }],
+  }
+}
+
+/**
+ * The answers to one call's spill writes (SPEC 17.9), folded in order as `applySpillAnswer`
+ * applies each; the call's view comes back without the pointers to the paths that failed (and
+ * are now never pointed at), so it points at no file that was not written; with a `shape`, the
+ * step's `output` is that view as the request asked for it (`toProviderView`).
+ *
+ * @example
+ * applySpillsAnswered(DEFAULT_CONFIG, makeInitialState(), { type: 'spills_answered', answers: [], view: [] }).view // => []
+ */
+export const applySpillsAnswered = (config: Config, state: State, event: SpillsAnswered): Step => {
+  let next = state
+  const effects: Effect[] = []
+  for (const answer of event.answers) {
+    const step = applySpillAnswer(config, next, answer)
+    next = step.state
+    effects.push(...step.effects)
+  }
+  const failed = new Set(event.answers.filter((answer) => answer.type === 'spill_failed' && next.toolResults.spillFailed.has(answer.path)).map((answer) => answer.path))
+  const view = failed.size === 0 || event.view === undefined ? event.view : withoutSpillPointers(event.view, failed)
+  if (event.shape === undefined || view === undefined) return { state: next, view, effects }
+  const shaped = toProviderView(config, event.shape, view, next.history)
+  return { state: next, view, effects: [...effects, ...shaped.effects], output: shaped.output }
 }
 
 /**
@@ -79,30 +139,11 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         const result = applySummaryAnswer(state.summary, event.id, answer)
         return { state: result.summary === state.summary ? state : { ...state, summary: result.summary }, view: undefined, effects: result.effects }
       }
-      case 'spill_written': {
-        const ingress = applyIngressSpillAnswer(deps.config, state, event.path, null)
-        if (ingress !== null) return { state: ingress.state, view: undefined, effects: ingress.effects }
-        return {
-          state: update(state, (draft) => {
-            ;(draft.toolResults.spillWritten as Set<string>).add(event.path)
-          }),
-          view: undefined,
-          effects: [],
-        }
-      }
-      case 'spill_failed': {
-        const log: Effect = { type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }
-        const ingress = applyIngressSpillAnswer(deps.config, state, event.path, event.error)
-        if (ingress !== null) return { state: ingress.state, view: undefined, effects: [log, ...ingress.effects] }
-        // SPEC 17.9: that path is never pointed at again, and the embedder hears of it.
-        return {
-          state: update(state, (draft) => {
-            ;(draft.toolResults.spillFailed as Set<string>).add(event.path)
-          }),
-          view: undefined,
-          effects: [log, { type: 'emit_hook', name: 'context:spill_failed', data: { path: event.path, error: event.error } }],
-        }
-      }
+      case 'spill_written':
+      case 'spill_failed':
+        return applySpillAnswer(deps.config, state, event)
+      case 'spills_answered':
+        return applySpillsAnswered(deps.config, state, event)
       default:
         return absurd(event)
     }

@@ -8,8 +8,9 @@ import type { State } from './state.js'
 
 /**
  * One reduction step. `view` is the message list to send (stripped of `_seq`) for a
- * `request_received` event, `undefined` for every other event and for a request that raised
- * (its `raise_error` effect is then among `effects`).
+ * `request_received` event (and, without its failed spill pointers, for the `spills_answered`
+ * event of a request that spilled), `undefined` for every other event and for a request that
+ * raised (its `raise_error` effect is then among `effects`).
  *
  * @example
  * const step: Step = makeStep({ config: DEFAULT_CONFIG, estimate: estimateOne })(makeInitialState(), { type: 'history_cleared' })
@@ -19,4 +20,10 @@ export interface Step {
   readonly state: State
   readonly view: ReadonlyArray<Message> | undefined
   readonly effects: ReadonlyArray<Effect>
+  /**
+   * The view in the shape the event asked for (`request_received.shape`, `spills_answered.shape`):
+   * converted, repaired and checked (docs/formats.md); absent without a shape, null when
+   * `provider_rules: "refuse"` refused it (its `raise_error` effect is then among `effects`).
+   */
+  readonly output?: unknown
 }

@@ -9,7 +9,7 @@ import type { CoreDeps, TokenEstimator } from '../core/deps.js'
 import type { Effect, RaiseError } from '../core/effects.js'
 import { CompactionSkipLimitError, ConfigError, ContextLengthError, InvalidMessageError, InvalidRequestError, SnapshotError, TimeoutError } from '../core/errors.js'
 import { makeCachedEstimator } from '../core/meter/estimate.js'
-import type { Event } from '../core/events.js'
+import type { Event, SpillFailed, SpillWritten } from '../core/events.js'
 import type { Message, MessageInput } from '../core/messages/message.js'
 import type { LlmResponsePayload } from '../core/meter/usage.js'
 import { toRecordedUsage } from '../core/meter/usage.js'
@@ -17,9 +17,8 @@ import type { RecordingOp } from '../core/replay/recording.js'
 import { makeStep } from '../core/reducer.js'
 import type { MessageFormat } from '../core/formats/carrier.js'
 import { isProviderFormat, PROVIDER_FORMATS } from '../core/formats/carrier.js'
-import { toNativeHistory, toRequestView, validateFormatMessage, type FormatView } from '../core/formats/dispatch.js'
-import { findHistoryRefusals, findMessageRefusals, repairHistoryRefusals, resolveProviderRules } from '../core/formats/input-rules.js'
-import { placeCacheBreakpoints } from '../core/formats/anthropic-cache.js'
+import { toNativeHistory, validateFormatMessage, type FormatView } from '../core/formats/dispatch.js'
+import { findMessageRefusals, resolveProviderRules } from '../core/formats/input-rules.js'
 import { decodeSnapshot, toSnapshot, type Snapshot } from '../core/snapshot/codec.js'
 import { selectResumeEffects } from '../core/snapshot/resume.js'
 import type { State } from '../core/state.js'
@@ -47,7 +46,7 @@ import { makeRuntimeSpillWriter } from './spill-fs.js'
 import type { Summarizer } from './summarizer.js'
 import { makeProviderSummarizer } from './summarizer.js'
 import { makeEstimatorFor } from './estimators.js'
-import { withoutSpillPointers } from '../core/tool-results/tool-result-budget.js'
+import { toRaisedError } from './raised-errors.js'
 import { isAppendable, sliceFrom, toPlainArray } from '../core/messages/appendable.js'
 
 /**
@@ -246,8 +245,8 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
   #currentJob: symbol | null = null
   readonly #jobContext = JOB_CONTEXT
   readonly #callTimeoutMs: number
-  /** Spill answers dispatched by the running call, applied at its end (SPEC 17.9). */
-  readonly #spillAnswers: Event[] = []
+  /** Spill answers dispatched by the running call, applied at its end as one `spills_answered` event (SPEC 17.9). */
+  readonly #spillAnswers: Array<SpillWritten | SpillFailed> = []
   #pending = 0
   #factory: SystemPromptFactory | null = null
   #lastRecordedPrompt: string | null = null
@@ -497,24 +496,24 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
           providerGiven: provider !== null,
           systemPrompt,
           now: formatTimestamp(this.#clock.now()),
+          shape: { format: viewFormat, repair: this.#repair },
         },
         ops,
       )
+      // The core made the view in the shape asked for (the finish stage, src/core/request/provider-view.ts):
+      // here it is only thrown, frozen and handed over.
       const raised = step.effects.find((effect): effect is RaiseError => effect.type === 'raise_error')
-      if (raised !== undefined && raised.name === 'ContextLengthError' && raised.details !== undefined) throw new ContextLengthError(raised.message, raised.details)
-      if (raised !== undefined) throw new CompactionSkipLimitError(raised.message)
+      if (raised !== undefined) throw toRaisedError(raised)
+      // (An alternative core, `options.makeStep`, that makes no output hands over its view as it is.)
+      const output = 'output' in step ? step.output : step.view
       if (viewFormat === 'contract') {
-        const view = this.#applyProviderRules('contract', (step.view ?? []) as Array<Message>)
+        const view = (output ?? []) as Array<Message>
         this.#freezeView(view)
         return step.view === undefined ? [] : [...view]
       }
-      const { view, problems } = toRequestView(viewFormat, step.view ?? [], { repair: this.#repair, history: this.#state.history })
-      if (problems.length > 0) await this.#runEffect({ type: 'emit_hook', name: 'context:view-invalid', data: { format: viewFormat, problems: [...problems] } })
-      const checked = this.#applyProviderRules(viewFormat, view)
-      const marked = viewFormat === 'anthropic' && this.#config.anthropic_cache_breakpoints ? placeCacheBreakpoints(checked as FormatView<'anthropic'>).view : checked
       // Frozen messages in fresh containers: the messages are shared (typed Readonly), the array
       // (and the Anthropic object) is the caller's own, as the SDKs' mutable parameter types say.
-      return toFreshContainers(freezeJson(marked)) as typeof view
+      return toFreshContainers(freezeJson(output))
     })
   }
 
@@ -562,26 +561,6 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     for (const problem of found) {
       this.#warnOnce(`context-simple: ${field}${problem.path}: ${problem.detail}. The message is stored as given (provider_rules "warn"); fix: ${problem.fix}, or set provider_rules: "refuse" to reject such messages`)
     }
-  }
-
-  /**
-   * `provider_rules` at request time: what only the history shows a provider would refuse is a
-   * warning (`"warn"`), an `InvalidMessageError` naming the view path (`"refuse"`), or left out
-   * of the view with a warning (`"repair"`).
-   */
-  #applyProviderRules<V>(format: MessageFormat, view: V): V {
-    const found = findHistoryRefusals(format, view)
-    if (found.length === 0) return view
-    const mode = resolveProviderRules(this.#config.provider_rules, format)
-    if (mode === 'refuse') throw new InvalidMessageError(`view${found[0].path}`, `${found[0].detail}; fix: ${found[0].fix}`)
-    for (const problem of found) {
-      this.#warnOnce(
-        mode === 'repair'
-          ? `context-simple: view${problem.path}: ${problem.detail}. It is left out of the view (provider_rules "repair"; history unchanged); set provider_rules: "refuse" to raise an error instead`
-          : `context-simple: view${problem.path}: ${problem.detail}. The view is sent as it is (provider_rules "warn"); set provider_rules: "repair" to leave it out of the view`,
-      )
-    }
-    return mode === 'repair' ? repairHistoryRefusals(format, view).view : view
   }
 
   /** Logs a warning once per manager (the same problem is found by every later request). */
@@ -809,16 +788,18 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     freezeStoredTail(step.state.history)
     if (this.#recorder !== null) for (const op of ops) this.#recorder.record(op)
     for (const effect of step.effects) await this.#runEffect(effect)
-    if (this.#spillAnswers.length === 0) return step
-    // The spill writes of this call have been answered (the default runner awaits them): apply
-    // the answers now, and drop from this call's view any pointer to a path that failed.
+    // A request that asked for spill writes gets its view made by the event that answers them.
+    const shape = event.type === 'request_received' && step.view !== undefined && step.effects.some((effect) => effect.type === 'write_spill') ? event.shape : undefined
+    if (this.#spillAnswers.length === 0 && shape === undefined) return step
+    // SPEC 17.9: the spill writes of this call have been answered (the default runner awaits
+    // them): the answers go through the core as one more event of this call, which gives back
+    // its view without a pointer to a path that failed (and that view in the shape asked for).
     const answers = this.#spillAnswers.splice(0)
-    const failed = new Set<string>()
-    for (const answer of answers) {
-      await this.#apply(answer, this.#answerOps(answer))
-      if (answer.type === 'spill_failed' && this.#state.toolResults.spillFailed.has(answer.path)) failed.add(answer.path)
-    }
-    return failed.size === 0 || step.view === undefined ? step : { ...step, view: withoutSpillPointers(step.view, failed) }
+    const answered = await this.#apply(
+      { type: 'spills_answered', answers, view: step.view, ...(shape !== undefined ? { shape } : {}) },
+      answers.flatMap((answer) => this.#answerOps(answer)),
+    )
+    return { ...step, view: answered.view, effects: [...step.effects, ...answered.effects], ...('output' in answered ? { output: answered.output } : {}) }
   }
 
   /** Awaits caller code for the running job (see src/shell/job-context.ts: without AsyncLocalStorage, calls made meanwhile count as that code's). */
@@ -828,6 +809,8 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
 
   /** Runs one effect; a runner failure is logged and does not stop the queue. */
   async #runEffect(effect: Effect): Promise<void> {
+    // A problem every later request finds again is logged once per manager.
+    if (effect.type === 'log' && effect.once === true) return this.#warnOnce(effect.message)
     try {
       // Effects that reach caller code: hook listeners, spill writers, anything a custom runner does.
       const callsOut = this.#customRunner || effect.type === 'write_spill' || (effect.type === 'emit_hook' && this.#hasHooks)

@@ -282,7 +282,7 @@ describe('ContextManager queue (fake core)', () => {
         { type: 'write_spill', directory: '/s', path: '/s/a.txt', content: 'x' },
         { type: 'emit_hook', name: 'context:compaction', data: {} },
       ],
-      spill_written: [{ type: 'log', level: 'debug', message: 'memo' }],
+      spills_answered: [{ type: 'log', level: 'debug', message: 'memo' }],
     })
     core.answers.write_spill = [{ type: 'spill_written', path: '/s/a.txt' }]
     const manager = new ContextManager({}, { clock, runner: core.runner, makeStep: core.makeStep, logger: silentLogger })
@@ -291,8 +291,10 @@ describe('ContextManager queue (fake core)', () => {
     await Promise.all([request, added])
     await manager.idle()
     expect(core.ran).toEqual(['emit:context:token_meter', 'write_spill', 'emit:context:compaction', 'log'])
-    // the spill answer was dispatched during the request's effects: applied after them, before the queued add
-    expect(core.reduced.map((e) => e.type)).toEqual(['request_received', 'spill_written', 'message_added'])
+    // the spill answer was dispatched during the request's effects: applied after them, as one
+    // spills_answered event of the request's own job, before the queued add
+    expect(core.reduced.map((e) => e.type)).toEqual(['request_received', 'spills_answered', 'message_added'])
+    expect(core.reduced[1]).toMatchObject({ type: 'spills_answered', answers: [{ type: 'spill_written', path: '/s/a.txt' }] })
   })
 
   it('turns a raise_error effect into CompactionSkipLimitError after running the other effects; stays usable', async () => {

@@ -9,6 +9,7 @@ import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { selectAppliedView, selectWorking, type Working } from '../incremental/working.js'
 import { recordSentView } from '../meter/calibrated-meter.js'
 import { defineStage, type RequestSlices } from './types.js'
+import { toProviderView } from './provider-view.js'
 
 /**
  * After a compacting pass: the memo entry for the state it produced, with its sticky-applied list
@@ -23,21 +24,30 @@ const warmAppliedView = (memo: DerivationMemo, selected: Working, slices: Reques
 /**
  * Records the estimate of the view sent (the meter's `lastSentEstimate`), and under the
  * calibrated meter the view itself (the next reading is paired with it); after a pass that
- * decided, derives the next request's sticky-applied list now, while the history was walked anyway.
+ * decided, derives the next request's sticky-applied list now, while the history was walked
+ * anyway. With a `shape` on the request, makes the view as the caller asked for it
+ * (`toProviderView`: converted, repaired, checked; docs/formats.md), unless the request asked for
+ * spill writes: the `spills_answered` event that answers them makes it then, from the view without
+ * the pointers whose write failed (SPEC 17.9).
  *
  * @example
- * finishStage.writes // => ['meter']
+ * finishStage.writes // => ['meter', 'output']
  */
 export const finishStage = defineStage({
   name: 'finish',
-  writes: ['meter'],
+  writes: ['meter', 'output'],
   observes: false,
   run: (facts, draft) => {
     const slices = draft.slices
     const view = slices.view
     if (view === null) return {}
     if (slices.pass?.kind === 'pass' && slices.pass.decided) warmAppliedView(facts.memo, facts.selected, slices, facts.event.systemPrompt, facts.factoryMessage, facts)
-    const meter = { ...slices.meter, lastSentEstimate: view.tokens }
-    return { slices: { meter: facts.reading.calibrated === null ? meter : recordSentView(meter, view.view, facts.estimate) } }
+    const lastSent = { ...slices.meter, lastSentEstimate: view.tokens }
+    const meter = facts.reading.calibrated === null ? lastSent : recordSentView(lastSent, view.view, facts.estimate)
+    const shape = facts.event.shape
+    const spills = draft.log.some((entry) => entry.effects.some((effect) => effect.type === 'write_spill'))
+    if (shape === undefined || spills) return { slices: { meter } }
+    const shaped = toProviderView(facts.config, shape, view.view, slices.history)
+    return { slices: { meter, output: { value: shaped.output } }, effects: shaped.effects }
   },
 })

@@ -53,7 +53,7 @@ export const REQUEST_STAGES: ReadonlyArray<RequestStage> = [
  * startDraft(makeInitialState(), []).slices.pass // => null
  */
 export const startDraft = (state: State, working: Messages): RequestDraft => ({
-  slices: { ...state, trigger: { fires: false, breakerHolds: false }, pass: null, view: null },
+  slices: { ...state, trigger: { fires: false, breakerHolds: false }, pass: null, view: null, output: null },
   list: working,
   spills: [],
   log: [],
@@ -68,7 +68,7 @@ const advance = (draft: RequestDraft, stage: RequestStage, output: StageOutput):
 
 /** The state of `slices`: the request's own slices left out. */
 const toState = (slices: RequestSlices): State => {
-  const { trigger: _trigger, pass: _pass, view: _view, ...state } = slices
+  const { trigger: _trigger, pass: _pass, view: _view, output: _output, ...state } = slices
   return state
 }
 
@@ -76,6 +76,7 @@ const toStep = (draft: RequestDraft, stopped: boolean): Step => ({
   state: toState(draft.slices),
   view: stopped ? undefined : (draft.slices.view?.view ?? undefined),
   effects: draft.log.flatMap((entry) => entry.effects),
+  ...(draft.slices.output !== null ? { output: draft.slices.output.value } : {}),
 })
 
 /**

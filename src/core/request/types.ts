@@ -95,16 +95,18 @@ export type PassSlice =
 
 /**
  * The slices one request folds over: the state's own (each written by the stage that owns it)
- * and the request's (`trigger`, `pass`, `view`: the stripped view to send and its estimate),
+ * and the request's (`trigger`, `pass`, `view`: the stripped view to send and its estimate, `output`: that view in the shape asked for),
  * which live only while the request is reduced.
  *
  * @example
- * const slices: RequestSlices = { ...makeInitialState(), trigger: { fires: false, breakerHolds: false }, pass: null, view: null }
+ * const slices: RequestSlices = { ...makeInitialState(), trigger: { fires: false, breakerHolds: false }, pass: null, view: null, output: null }
  */
 export interface RequestSlices extends State {
   readonly trigger: TriggerSlice
   readonly pass: PassSlice | null
   readonly view: StrippedView | null
+  /** The view in the shape the request asked for (`request_received.shape`), once the finish stage made it. */
+  readonly output: { readonly value: unknown } | null
 }
 
 /**

@@ -281,6 +281,26 @@ describe('spills through the reducer (B-SP-1..4)', () => {
     expect(JSON.stringify(second.view)).toContain(pathOf(5))
   })
 
+  it('SPEC 17.9: spills_answered folds the answers to a request\'s writes and gives its view back without the pointers that failed, and in the shape asked for', () => {
+    const step = stepFor({ ...raw, tool_result_spill_dir: '/tmp/spill' })
+    const first = step(withMessages(step, workedExampleTurns()), request({ shape: { format: 'openai-chat', repair: false } }))
+    // A request that asks for writes leaves its output to the event that answers them.
+    expect('output' in first).toBe(false)
+    const answers = [{ type: 'spill_failed' as const, path: pathOf(2), error: 'EACCES' }, ...[5, 8, 11].map((seq) => ({ type: 'spill_written' as const, path: pathOf(seq) }))]
+    const answered = step(first.state, { type: 'spills_answered', answers, view: first.view, shape: { format: 'openai-chat', repair: false } })
+    const one = fold(step, answers, first.state).state
+    expect(answered.state).toEqual(one)
+    expect(answered.effects).toEqual([
+      { type: 'log', level: 'warning', message: expect.stringContaining('could not spill') },
+      { type: 'emit_hook', name: 'context:spill_failed', data: { path: pathOf(2), error: 'EACCES' } },
+    ])
+    expect(answered.view).toEqual(withoutSpillPointers(first.view ?? [], new Set([pathOf(2)])))
+    expect(JSON.stringify(answered.output)).not.toContain(pathOf(2))
+    expect(JSON.stringify(answered.output)).toContain(pathOf(5))
+    // Without a failure the view comes back as it was.
+    expect(step(first.state, { type: 'spills_answered', answers: answers.slice(1), view: first.view }).view).toBe(first.view)
+  })
+
   it('withoutSpillPointers rewrites only truncated tool results pointing at the given paths', () => {
     const config = { ...DEFAULT_CONFIG, tool_result_spill_dir: '/tmp/spill' }
     const a = truncateToolResult(result('c1', 'a'.repeat(300), { metadata: { _seq: 1 } }), config, {}).message

@@ -1,0 +1,59 @@
+/**
+ * The view as the caller asked for it (docs/formats.md): converted to the provider format,
+ * repaired and checked against the provider's rules, the problems reported as effects. Used by
+ * the finish stage of a request and by the `spills_answered` event of a request that spilled.
+ */
+import type { Config } from '../config.js'
+import type { Effect } from '../effects.js'
+import type { Messages } from '../messages/message.js'
+import type { MessageFormat } from '../formats/carrier.js'
+import type { ViewShape } from '../events.js'
+import { toRequestView } from '../formats/dispatch.js'
+import { findHistoryRefusals, repairHistoryRefusals, resolveProviderRules } from '../formats/input-rules.js'
+import { placeCacheBreakpoints } from '../formats/anthropic-cache.js'
+
+/**
+ * `provider_rules` on a view (docs/formats.md): what only the history shows a provider would
+ * refuse is a warning logged once per manager (`"warn"`), left out of the view with such a warning
+ * (`"repair"`), or an `InvalidMessageError` naming the view path (`"refuse"`: null, the
+ * `raise_error` effect appended).
+ */
+const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, effects: Effect[]): V | null => {
+  const found = findHistoryRefusals(format, view)
+  if (found.length === 0) return view
+  const mode = resolveProviderRules(config.provider_rules, format)
+  if (mode === 'refuse') {
+    effects.push({ type: 'raise_error', name: 'InvalidMessageError', field: `view${found[0].path}`, message: `${found[0].detail}; fix: ${found[0].fix}` })
+    return null
+  }
+  for (const problem of found) {
+    const message =
+      mode === 'repair'
+        ? `context-simple: view${problem.path}: ${problem.detail}. It is left out of the view (provider_rules "repair"; history unchanged); set provider_rules: "refuse" to raise an error instead`
+        : `context-simple: view${problem.path}: ${problem.detail}. The view is sent as it is (provider_rules "warn"); set provider_rules: "repair" to leave it out of the view`
+    effects.push({ type: 'log', level: 'warning', message, once: true })
+  }
+  return mode === 'repair' ? repairHistoryRefusals(format, view).view : view
+}
+
+/**
+ * `view` (a contract view, stripped) as `shape` asks for it: in a provider format converted
+ * (`toRequestView`, with `history` for what the conversion reads of it), `context:view-invalid`
+ * when the converted view breaks the format's rules, `provider_rules` applied, and for Anthropic
+ * under `anthropic_cache_breakpoints` the cache breakpoints placed; a contract view only has
+ * `provider_rules` applied. `output` is null when `provider_rules: "refuse"` refused it (the
+ * `raise_error` effect is then last).
+ *
+ * @example
+ * toProviderView(DEFAULT_CONFIG, { format: 'contract', repair: false }, [{ role: 'user', content: 'hi' }], []).output // => [{ role: 'user', content: 'hi' }]
+ */
+export const toProviderView = (config: Config, shape: ViewShape, view: Messages, history: Messages): { readonly output: unknown; readonly effects: ReadonlyArray<Effect> } => {
+  const effects: Effect[] = []
+  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects), effects }
+  const converted = toRequestView(shape.format, view, { repair: shape.repair, history })
+  if (converted.problems.length > 0) effects.push({ type: 'emit_hook', name: 'context:view-invalid', data: { format: shape.format, problems: [...converted.problems] } })
+  const checked = applyProviderRules(config, shape.format, converted.view, effects)
+  if (checked === null) return { output: null, effects }
+  const marked = shape.format === 'anthropic' && config.anthropic_cache_breakpoints ? placeCacheBreakpoints(checked as Parameters<typeof placeCacheBreakpoints>[0]).view : checked
+  return { output: marked, effects }
+}
