@@ -2,6 +2,7 @@
 // irreducible floor (system messages, the protected zones, the open tool group of 17.8) is itself
 // over E; with `compaction_floor_guard: "report"` that case is reported once as
 // `context:compaction-infeasible` and compaction is otherwise the contract's.
+import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { makePassContext } from '../src/core/compaction/context.js'
@@ -92,6 +93,17 @@ describe('the budget rule (docs/contract.md 17.14)', () => {
     expect(floorBefore(scenario, open)).toBeGreaterThan(300)
     expect(floorBefore(scenario, closed)).toBeGreaterThan(300)
     expect(hookNames(closed.effects)).not.toContain('context:compaction-infeasible')
+    checkBudgetRule(scenario)
+  })
+
+  // Found by "budget rule: over E only at the floor" (FC_SEED=1455507657): with compact_threshold 0
+  // the pass runs on every request; a candidate that fit E re-armed the report, the list the pass
+  // returned was over E again (its floor over E), so one over-E episode was reported twice.
+  it('a pass that runs on a candidate within E and returns a view over E does not report twice', () => {
+    const found = JSON.parse(readFileSync(new URL('./counterexamples/budget-rule-1455507657.json', import.meta.url), 'utf8')) as { rawConfig: Record<string, unknown>; ops: RecordingOp[] }
+    const scenario = makeScenario({ ...found.rawConfig, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, found.ops)
+    const reports = foldScenario(scenario).requests.map((request) => hookNames(request.effects).includes('context:compaction-infeasible'))
+    expect(reports).toEqual([false, true, false])
     checkBudgetRule(scenario)
   })
 

@@ -258,7 +258,9 @@ const gateEscalation = (input: PassInput, swap: Swapped, measured: Measured, con
   const escalate =
     (config.summary_hysteresis && swap.swapped) || (input.billed !== undefined ? measured.current > measured.target : needsEscalation(config, input.meter, input.hybrid, measured.current, input.effective))
   const guarded = applyFloorGuard(escalate, input.infeasible, measured, context)
-  if (!reportsFloorOverE(input, context)) return guarded
+  // The candidate re-arms the report only when it is the view returned (no escalation, no swap);
+  // a pass that runs anyway (compact_threshold 0) is judged on the list it returns.
+  if (!reportsFloorOverE(input, context) || guarded.escalate || swap.swapped) return guarded
   const report = reportFloorOverE(guarded.infeasible, measured.current, false, measured, context)
   return { ...guarded, infeasible: report.infeasible, effects: [...guarded.effects, ...report.effects] }
 }
