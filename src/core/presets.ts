@@ -42,6 +42,10 @@ const recommended: Partial<Config> = Object.freeze({
   // 60k: needed-fact recall 67.5 -> 70.3 %, relative cost 1,819,140 -> 1,805,415; tau-bench at
   // 4,500 and Codex at 60k: unchanged (73.0 % at 721,119; 88.6 % at 976,675).
   protected_tool_results: 2,
+  // The breaker (docs/evaluation.md, "Screenshots and the storm shapes"): a system prompt over E
+  // compacted on every request (6 of 6, 30 of 30); with the breaker once. It re-arms when the floor
+  // fits E again, and on every shared session it never trips (the same boundaries and views).
+  compaction_breaker_passes: 1,
 })
 
 // Summary hysteresis (docs/configuration.md): with it the summary strategy makes no more boundaries than

@@ -11,6 +11,7 @@ import type { PassContext } from '../compaction/context.js'
 import { measureFloor, type InfeasiblePayload } from '../compaction/floor.js'
 import { ARMED_BREAKER } from '../compaction/pass.js'
 import type { CalibratedReading } from '../meter/calibrated-meter.js'
+import { selectAppliedView } from '../incremental/working.js'
 import { defineStage, type StageFacts } from './types.js'
 
 /**
@@ -40,10 +41,24 @@ const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, c
 }
 
 /**
+ * Whether the floor of the candidate (W with the sticky decisions applied) fits E again, in the
+ * units the pass compacts in (estimator tokens; under the calibrated meter E converted through
+ * its model, docs/contract.md 17.13): a pass could then fit, so a tripped breaker re-arms
+ * (docs/configuration.md, "The breaker"). Without it, one pass over E (a large result in the
+ * protected recent zone) stopped compaction for the rest of a growing session.
+ */
+const isFloorWithinE = (facts: StageFacts): boolean => {
+  const effective = facts.reading.calibrated?.effectiveUnits ?? facts.effective
+  if (effective <= 0) return false
+  const applied = selectAppliedView(facts.memo, facts.selected, facts.before.compaction.sticky, facts.context)
+  return measureFloor(applied.stickyApplied, applied.systemTokens, facts.config, facts.context).floor_tokens <= effective
+}
+
+/**
  * Decides whether the outer trigger fires on the meter stats (the decision, with the hybrid
  * meter's provenance counters, is the meter's: see the meter stage; its log is emitted here, in
  * the contract's order), checks the calibrated meter's room, and re-arms a tripped breaker when
- * the budget changed; a breaker still tripped holds re-escalation back.
+ * the budget changed or the floor fits E again; a breaker still tripped holds re-escalation back.
  *
  * @example
  * compactionTriggerStage.writes // => ['compaction', 'trigger']
@@ -57,9 +72,9 @@ export const compactionTriggerStage = defineStage({
     const calibrated = facts.reading.calibrated
     const before = draft.slices.compaction
     const room = calibrated === null ? { compaction: before, fires: decision.fires, effects: [] } : checkCalibratedRoom(facts, calibrated, before, decision.fires)
-    // A tripped breaker stops re-escalation until a view fits again or the budget changes.
+    // A tripped breaker stops re-escalation until a view fits again, the budget changes or the floor fits E.
     const breaker = room.compaction.breaker
-    const compaction = breaker.tripped && breaker.budget !== facts.effective ? { ...room.compaction, breaker: ARMED_BREAKER } : room.compaction
+    const compaction = breaker.tripped && (breaker.budget !== facts.effective || isFloorWithinE(facts)) ? { ...room.compaction, breaker: ARMED_BREAKER } : room.compaction
     return {
       slices: { compaction, trigger: { fires: room.fires, breakerHolds: compaction.breaker.tripped } },
       effects: [...decision.effects, ...room.effects],

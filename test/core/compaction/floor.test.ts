@@ -129,6 +129,21 @@ describe('compaction_breaker_passes', () => {
     expect(count(steps, 'context:compaction')).toBeGreaterThanOrEqual(5)
   })
 
+  it('re-arms when the floor fits E again: one pass over E (a large protected result) does not stop compaction for good', () => {
+    const step = stepFor({ compaction_notice_enabled: false, max_tokens: 4000, compaction_breaker_passes: 1, protected_tool_results: 1 })
+    // The 5,000-token result is the last one (protected at full size): the floor is over E, the pass ends over E, the breaker trips.
+    const first = fold(step, [added(user('go')), added(calls(['big'])), added(result('big', 'z'.repeat(20_000))), request({ tokenBudget: 4000 })])
+    expect(count(first.steps, 'context:compaction-breaker')).toBe(1)
+    expect(first.state.compaction.breaker.tripped).toBe(true)
+    // A later small result takes the protection: the floor fits E again, so the next request compacts and fits.
+    const later = fold(step, [added(calls(['small'])), added(result('small', 'ok')), request({ tokenBudget: 4000 })], first.state)
+    const view = later.steps[later.steps.length - 1].view
+    expect(count(later.steps, 'context:compaction')).toBe(1)
+    expect(view).toBeDefined()
+    expect(tokens(view ?? [])).toBeLessThanOrEqual(4000)
+    expect(later.state.compaction.breaker.tripped).toBe(false)
+  })
+
   it('re-arms when the budget changes, and a pass that fits resets the count', () => {
     const step = stepFor({ ...base, compaction_breaker_passes: 2 })
     const tripped = fold(step, session(messages, 4000)).state
