@@ -62,15 +62,21 @@ const runPeer = async (peer, scenario) => {
     for (const session of sessions) {
       const estimate = makeEstimatorFor(session.config)
       const asked = []
-      runSession(session, options, undefined, {}, (history, budget) => {
+      const first = runSession(session, options, undefined, {}, (history, budget) => {
         asked.push({ history, budget })
         return history
       })
+      // An honest-budget peer is given E less the provider model's fitted overhead, in counted
+      // tokens ((E - b) / a, the oracle conversion the calibrated-meter goals compare against);
+      // only where the session has readings (else the fit is a = 1, b = 0: the plain peer).
+      const fit = first.providerFit
+      if (peer.honest === true && (fit === null || fit.source === 'none')) continue
+      const honest = (budget) => (peer.honest === true && budget !== null ? Math.max(1, Math.floor((budget - fit.overhead) / fit.scale)) : budget)
       const fn = peer.make(estimate)
       const views = []
       for (const { history, budget } of asked) {
         try {
-          const view = await fn(history, budget)
+          const view = await fn(history, honest(budget))
           views.push(Array.isArray(view) && view.every((message) => message !== null && typeof message === 'object') ? view : null)
         } catch {
           views.push(null)

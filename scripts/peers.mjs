@@ -141,4 +141,6 @@ export const PEERS = [
   { label: 'peer: no compaction', make: () => noCompactionPeer },
   { label: 'peer: LangChain trimMessages', make: (estimate) => makeTrimMessagesPeer(estimate) },
   { label: 'peer: AI SDK pruneMessages', make: () => makePruneMessagesPeer() },
+  // trimMessages told the budget the provider bills: E less the fitted hidden overhead (sessions with readings only)
+  { label: 'peer: LangChain trimMessages (honest budget)', honest: true, make: (estimate) => makeTrimMessagesPeer(estimate) },
 ]

@@ -217,6 +217,12 @@ const PAGE_SCRIPT = `(function () {
     var xs = pts.map(function (p) { return p.cost; });
     var low = Math.min.apply(null, xs), high = Math.max.apply(null, xs), pad = (high - low) * 0.08 || Math.max(1, high * 0.05);
     var floor = Math.max(0, Math.floor(Math.min.apply(null, pts.map(function (p) { return p.recall; })) * 10 - 0.5) / 10);
+    // points at the same place share one label (e.g. two presets that send the same views)
+    var names = pts.map(function (p, i) {
+      var same = pts.filter(function (q) { return q.cost === p.cost && q.recall === p.recall; });
+      if (same[0] !== p) return '';
+      return same.map(function (q) { return q.label; }).join(', ') + (p.note ? ' (' + p.note + ')' : '');
+    });
     var columns = [xs], series = [{ label: f.costLabel, value: fmt }];
     pts.forEach(function (p, i) {
       columns.push(xs.map(function (x, j) { return j === i ? p.recall : null; }));
@@ -231,7 +237,7 @@ const PAGE_SCRIPT = `(function () {
         var x = u.valToPos(p.cost, 'x', true), y = u.valToPos(p.recall, 'pct', true);
         var right = x < u.bbox.left + u.bbox.width * 0.7;
         ctx.textAlign = right ? 'left' : 'right';
-        ctx.fillText(p.label + (p.note ? ' (' + p.note + ')' : ''), x + (right ? 9 : -9) * ratio, y - 5 * ratio);
+        if (names[i] !== '') ctx.fillText(names[i], x + (right ? 9 : -9) * ratio, y - 5 * ratio);
       });
       ctx.restore();
     };
@@ -243,7 +249,7 @@ const PAGE_SCRIPT = `(function () {
       series: series,
       hooks: { draw: [labels] }
     }, columns, el);
-    frontiers.push({ title: f.title, plot: plot, points: pts });
+    frontiers.push({ title: f.title, plot: plot, points: pts, names: names });
   });
   // The chart as SVG, drawn from uPlot's own layout (plot box, scales, axis splits and values),
   // so the evaluation script can commit the same chart as a vector image.
@@ -276,7 +282,7 @@ const PAGE_SCRIPT = `(function () {
       var x = left + u.valToPos(p.cost, 'x'), y = top + oy + u.valToPos(p.recall, 'pct'), color = COLORS[i % COLORS.length];
       var right = x < left + w * 0.7;
       out.push('<circle cx="' + x.toFixed(1) + '" cy="' + y.toFixed(1) + '" r="5" fill="' + color + '"><title>' + esc(p.label + ': ' + (p.recall * 100).toFixed(1) + ' %, ' + p.cost.toLocaleString('en-US')) + '</title></circle>');
-      out.push('<text x="' + (x + (right ? 9 : -9)).toFixed(1) + '" y="' + (y - 5).toFixed(1) + '" text-anchor="' + (right ? 'start' : 'end') + '" fill="' + color + '">' + esc(p.label + (p.note ? ' (' + p.note + ')' : '')) + '</text>');
+      if (entry.names[i] !== '') out.push('<text x="' + (x + (right ? 9 : -9)).toFixed(1) + '" y="' + (y - 5).toFixed(1) + '" text-anchor="' + (right ? 'start' : 'end') + '" fill="' + color + '">' + esc(entry.names[i]) + '</text>');
     });
     out.push('</svg>');
     return out.join('\\n');
