@@ -174,7 +174,7 @@ export const computeEffectiveBudget = (
         {
           type: 'log',
           level: 'warning',
-          message: `context-simple: compaction_notice_token_reserve=${config.compaction_notice_token_reserve} leaves no room in a budget of ${budget} tokens; using the full budget`,
+          message: `context-simple: compaction_notice_token_reserve=${config.compaction_notice_token_reserve} leaves no room in a budget of ${budget} tokens; using the full budget (lower compaction_notice_token_reserve, or compaction_notice_enabled: false reserves nothing)`,
         },
       ],
     }

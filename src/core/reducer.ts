@@ -56,7 +56,7 @@ export const applySpillAnswer = (config: Config, state: State, event: SpillWritt
       effects: [],
     }
   }
-  const log: Effect = { type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}` }
+  const log: Effect = { type: 'log', level: 'warning', message: `context-simple: could not spill ${event.path}: ${event.error}; the tool result stays whole in the history (tool_result_spill_dir names where spills go; null stops spilling)` }
   const ingress = applyIngressSpillAnswer(config, state, event.path, event.error)
   if (ingress !== null) return { state: ingress.state, view: undefined, effects: [log, ...ingress.effects] }
   // SPEC 17.9: that path is never pointed at again, and the embedder hears of it.

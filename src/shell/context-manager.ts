@@ -677,7 +677,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
         await this.#apply({ type: 'usage_observed', data: own }, [{ op: 'llm_response', usage: toRecordedUsage(own) }])
       })
     } catch (error) {
-      this.#logger.warning(`context-simple: could not record llm:response usage: ${describeError(error)}`)
+      this.#logger.warning(`context-simple: could not record llm:response usage: ${describeError(error)}; the meter keeps its last count and the call returns "continue" (token_meter decides what the readings are used for)`)
     }
     return { action: 'continue' }
   }
@@ -726,7 +726,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     return this.#enqueue(true, async () => {
       await this.#apply(event, this.#answerOps(event))
     }).catch((error: unknown) => {
-      this.#logger.warning(`context-simple: could not apply ${event.type}: ${describeError(error)}`)
+      this.#logger.warning(`context-simple: could not apply ${event.type}: ${describeError(error)}; the answer is dropped and the history is unchanged`)
     })
   }
 
@@ -816,7 +816,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
       const callsOut = this.#customRunner || effect.type === 'write_spill' || (effect.type === 'emit_hook' && this.#hasHooks)
       await (callsOut ? this.#callOut(() => this.#runner.run(effect, this.#dispatch)) : this.#runner.run(effect, this.#dispatch))
     } catch (error) {
-      this.#logger.warning(`context-simple: effect ${effect.type} failed: ${describeError(error)}`)
+      this.#logger.warning(`context-simple: effect ${effect.type} failed: ${describeError(error)}; the request goes on without it (callTimeoutMs bounds each call into your code)`)
     }
   }
 }

@@ -199,8 +199,8 @@ export const makeMittHooks = <Events extends object = HookEventMap>(options: Mit
       try {
         results.push(await withTimeLimit(() => entry.handler(event, data), timeoutMs, `hook handler ${entry.name ?? '(unnamed)'} for ${event}`))
       } catch (error) {
-        if (error instanceof TimeoutError) logger.warning(`${error.message}; abandoned, the next handler runs`)
-        else logger.warning(`hook handler ${entry.name ?? '(unnamed)'} for ${event} failed: ${describe(error)}`)
+        if (error instanceof TimeoutError) logger.warning(`${error.message}; abandoned, the next handler runs (the manager option callTimeoutMs sets the limit)`)
+        else logger.warning(`hook handler ${entry.name ?? '(unnamed)'} for ${event} failed: ${describe(error)}; the next handler runs and the request goes on`)
       }
     }
     return results

@@ -151,7 +151,7 @@ export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRu
           if (typeof hooks.emit !== 'function') throw new TypeError('the hook bus has no emit')
           await withTimeLimit(() => hooks.emit(effect.name, effect.data), options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, `hook ${effect.name}`)
         } catch (error) {
-          logger.warning(`context-simple: hook ${effect.name} failed: ${describeError(error)}`)
+          logger.warning(`context-simple: hook ${effect.name} failed: ${describeError(error)}; the request goes on (callTimeoutMs bounds each listener)`)
         }
         return
       }
@@ -179,7 +179,7 @@ export const makeDefaultRunner = (options: DefaultRunnerOptions = {}): DefaultRu
         const controller = new AbortController()
         inFlight.set(effect.id, controller)
         const task: Promise<void> = summarize(effect, dispatch, controller.signal)
-          .catch((error: unknown) => logger.warning(`context-simple: summarization ${effect.id} failed: ${describeError(error)}`))
+          .catch((error: unknown) => logger.warning(`context-simple: summarization ${effect.id} failed: ${describeError(error)}; the next pass compacts progressively (compaction_strategy "summary", summarization_timeout_s)`))
           .finally(() => {
             if (inFlight.get(effect.id) === controller) inFlight.delete(effect.id)
             tasks.delete(task)

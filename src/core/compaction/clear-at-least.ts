@@ -64,7 +64,7 @@ export const resolveClearAtLeast = (raw: unknown, effective: number): ResolvedCl
         {
           type: 'log',
           level: 'warning',
-          message: `context-simple: compact_clear_at_least=${pyrepr(raw)} is not a number (a finite number is required); the worth-the-rebuild predicate is disabled`,
+          message: `context-simple: compact_clear_at_least=${pyrepr(raw)} is not a number (a finite number is required); the worth-the-rebuild predicate is disabled and every pass is kept. Set compact_clear_at_least to a number of tokens (0 turns the predicate off)`,
         },
       ],
     }

@@ -428,6 +428,6 @@ const overBudgetWarning = (input: PassInput, measured: Measured, afterTokens: nu
   return {
     type: 'log',
     level: 'warning',
-    message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${effective}${input.billed !== undefined ? ` estimator tokens (E = ${input.effective} billed tokens through the calibration)` : ''} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote}`,
+    message: `context-simple: OVER BUDGET after compaction: ${afterTokens} tokens against a budget of ${effective}${input.billed !== undefined ? ` estimator tokens (E = ${input.effective} billed tokens through the calibration)` : ''} (level ${cumulativeLevel}, target ${target}, system ${systemTokens}).${floorNote} The view is sent over the budget; raise the budget (tokenBudget or max_tokens), protect less (protected_recent, protected_tool_results), or set strict_fit: true to raise ContextLengthError instead.`,
   }
 }

@@ -20,7 +20,7 @@ import { decodeUsage } from './usage.js'
  *
  * @example
  * applyUsage(EMPTY_METER, 'oops', 0)
- * // { meter: EMPTY_METER, effects: [{ type: 'log', level: 'warning', message: 'context-simple: ignored llm:response usage: payload is not an object' }] }
+ * // { meter: EMPTY_METER, effects: [{ type: 'log', level: 'warning', message: 'context-simple: ignored llm:response usage: payload is not an object. The meter keeps its last count (token_meter; pass the SDK\'s usage object as { usage } to onLlmResponse)' }] }
  */
 export interface UsageIntake {
   readonly meter: MeterState
@@ -43,7 +43,7 @@ const isCount = (value: unknown): value is number => typeof value === 'number' &
 export const applyUsage = (meter: MeterState, data: unknown, nextSeq: number): UsageIntake => {
   const ignore = (why: string): UsageIntake => ({
     meter,
-    effects: [{ type: 'log', level: 'warning', message: `context-simple: ignored llm:response usage: ${why}` }],
+    effects: [{ type: 'log', level: 'warning', message: `context-simple: ignored llm:response usage: ${why}. The meter keeps its last count (token_meter; pass the SDK's usage object as { usage } to onLlmResponse)` }],
   })
   if (!isPlainObject(data)) return ignore('payload is not an object')
   if (!isPlainObject(data.usage)) return ignore('payload has no object "usage"')

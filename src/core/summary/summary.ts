@@ -341,7 +341,7 @@ export const trySwap = (
         {
           type: 'log',
           level: 'warning',
-          message: `context-simple: summary refused by the shrink guard: ${summaryTokens} tokens is not smaller than the ${spanTokens}-token span it would replace; falling back to progressive compaction`,
+          message: `context-simple: summary refused by the shrink guard: ${summaryTokens} tokens is not smaller than the ${spanTokens}-token span it would replace, so it is dropped and this pass compacts progressively. Summaries pay off on longer spans: raise summary_min_span_tokens (with summary_hysteresis: true), or ask for a shorter summary through summarization_prompt_path`,
         },
       ],
     }
@@ -368,7 +368,7 @@ export const applySummaryAnswer = (
   const done = { ...summary, inFlight: null, inFlightSeqs: [] }
   const failure = (why: string) => ({
     summary: { ...done, failures: summary.failures + 1 },
-    effects: [{ type: 'log', level: 'warning', message: `context-simple: summarization failed: ${why}; the next pass falls back to progressive compaction` }] as Effect[],
+    effects: [{ type: 'log', level: 'warning', message: `context-simple: summarization failed: ${why}; the next pass compacts progressively instead (compaction_strategy "summary"; summarization_timeout_s bounds each call, compaction_strategy: "progressive" stops summarizing)` }] as Effect[],
   })
   if ('error' in answer) return failure(answer.error)
   if (pyStrip(answer.text) === '') return failure('empty summary')

@@ -228,7 +228,7 @@ describe('outer trigger and target (SPEC 6.1, 6.2)', () => {
     const logs = effectsOf(next.effects, 'log')
     expect(logs).toHaveLength(1)
     expect(logs[0].level).toBe('warning')
-    for (const part of ['OVER BUDGET', String(stats.after_tokens), '1000', 'level 8', '500', String(systemTokens), 'system prompt ALONE', 'floor']) {
+    for (const part of ['OVER BUDGET', String(stats.after_tokens), '1000', 'level 8', '500', String(systemTokens), 'system prompt ALONE', 'floor', 'is sent over the budget', 'strict_fit', 'protected_recent']) {
       expect(logs[0].message).toContain(part)
     }
   })

@@ -146,7 +146,7 @@ describe('context-simple replay warnings', () => {
   it('prints the warnings the core logged while replaying on stderr, once each with a count', async () => {
     const { code, stderr } = await run(['replay', '--budget', '500', '--no-progress'])
     expect(code).toBe(0)
-    expect(stderr).toMatch(/warning: context-simple: compaction_notice_token_reserve=800 leaves no room in a budget of 500 tokens; using the full budget \(\d+ times\)/)
+    expect(stderr).toMatch(/warning: context-simple: compaction_notice_token_reserve=800 leaves no room in a budget of 500 tokens; using the full budget \(lower compaction_notice_token_reserve, or compaction_notice_enabled: false reserves nothing\) \(\d+ times\)/)
   })
 
   it('names the closest known key for a misspelled key in --set or --config, as the constructor does', async () => {
