@@ -2,6 +2,7 @@
 // fake provider on 127.0.0.1 (a free port, started here) that checks every request body against
 // the provider's rules and answers with realistic usage, prompt-cache fields included. A view
 // that broke a rule would make the provider answer 400 and the SDK throw.
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run as runAnthropic } from '../examples/anthropic-agent-loop.js'
@@ -119,6 +120,14 @@ describe('the fake provider refuses what the real one refuses', () => {
     })
     await expect(request).rejects.toMatchObject({ status: 400, message: expect.stringContaining('R') })
     expect(server.requests[0].violations.length).toBeGreaterThan(0)
+  })
+
+  it('more than 4 cache_control breakpoints make the Anthropic client throw a 400 with the API\'s message', async () => {
+    server = await startFakeProvider({ toolRounds: 1, parallelCalls: 1, tool: 'read_file' })
+    const client = new Anthropic({ baseURL: server.url, apiKey: 'sk-ant-local-test', maxRetries: 0 })
+    const marked = (text: string) => ({ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } })
+    const request = client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 64, system: [marked('s')], messages: [{ role: 'user', content: [marked('a'), marked('b'), marked('c'), marked('d')] }] })
+    await expect(request).rejects.toMatchObject({ status: 400, message: expect.stringContaining('A maximum of 4 blocks with cache_control may be provided. Found 5.') })
   })
 
   it('a reasoning item sent back without its encrypted content (404, not found) or apart from its call (400) makes the Responses client throw', async () => {

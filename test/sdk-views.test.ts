@@ -39,6 +39,14 @@ describe('views of the real sessions (fixtures/sessions) through the real SDKs',
     expectAllPassed(run, 'real', sources.length)
   }, 60_000)
 
+  it('with anthropic_cache_breakpoints the Anthropic views carry their marks (never more than 4) and pass', async () => {
+    const sources = fixtureSources(1)
+    const run = await runSdkViews(sources, send, { samples: 4, config: { anthropic_cache_breakpoints: true } })
+    expectAllPassed(run, 'real', sources.length)
+    const anthropicBodies = server.requests.filter((request) => request.path === '/v1/messages' && JSON.stringify(request.body).includes('cache_control'))
+    expect(anthropicBodies.length).toBeGreaterThan(0)
+  }, 60_000)
+
   const shared = sharedOnlySources(2)
   it.skipIf(shared.length === 0)('the shared sessions fixtures/ does not hold (../shared/sessions, when present) pass as well', async () => {
     const run = await runSdkViews(shared, send, { samples: 4 })

@@ -77,6 +77,14 @@ const send = (response: ServerResponse, status: number, body: unknown): void => 
   response.end(JSON.stringify(body))
 }
 
+/** How many objects in `value` carry a `cache_control` (Anthropic breakpoints). */
+const countCacheControls = (value: unknown): number => {
+  if (Array.isArray(value)) return value.reduce<number>((total, item) => total + countCacheControls(item), 0)
+  if (typeof value !== 'object' || value === null) return 0
+  const record = value as Record<string, unknown>
+  return (record.cache_control ? 1 : 0) + Object.entries(record).reduce((total, [key, item]) => total + (key === 'cache_control' ? 0 : countCacheControls(item)), 0)
+}
+
 /** The body of a 400 in OpenAI's error shape (Chat Completions and Responses), naming the offending field. */
 const openAIError =
   (param: string) =>
@@ -272,6 +280,8 @@ export const startFakeProvider = async (script: FakeModelScript): Promise<FakePr
     const violations = [
       ...findFormatViolations('anthropic', view),
       ...(typeof body.max_tokens === 'number' ? [] : ['max_tokens: Field required']),
+      // the API's limit on prompt-cache breakpoints (tools, system and messages together)
+      ...(countCacheControls([body.tools, body.system, body.messages]) > 4 ? [`A maximum of 4 blocks with cache_control may be provided. Found ${countCacheControls([body.tools, body.system, body.messages])}.`] : []),
       // the API's answer to an empty conversation (a trimmer that kept nothing but the system prompt)
       ...(Array.isArray(body.messages) && body.messages.length === 0 ? ['messages: at least one message is required'] : []),
     ]

@@ -1,9 +1,13 @@
 /**
  * Anthropic prompt-cache breakpoints (`anthropic_cache_breakpoints`, docs/formats.md "Prompt
  * caching"): `cache_control` marks at the end of the system prompt and on the last stable block
- * before the ephemeral tail (the compaction notice, the last-user replay), never more than the
- * API's 4 with the caller's own. Pure: the view is copied where a mark is placed.
+ * before the ephemeral tail (the compaction notice, the last-user replay), and on the earlier
+ * marks of previous views while the view's prefix up to them is unchanged (their positions are
+ * state, `CacheBreakpointPositions`), never more than the API's 4 with the caller's own. Pure: the
+ * view is copied where a mark is placed.
  */
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import type { AnthropicCacheControl } from './anthropic.js'
 
@@ -57,23 +61,77 @@ const markLast = (content: unknown, mark: AnthropicCacheControl): unknown[] | nu
 
 /**
  * Where the breakpoints went: `system` (the system prompt's end is marked), `message` (index of
- * the last stable message marked, or null), `caller` (the caller's own marks, counted).
+ * the last stable message marked, or null), `anchors` (indexes of earlier messages marked where
+ * the previous views wrote, oldest first), `caller` (the caller's own marks, counted).
  *
  * @example
- * const placed: CachePlacement = { system: true, message: 12, caller: 0 }
+ * const placed: CachePlacement = { system: true, message: 12, anchors: [9], caller: 0 }
  */
 export interface CachePlacement {
   readonly system: boolean
   readonly message: number | null
+  readonly anchors: ReadonlyArray<number>
   readonly caller: number
 }
 
 /**
- * The view with breakpoints placed, and where: the end of the system prompt (when it has none of
- * its own) and the last markable block of the last message before the ephemeral tail (notice,
- * replay), so that the next request, whose tail differs, still reads the prefix up to it; fewer
- * when the caller's own marks leave less than the API's 4. The view is returned unchanged when
- * nothing is placed.
+ * The conversation breakpoints a view carried, as state for the next view (`placeCacheBreakpoints`):
+ * each mark's message index and a fingerprint (SHA-256, hex) of the messages up to and including
+ * it, unmarked, oldest first. A mark is kept in the next view while its prefix is unchanged.
+ *
+ * @example
+ * const positions: CacheBreakpointPositions = { marks: [{ index: 4, prefix: '9f2c…' }] }
+ */
+export interface CacheBreakpointPositions {
+  readonly marks: ReadonlyArray<{ readonly index: number; readonly prefix: string }>
+}
+
+/**
+ * The positions before the first view (and after a restore: the next view marks the system prompt
+ * and the last stable block, as without state).
+ *
+ * @example
+ * NO_CACHE_BREAKPOINTS.marks.length // => 0
+ */
+export const NO_CACHE_BREAKPOINTS: CacheBreakpointPositions = { marks: [] }
+
+/** The prefix fingerprints of `messages` after each index in `at` (ascending or not). */
+const prefixFingerprints = (messages: ReadonlyArray<unknown>, at: ReadonlyArray<number>): ReadonlyMap<number, string> => {
+  const wanted = new Set(at)
+  const out = new Map<number, string>()
+  const last = Math.max(-1, ...at)
+  const hasher = sha256.create()
+  for (let index = 0; index <= last; index += 1) {
+    hasher.update(utf8ToBytes(`${JSON.stringify(messages[index]) ?? 'null'}\n`))
+    if (wanted.has(index)) out.set(index, bytesToHex(hasher.clone().digest()))
+  }
+  return out
+}
+
+/** The view's messages with `mark` on the last markable block of each message in `indexes` (those that take one). */
+const markMessages = (messages: ReadonlyArray<unknown>, indexes: ReadonlyArray<number>, mark: AnthropicCacheControl): { readonly messages: ReadonlyArray<unknown>; readonly marked: ReadonlyArray<number> } => {
+  let out = messages
+  const marked: number[] = []
+  for (const index of indexes) {
+    const message = messages[index]
+    const content = isPlainObject(message) ? markLast(message.content, mark) : null
+    if (content === null || !isPlainObject(message)) continue
+    if (out === messages) out = [...messages]
+    ;(out as unknown[])[index] = { ...message, content }
+    marked.push(index)
+  }
+  return { messages: out, marked }
+}
+
+/**
+ * The view with breakpoints placed, where, and the positions for the next view: the last
+ * markable block of the last message before the ephemeral tail (notice, replay), so that the next
+ * request, whose tail differs, still reads the prefix up to it; the end of the system prompt (when
+ * it has none of its own); then, with the slots left, the marks of `previous` views whose prefix
+ * is unchanged (newest first), so the entries they wrote are read exactly even when the
+ * conversation grew by more than Anthropic's 20-block lookback since. A mark moves only when the
+ * view's prefix changes (a compaction): then it is dropped. Never more than the API's 4 with the
+ * caller's own marks. The view is returned unchanged when nothing is placed.
  *
  * @example
  * placeCacheBreakpoints({ system: 'Be terse.', messages: [{ role: 'user', content: 'hi' }] }).view.system
@@ -82,27 +140,17 @@ export interface CachePlacement {
 export const placeCacheBreakpoints = <V extends { readonly system?: unknown; readonly messages: ReadonlyArray<unknown> }>(
   view: V,
   mark: AnthropicCacheControl = { type: 'ephemeral' },
-): { readonly view: V; readonly placed: CachePlacement } => {
+  previous: CacheBreakpointPositions = NO_CACHE_BREAKPOINTS,
+): { readonly view: V; readonly placed: CachePlacement; readonly positions: CacheBreakpointPositions } => {
   const caller = countMarks(view.system) + view.messages.reduce<number>((total, message) => total + (isPlainObject(message) ? countMarks(message.content) : 0), 0)
   let free = ANTHROPIC_MAX_BREAKPOINTS - caller
-  let system: unknown = view.system
-  let systemPlaced = false
-  let messages = view.messages
-  let messagePlaced: number | null = null
   let stable = view.messages.length - 1
   while (stable >= 0 && isEphemeralTailMessage(view.messages[stable])) stable -= 1
   // The conversation mark first: it is the one that saves most on a long session.
-  if (free > 0 && stable >= 0) {
-    const message = view.messages[stable]
-    const content = isPlainObject(message) ? markLast(message.content, mark) : null
-    if (content !== null && isPlainObject(message)) {
-      const copy = [...view.messages]
-      copy[stable] = { ...message, content }
-      messages = copy
-      messagePlaced = stable
-      free -= 1
-    }
-  }
+  const tail = free > 0 && stable >= 0 ? markMessages(view.messages, [stable], mark) : { messages: view.messages, marked: [] }
+  free -= tail.marked.length
+  let system: unknown = view.system
+  let systemPlaced = false
   if (free > 0 && view.system !== undefined && countMarks(view.system) === 0) {
     const content = markLast(view.system, mark)
     if (content !== null) {
@@ -111,6 +159,16 @@ export const placeCacheBreakpoints = <V extends { readonly system?: unknown; rea
       free -= 1
     }
   }
-  if (!systemPlaced && messagePlaced === null) return { view, placed: { system: false, message: null, caller } }
-  return { view: { ...view, system, messages } as V, placed: { system: systemPlaced, message: messagePlaced, caller } }
+  const candidates = previous.marks.filter((entry) => entry.index < stable && entry.index >= 0)
+  const fingerprints = prefixFingerprints(view.messages, [...candidates.map((entry) => entry.index), ...tail.marked])
+  const kept = candidates.filter((entry) => fingerprints.get(entry.index) === entry.prefix).map((entry) => entry.index)
+  const anchors = free > 0 ? markMessages(tail.messages, kept.slice(-free).reverse(), mark) : { messages: tail.messages, marked: [] }
+  const anchorIndexes = [...anchors.marked].sort((a, b) => a - b)
+  const positions: CacheBreakpointPositions = {
+    marks: [...anchorIndexes, ...tail.marked].map((index) => ({ index, prefix: fingerprints.get(index) ?? '' })),
+  }
+  const messagePlaced = tail.marked.length > 0 ? stable : null
+  const placed = { system: systemPlaced, message: messagePlaced, anchors: anchorIndexes, caller }
+  if (!systemPlaced && messagePlaced === null && anchorIndexes.length === 0) return { view, placed, positions }
+  return { view: { ...view, system, messages: anchors.messages } as V, placed, positions }
 }

@@ -6,7 +6,7 @@ export type { MessageFormat, ProviderFormat, NativeCarrier, Piece } from './carr
 export { validateFormatMessage, expandMessage, toFormatView, toNativeHistory, findFormatViolations, makeFormatEstimator, repairToolPairing, REPAIR_NO_RESULT, toRequestView, selectRepeatedHistoryCallIds, isRepeatedIdProblem } from './dispatch.js'
 export type { FormatViews, FormatView, FormatCheckOptions, AnthropicRequestView } from './dispatch.js'
 export { toMutableView, type Mutable } from './mutable.js'
-export { placeCacheBreakpoints, isEphemeralTailMessage, ANTHROPIC_MAX_BREAKPOINTS, type CachePlacement } from './anthropic-cache.js'
+export { placeCacheBreakpoints, isEphemeralTailMessage, ANTHROPIC_MAX_BREAKPOINTS, NO_CACHE_BREAKPOINTS, type CachePlacement, type CacheBreakpointPositions } from './anthropic-cache.js'
 export { findMessageRefusals, findHistoryRefusals, repairHistoryRefusals, resolveProviderRules, ANTHROPIC_BLOCK_TYPES, AI_SDK_PART_TYPES, type InputRefusal } from './input-rules.js'
 export { toAnthropicView, findAnthropicViolations, canonicalJson, expandAnthropicMessage } from './anthropic.js'
 export type { AnthropicView, AnthropicMessage, AnthropicBlock, AnthropicCheckOptions } from './anthropic.js'

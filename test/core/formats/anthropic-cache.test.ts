@@ -19,16 +19,55 @@ describe('placeCacheBreakpoints', () => {
     // a thinking block cannot carry cache_control: the text block before it does
     expect(marked.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a', cache_control: ephemeral }, { type: 'thinking', thinking: 't', signature: 's' }] })
     expect(marked.messages[2]).toBe(view.messages[2])
-    expect(placed).toEqual({ system: true, message: 1, caller: 0 })
+    expect(placed).toEqual({ system: true, message: 1, anchors: [], caller: 0 })
     expect(view.system).toBe('Be terse.') // the input is not changed
   })
   it('never more than 4 with the caller\'s own', () => {
     const own = (text: string) => ({ role: 'user', content: [{ type: 'text', text, cache_control: ephemeral }] })
     const view = { system: 's', messages: [own('1'), { role: 'assistant', content: 'x' }, own('2'), { role: 'assistant', content: 'y' }, own('3'), { role: 'assistant', content: 'z' }] }
     const { view: marked, placed } = placeCacheBreakpoints(view)
-    expect(placed).toEqual({ system: false, message: 5, caller: 3 })
+    expect(placed).toEqual({ system: false, message: 5, anchors: [], caller: 3 })
     const count = JSON.stringify(marked).split('cache_control').length - 1
     expect(count).toBe(4)
+  })
+})
+
+describe('breakpoint positions as state', () => {
+  const turn = (n: number) => [{ role: 'assistant', content: `answer ${n}` }, { role: 'user', content: `question ${n + 1}` }]
+  const conversation = (turns: number) => [{ role: 'user', content: 'question 0' }, ...Array.from({ length: turns }, (_, n) => turn(n)).flat()]
+  const marksIn = (messages: ReadonlyArray<unknown>) => messages.flatMap((message, i) => (JSON.stringify(message).includes('cache_control') ? [i] : []))
+
+  it('the previous view\'s mark stays while the prefix up to it is unchanged, beside the new tail mark, even 30 blocks back', () => {
+    const first = placeCacheBreakpoints({ system: 's', messages: [...conversation(2), { role: 'user', content: notice }] })
+    expect(first.placed).toEqual({ system: true, message: 4, anchors: [], caller: 0 })
+    expect(first.positions.marks.map((entry) => entry.index)).toEqual([4])
+    // 15 more turns (30 one-block messages): past the 20-block lookback from the new tail
+    const second = placeCacheBreakpoints({ system: 's', messages: [...conversation(17), { role: 'user', content: notice }] }, undefined, first.positions)
+    expect(second.placed).toEqual({ system: true, message: 34, anchors: [4], caller: 0 })
+    expect(marksIn(second.view.messages)).toEqual([4, 34])
+    expect(second.positions.marks.map((entry) => entry.index)).toEqual([4, 34])
+    // the next view keeps the newest marks the slots allow (4 = system + tail + 2 anchors)
+    const third = placeCacheBreakpoints({ system: 's', messages: conversation(20) }, undefined, second.positions)
+    expect(third.placed.anchors).toEqual([4, 34])
+    const fourth = placeCacheBreakpoints({ system: 's', messages: conversation(22) }, undefined, third.positions)
+    expect(fourth.placed.anchors).toEqual([34, 40])
+    expect(JSON.stringify(fourth.view).split('cache_control').length - 1).toBe(4)
+  })
+
+  it('a mark moves only when the view\'s prefix changes: a compacted view drops the marks whose prefix differs', () => {
+    const first = placeCacheBreakpoints({ messages: conversation(5) })
+    const compacted = [{ role: 'user', content: 'question 0' }, { role: 'user', content: '[User message compacted]' }, ...conversation(8).slice(3)]
+    const second = placeCacheBreakpoints({ messages: compacted }, undefined, first.positions)
+    expect(second.placed.anchors).toEqual([])
+    expect(second.positions.marks.map((entry) => entry.index)).toEqual([compacted.length - 1])
+  })
+
+  it('with the caller\'s own 3 marks there is no slot for an anchor', () => {
+    const own = (text: string) => ({ role: 'user', content: [{ type: 'text', text, cache_control: ephemeral }] })
+    const messages = [own('1'), { role: 'assistant', content: 'x' }, own('2'), { role: 'assistant', content: 'y' }, own('3'), { role: 'assistant', content: 'z' }]
+    const first = placeCacheBreakpoints({ messages })
+    const second = placeCacheBreakpoints({ messages: [...messages, { role: 'user', content: 'more' }] }, undefined, first.positions)
+    expect(second.placed).toEqual({ system: false, message: 6, anchors: [], caller: 3 })
   })
 })
 
