@@ -304,7 +304,8 @@ export const makeContextMiddleware = (context: AiSdkContext, options: AiSdkConte
           collected.add(part)
           if (chunk.type === 'finish') {
             await context.onLlmResponse({ usage: chunk.usage as LlmResponsePayload['usage'] })
-            await answerWith(collected.content())
+            const content = collected.content()
+            if (content !== null) await answerWith(content)
           }
           controller.enqueue(part)
         },
@@ -356,19 +357,26 @@ const toAnswerMessage = (content: ReadonlyArray<unknown>): PromptMessage | null 
   return parts.length === 0 ? null : (JSON.parse(JSON.stringify({ role: 'assistant', content: parts })) as PromptMessage)
 }
 
+/** Stream parts that carry nothing of the answer message (`LanguageModelV3StreamPart`; sources are left out of it, as in `toAnswerMessage`). */
+const STREAM_FRAME_PARTS = new Set(['stream-start', 'response-metadata', 'finish', 'raw', 'error', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'source'])
+
 /**
  * The content of a streamed result, gathered from its parts (`LanguageModelV3StreamPart`): text
  * and reasoning deltas joined per id in the order they started (the provider metadata of the
- * start, the last delta or the end), tool calls as they arrive.
+ * start, the last delta or the end), tool calls as they arrive. Any other content part (a
+ * tool-result, a file, a tool-approval-request, ...) makes `content()` null, as `toAnswerMessage` gives up on
+ * them in the generate path: the answer then reaches the history with the next call, as the SDK sends it.
  */
 const collectStreamContent = () => {
   const order: Array<{ type: 'text' | 'reasoning' | 'tool-call'; id: string; text: string; part?: ResultPart; providerMetadata?: unknown }> = []
   const open = new Map<string, (typeof order)[number]>()
+  let unrebuilt = false
   const add = (raw: unknown): void => {
     const part = (typeof raw === 'object' && raw !== null ? raw : {}) as ResultPart & { readonly id?: unknown; readonly delta?: unknown }
     const kind = String(part.type)
     const [base, phase] = kind.split('-') as [string, string | undefined]
     if (kind === 'tool-call') order.push({ type: 'tool-call', id: String(part.toolCallId), text: '', part })
+    else if (!STREAM_FRAME_PARTS.has(kind) && !((base === 'text' || base === 'reasoning') && phase !== undefined)) unrebuilt = true
     if ((base !== 'text' && base !== 'reasoning') || phase === undefined) return
     const key = `${base}:${String(part.id)}`
     if (phase === 'start') {
@@ -382,7 +390,7 @@ const collectStreamContent = () => {
     if (phase === 'delta' && typeof part.delta === 'string') entry.text += part.delta
     if (part.providerMetadata !== undefined) entry.providerMetadata = part.providerMetadata
   }
-  const content = (): ReadonlyArray<unknown> =>
-    order.map((entry) => (entry.type === 'tool-call' ? entry.part : { type: entry.type, text: entry.text, providerMetadata: entry.providerMetadata }))
+  const content = (): ReadonlyArray<unknown> | null =>
+    unrebuilt ? null : order.map((entry) => (entry.type === 'tool-call' ? entry.part : { type: entry.type, text: entry.text, providerMetadata: entry.providerMetadata }))
   return { add, content }
 }

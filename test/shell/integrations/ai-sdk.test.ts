@@ -208,4 +208,35 @@ describe('AI SDK language-model middleware (wrapLanguageModel)', () => {
     expect((await context.getMessages()).filter((message) => message.role !== 'system')).toHaveLength(conversation.length + 1)
     expect(replaced.n).toBe(0)
   })
+
+  it('stream: a provider-executed call and its result are kept; the history and the next prompt hold the result the SDK holds', async () => {
+    const prompts: Array<LanguageModelV3CallOptions> = []
+    const inner = new MockLanguageModelV3({
+      doStream: async (params) => {
+        prompts.push(params)
+        const parts: Array<LanguageModelV3StreamPart> = [
+          { type: 'tool-call', toolCallId: 'srv_1', toolName: 'web_search', input: JSON.stringify({ query: 'lexer' }), providerExecuted: true },
+          { type: 'tool-result', toolCallId: 'srv_1', toolName: 'web_search', result: [{ url: 'https://example.com/lexer', title: 'Lexer' }] },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: 'Found it.' },
+          { type: 'text-end', id: 't' },
+          { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usageOf(params) },
+        ]
+        return { stream: new ReadableStream({ start: (controller) => { for (const part of parts) controller.enqueue(part); controller.close() } }) }
+      },
+    })
+    const context = new ContextManager({}, { format: 'ai-sdk', logger: memoryLogger() })
+    const model = wrapLanguageModel({ model: inner, middleware: makeContextMiddleware(context) })
+    const first = streamText({ model, system, messages })
+    expect(await first.text).toBe('Found it.')
+    const answer = (await first.response).messages
+    expect(JSON.stringify(answer)).toContain('example.com/lexer')
+    const conversation: Array<ModelMessage> = [...messages, ...answer, { role: 'user', content: 'And the parser?' }]
+    const second = streamText({ model, system, messages: conversation })
+    await second.text
+    // the SDK's answer (call, result, text) is what the history holds, not a copy without the result
+    const stored = (await context.getMessages()).filter((message) => message.role !== 'system')
+    expect(JSON.parse(JSON.stringify(stored.slice(1, 1 + answer.length)))).toEqual(JSON.parse(JSON.stringify(answer)))
+    expect(JSON.stringify(prompts[1]?.prompt)).toContain('example.com/lexer')
+  })
 })
