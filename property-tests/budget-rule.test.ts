@@ -42,20 +42,28 @@ const checkBudgetRule = (scenario: Scenario): void => {
   // Settings where the contract itself lets a view exceed E are left out: a trigger above E
   // (compact_threshold > 1) and a target above E (target_usage > 1).
   if (scenario.config.compact_threshold > 1 || scenario.config.target_usage > 1) return
+  // Whether the last view returned (or the start) was within E: the oracle of "reported once".
+  let armed = true
   for (const request of foldScenario(scenario).requests) {
-    if (request.view === null || request.meterStats === null || request.meterStats.budget <= 1) continue
+    if (request.view === null || request.meterStats === null || request.meterStats.budget <= 1) {
+      // No view, or a budget the rule leaves out: the oracle follows the state's own verdict.
+      armed = !request.after.compaction.infeasible
+      continue
+    }
     const effective = request.meterStats.budget
     const tokens = passTokens(scenario, request)
     const reported = hookNames(request.effects).includes('context:compaction-infeasible')
     const where = `op ${request.index} (view ${tokens}, E ${effective}) with ${describeConfig(scenario)}`
     if (tokens <= effective) {
       expect(reported, `${where}: reported while the view fits`).toBe(false)
+      expect(request.after.compaction.infeasible, `${where}: the view fits and the report is not re-armed`).toBe(false)
+      armed = true
       continue
     }
     expect(floorBefore(scenario, request), `${where}: a view over E with the floor under E`).toBeGreaterThan(effective)
     expect(request.after.compaction.infeasible, `${where}: over E and not in the reported state`).toBe(true)
-    if (!request.before.compaction.infeasible) expect(reported, `${where}: first view over E not reported`).toBe(true)
-    else expect(reported, `${where}: reported twice`).toBe(false)
+    expect(reported, armed ? `${where}: first view over E after one within E not reported` : `${where}: reported twice`).toBe(armed)
+    armed = false
   }
 }
 
@@ -93,6 +101,18 @@ describe('the budget rule (docs/contract.md 17.14)', () => {
     expect(floorBefore(scenario, open)).toBeGreaterThan(300)
     expect(floorBefore(scenario, closed)).toBeGreaterThan(300)
     expect(hookNames(closed.effects)).not.toContain('context:compaction-infeasible')
+    checkBudgetRule(scenario)
+  })
+
+  // A view that fits E on the plain or sticky-only path (no pass decides) re-arms the report too:
+  // the open group at 300 (reported), at 10000 (the 326-token view fits), at 300 again (reported).
+  it('the report re-arms when a view fits E on the plain path', () => {
+    const rearm: RecordingOp[] = [...ops.slice(0, 4), { op: 'get_messages_for_request', token_budget: 10000, provider: null }, ops[3]]
+    const scenario = makeScenario({ ...raw, compaction_floor_guard: 'report' }, rearm)
+    const requests = foldScenario(scenario).requests
+    expect(requests.map(viewTokens)).toEqual([326, 326, 326])
+    expect(requests.map((request) => hookNames(request.effects).includes('context:compaction-infeasible'))).toEqual([true, false, true])
+    expect(requests.map((request) => request.after.compaction.infeasible)).toEqual([true, false, true])
     checkBudgetRule(scenario)
   })
 

@@ -50,12 +50,18 @@ const toSpillEffects = (facts: StageFacts, draft: RequestDraft, applied: Applied
 }
 
 /**
+ * `compaction_floor_guard: "report"` outside the calibrated meter (docs/contract.md 17.14): the
+ * report re-arms whenever the list returned (before the tail) fits E, whichever path made it.
+ */
+const rearmsReport = (facts: StageFacts): boolean => facts.config.compaction_floor_guard === 'report' && facts.reading.calibrated === null
+
+/**
  * Runs the compaction pass when the trigger fired or sticky decisions exist (sticky-only when the
  * trigger did not fire or a tripped breaker holds), else leaves W as it is (`pass: plain`). The
  * sticky decisions are re-applied to W incrementally (docs/architecture.md) unless a pending
  * summary may be swapped in first (the pass then re-applies after it). A breaker that held is
- * re-armed when the list fits E. Effects: the spill writes, then the pass's; a fail-loud pass
- * (SPEC 14.4) ends the request here.
+ * re-armed when the list fits E, and so is the floor report (docs/contract.md 17.14). Effects:
+ * the spill writes, then the pass's; a fail-loud pass (SPEC 14.4) ends the request here.
  *
  * @example
  * compactionPassStage.writes // => ['history', 'nextSeq', 'summary', 'compaction', 'pass']
@@ -67,14 +73,18 @@ export const compactionPassStage = defineStage({
   run: (facts, draft) => {
     const slices = draft.slices
     const { fires, breakerHolds } = slices.trigger
-    if (!fires && !hasStickyDecisions(slices.compaction.sticky)) return { slices: { pass: { kind: 'plain' } } }
+    if (!fires && !hasStickyDecisions(slices.compaction.sticky)) {
+      const rearm = slices.compaction.infeasible && rearmsReport(facts) && facts.effective > 0 && facts.workingTokens <= facts.effective
+      return { slices: { pass: { kind: 'plain' }, ...(rearm ? { compaction: { ...slices.compaction, infeasible: false } } : {}) } }
+    }
     const stickyOnly = !fires || breakerHolds
     const applied =
       stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context) : null
     const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied), facts.context)
     const effects = [...toSpillEffects(facts, draft, applied, pass), ...pass.effects]
     const decided = pass.sticky !== slices.compaction.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compaction.stats
-    const rearm = breakerHolds && pass.list !== null && facts.effective > 0 && estimateMessages(pass.list, facts.estimate) <= facts.effective
+    const fits = (list: typeof pass.list): boolean => list !== null && facts.effective > 0 && estimateMessages(list, facts.estimate) <= facts.effective
+    const rearm = breakerHolds && fits(pass.list)
     const written = {
       history: pass.history,
       nextSeq: pass.nextSeq,
@@ -84,7 +94,7 @@ export const compactionPassStage = defineStage({
         sticky: pass.sticky,
         stats: pass.compactionStats,
         skipStreak: pass.skipStreak,
-        infeasible: pass.infeasible,
+        infeasible: pass.infeasible && !(rearmsReport(facts) && fits(pass.list)),
         breaker: rearm ? ARMED_BREAKER : pass.breaker,
       },
     }
