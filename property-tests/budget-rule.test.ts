@@ -67,6 +67,16 @@ const checkBudgetRule = (scenario: Scenario): void => {
   }
 }
 
+/** The retention keys (src/core/compaction/retention.ts), each present or absent. */
+const retentionKeysArb = fc.record(
+  {
+    target_basis: fc.constantFrom('budget', 'compactable'),
+    tool_result_truncation: fc.constantFrom('head', 'stub', 'mask'),
+    protected_recent_tokens: fc.constantFrom(null, 1, 40, 400, 100_000),
+  },
+  { requiredKeys: [] },
+)
+
 const call = (id: string): Record<string, unknown> => ({ id, type: 'function', function: { name: 'bash', arguments: `{"cmd":"${id}"}` } })
 
 describe('the budget rule (docs/contract.md 17.14)', () => {
@@ -130,8 +140,8 @@ describe('the budget rule (docs/contract.md 17.14)', () => {
   it('a view over E has its floor over E, and is reported once under "report" (progressive and summary)', () => {
     runProperty(
       'budget rule: over E only at the floor',
-      fc.property(scenarioArb({ strategies: ['progressive', 'summary'], pressure: true, predicate: false, meters: ['estimate'] }), (scenario) =>
-        checkBudgetRule(makeScenario({ ...scenario.rawConfig, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, scenario.ops)),
+      fc.property(scenarioArb({ strategies: ['progressive', 'summary'], pressure: true, predicate: false, meters: ['estimate'] }), retentionKeysArb, (scenario, retention) =>
+        checkBudgetRule(makeScenario({ ...scenario.rawConfig, ...retention, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, scenario.ops)),
       ),
       numRuns,
     )

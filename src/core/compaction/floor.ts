@@ -12,6 +12,7 @@ import { isStubbable } from './stub.js'
 import { toAnchorPositions } from './anchors.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
 import { protectedToolPositions } from './ladder.js'
+import { selectRecentStart } from './retention.js'
 
 /**
  * The floor of one working list, in estimator tokens. `protected_tokens` are the non-system
@@ -55,7 +56,7 @@ const smallestToolResult = (message: Message, protectedResult: boolean, context:
 
 /**
  * Measure the floor of the sticky-applied non-system list `nonSystem` with the protections of
- * `config` (levels 7 and 8: the recent zone `protected_recent × 0.3`, the last user message, the
+ * `config` (levels 7 and 8: the recent zone `protected_recent × 0.3`, or `protected_recent_tokens × 0.3` tokens, the last user message, the
  * first user message as its stub, user messages too short to stub, the last
  * `protected_tool_results` results at full size, tool groups that reach into the recent zone,
  * orphan results, the open tool group). `systemTokens` is the estimate of the system messages.
@@ -68,7 +69,8 @@ export const measureFloor = (nonSystem: Messages, systemTokens: number, config: 
   const n = nonSystem.length
   const open = selectOpenToolGroupStart(nonSystem)
   const openStart = open < 0 ? n : open
-  const recentStart = Math.trunc(n * (1 - config.protected_recent * 0.3))
+  // The zone level 7 and 8 protect (by tokens under protected_recent_tokens: src/core/compaction/retention.ts).
+  const recentStart = selectRecentStart(nonSystem, config.protected_recent, 0.3, config.protected_recent_tokens, context.estimate)
   const { first, last } = toAnchorPositions(nonSystem, context.isAnchor)
   const toolPositions: number[] = []
   for (let i = 0; i < n; i += 1) if (nonSystem[i].role === 'tool') toolPositions.push(i)

@@ -190,7 +190,7 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
     }
   }
   if (cursor.current <= target) return
-  const boundary = Math.trunc(working.length * (1 - protectedRecent * 0.3))
+  const boundary = selectRecentStart(working, protectedRecent, 0.3, context.config.protected_recent_tokens, context.estimate)
   const removed = new Set<number>()
   for (let i = 0; i < boundary && i < working.length; i += 1) {
     if (cursor.current <= target) break

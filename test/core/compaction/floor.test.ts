@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { collectSpills, makePassContext } from '../../../src/core/compaction/context.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
 import { measureFloor } from '../../../src/core/compaction/floor.js'
+import { runLadder } from '../../../src/core/compaction/ladder.js'
+import { toStickyDraft } from '../../../src/core/compaction/sticky.js'
+import { EMPTY_STICKY } from '../../../src/core/state.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import { decodeSnapshot, toSnapshot } from '../../../src/core/snapshot/codec.js'
 import type { Event } from '../../../src/core/events.js'
@@ -56,6 +59,36 @@ describe('measureFloor', () => {
     const floor = measureFloor([user('go'), calls(['a']), big], 0, config, context)
     expect(floor.protected_tokens).toBe(estimateOne(user('go')) + estimateOne(calls(['a'])) + estimateOne(context.truncatedForm(big)))
     expect(collector.spills().length).toBe(0)
+  })
+})
+
+describe('measureFloor with protected_recent_tokens', () => {
+  // The recent zone by tokens (src/core/compaction/retention.ts): 100,000 tokens hold the whole of
+  // 24 messages, so neither the ladder nor the floor may take any of them out.
+  const messages = chat(0, 12).slice(1)
+  const raw = { compaction_notice_enabled: false, max_tokens: 600, protected_recent_tokens: 100_000 }
+
+  it('the floor protects the zone the ladder protects', () => {
+    const config = configOf(raw)
+    const floor = measureFloor(messages, 0, config, makePassContext(config, estimateOne, {}, makeDerivationMemo()))
+    expect(floor.floor_tokens).toBe(tokens(messages))
+  })
+
+  it('level 8 removes no stubbed message inside that zone', () => {
+    const config = configOf(raw)
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    // Stubs from earlier passes, all inside the 30,000-token zone of level 8.
+    const stubbedTurns: Message[] = messages.map((message, i) => (message.role === 'user' ? { ...context.stub(user(text(`question ${i}`, 400))), _seq: i } : { ...message, _seq: i }))
+    const ladder = runLadder(stubbedTurns, 0, tokens(stubbedTurns), 0, toStickyDraft(EMPTY_STICKY), context)
+    expect(ladder.working.filter((message) => message.role === 'user')).toHaveLength(12)
+  })
+
+  it('under "report", a view over E because of that zone is reported', () => {
+    const events = [...messages.map((message) => added(message)), request({ tokenBudget: 600 })]
+    const { steps } = fold(stepFor({ ...raw, compaction_floor_guard: 'report' }), events)
+    const last = steps[steps.length - 1]
+    expect(tokens(last.view ?? [])).toBeGreaterThan(600)
+    expect(count(steps, 'context:compaction-infeasible')).toBe(1)
   })
 })
 
