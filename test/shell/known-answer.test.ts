@@ -70,6 +70,17 @@ describe('simulated usage, known answer', () => {
     }
   })
 
+  it('the provider model is fitted on the session, not on the configuration under test: an ingress cap leaves the fit as it is', () => {
+    const name = 'tool_heavy.jsonl'
+    const fitWith = (config: typeof DEFAULT_CONFIG) =>
+      loadRecordings(readFixture(`sessions/claude-code/${name}`), name, 'claude-code').recordings.map(
+        (raw) => replayRecording(applyBudgetOverride(raw, { kind: 'budget', tokens: 100_000_000 }), { config, estimate: makeCachedEstimator() }, { usage: { mode: 'simulated', provider: 'anthropic', count: counter.count } }).providerFit,
+      )
+    const plain = fitWith(DEFAULT_CONFIG)
+    expect(plain.every((fit) => fit?.source === 'readings')).toBe(true)
+    expect(fitWith({ ...DEFAULT_CONFIG, tool_result_ingress_cap_bytes: 2_000 })).toEqual(plain)
+  })
+
   it('the 3 MB session at a budget of 60,000: every compacted view is billed below its reading, by scale × what was cut', () => {
     const [result] = replayAt('4d5611e5-241a-462a-8d15-5122611a9569.jsonl', 60_000)
     const fit = result.providerFit!

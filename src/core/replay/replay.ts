@@ -3,6 +3,7 @@
  * reducer on a fixed clock, producing one output line per request.
  */
 import { makeStep, toStepDeps } from '../reducer.js'
+import { DEFAULT_CONFIG } from '../config.js'
 import type { CoreDeps } from '../deps.js'
 import type { Effect, RequestSummary, WriteSpill } from '../effects.js'
 import type { Event } from '../events.js'
@@ -173,7 +174,10 @@ const toAddedTokens = (before: ReadonlyArray<Message>, after: ReadonlyArray<Mess
  * encrypted reasoning that the stored pieces keep only in `metadata`, never counted.
  */
 const selectStoredFitPairs = (recording: Recording, deps: CoreDeps, readings: ReadonlyMap<number, unknown>, count: TokenEstimator): ReadonlyArray<FitPair> => {
-  const step = makeStep(deps)
+  // The billing model comes from the session, not from the configuration under test: the adds are
+  // folded with the default configuration (only the format kept), so no graded key (an ingress cap,
+  // say) changes the stored history the readings are fitted against.
+  const step = makeStep({ ...deps, config: DEFAULT_CONFIG })
   const memo = makeDerivationMemo()
   let state = makeInitialState()
   const pairs: FitPair[] = []
