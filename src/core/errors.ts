@@ -121,7 +121,7 @@ export class InvalidRequestError extends Error {
  * A snapshot that cannot be restored (`ContextManager.restore`, `decodeSnapshot`): not a snapshot
  * object, of another `version`, a configuration or state field of the wrong shape, or fields that
  * disagree (e.g. a sticky decision naming a `_seq` that is not stored). `field` is the path, e.g.
- * `snapshot.state.sticky.removed`. Nothing is restored when it is raised.
+ * `snapshot.state.compaction.sticky.removed`. Nothing is restored when it is raised.
  *
  * @example
  * new SnapshotError('snapshot.version', 'expected 1, got 2').message // => 'snapshot.version: expected 1, got 2'

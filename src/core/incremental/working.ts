@@ -161,7 +161,7 @@ export const selectPlainView = (memo: DerivationMemo, working: Working, estimate
  * exactly as a full re-application asks for them (the caller returns them as effects).
  *
  * @example
- * selectAppliedView(memo, working, state.sticky, context).list // S ++ N'
+ * selectAppliedView(memo, working, state.compaction.sticky, context).list // S ++ N'
  */
 export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky: StickyState, context: PassContext): AppliedView => {
   const { entry, previous, added } = working
