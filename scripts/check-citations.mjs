@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Fails on citations a clone of the repository cannot follow, in src/, test/, property-tests/,
 // scripts/ and bench/ (comments and test names alike; docs/style.md: comments cite sections of
-// docs/contract.md or files in the repository):
+// docs/contract.md or files in the repository), and in README.md and docs/*.md (docs/contract.md
+// and docs/context-simple-README.txt are left out: they are the contract and the original module's
+// README, which say what they say):
 //   - a tracker issue number (the word issue and a number, "issues" and several, or # and a number);
 //   - a document of the shared folder by its bare name (RECORDING.md, SPEC.md, STYLE.md,
 //     CONFORMANCE.md), which the repository holds under docs/;
@@ -13,8 +15,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, relative, resolve } from 'node:path'
 
-const ROOTS = ['src', 'test', 'property-tests', 'scripts', 'bench']
-const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.sh'])
+const ROOTS = ['src', 'test', 'property-tests', 'scripts', 'bench', 'README.md', 'docs']
+const EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.sh', '.md'])
 const SHARED = {
   'RECORDING.md': 'docs/recording-format.md',
   'SPEC.md': 'docs/contract.md (section 17 overrides the rest)',
@@ -28,9 +30,10 @@ const repo = resolve(new URL('..', import.meta.url).pathname)
 const targets = process.argv.length > 2 ? process.argv.slice(2).map((p) => resolve(p)) : ROOTS.map((p) => join(repo, p))
 
 const self = resolve(new URL(import.meta.url).pathname)
+const EXCLUDED = new Set([self, join(repo, 'docs/contract.md')])
 const files = []
 const walk = (path) => {
-  if (!existsSync(path) || path === self) return
+  if (!existsSync(path) || EXCLUDED.has(path)) return
   if (statSync(path).isDirectory()) {
     for (const name of readdirSync(path).sort()) if (name !== 'node_modules') walk(join(path, name))
   } else if (EXTENSIONS.has(extname(path))) files.push(path)
@@ -44,11 +47,15 @@ const rules = [
   [/(?<![\w./-])docs\/[\w./-]+?\.md\b/g, (m) => (existsSync(join(repo, m[0])) ? null : `cites ${m[0]}, which the repository does not hold`)],
 ]
 
+// In a Markdown page a shared document's name in backticks (`SPEC.md`) is the name discussed (the
+// header of a copied document saying which file of the repository holds it), not a citation.
+const markdownRules = [rules[0], rules[1], [/(?<![\w./`-])(RECORDING|SPEC|STYLE|CONFORMANCE)\.md\b(?!`)/g, rules[2][1]], rules[3]]
+
 const problems = []
 for (const file of files) {
   const lines = readFileSync(file, 'utf8').split('\n')
   lines.forEach((line, index) => {
-    for (const [pattern, describe] of rules) {
+    for (const [pattern, describe] of extname(file) === '.md' ? markdownRules : rules) {
       for (const match of line.matchAll(pattern)) {
         const why = describe(match)
         if (why !== null) problems.push(`${relative(process.cwd(), file)}:${index + 1}: ${why}`)

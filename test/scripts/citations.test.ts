@@ -18,7 +18,7 @@ const withFile = (text: string): string => {
 const word = 'iss' + 'ue'
 
 describe('citation check', () => {
-  it('passes on src/, test/, property-tests/, scripts/ and bench/', () => {
+  it('passes on src/, test/, property-tests/, scripts/, bench/, README.md and docs/', () => {
     expect(check()).toMatchObject({ code: 0 })
   })
 
@@ -36,6 +36,17 @@ describe('citation check', () => {
     expect(code).toBe(1)
     expect(output).toMatch(pattern)
     expect(output).toMatch(/npm run check:citations/)
+  })
+
+  it('reads Markdown pages too (README.md, docs/*.md): a tracker number there is rejected, a shared name in backticks is accepted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'citations-'))
+    writeFileSync(join(dir, 'page.md'), `# Guards (${word} 12)\n`)
+    const { code, output } = check(dir)
+    expect(code).toBe(1)
+    expect(output).toMatch(/page\.md:1: cites the tracker's iss/)
+    const named = mkdtempSync(join(tmpdir(), 'citations-'))
+    writeFileSync(join(named, 'page.md'), '`' + 'SPEC' + '.md` is [docs/contract.md](contract.md)\n')
+    expect(check(named)).toMatchObject({ code: 0 })
   })
 
   it.each([
