@@ -154,7 +154,8 @@ export interface RequestDraft {
  * const output: StageOutput<'budget'> = { slices: { budget: { lastBudget: null } } }
  */
 export interface StageOutput<K extends SliceName = SliceName> {
-  readonly slices?: Partial<Pick<RequestSlices, K>>
+  /** The slices outside `K` are `never`, so a stage returning one does not compile (`defineStage`). */
+  readonly slices?: { readonly [P in SliceName]?: P extends K ? RequestSlices[P] : never }
   readonly list?: Messages
   readonly effects?: ReadonlyArray<Effect>
   readonly spills?: ReadonlyArray<SpillRequest>
@@ -178,7 +179,8 @@ export interface RequestStage {
 }
 
 /**
- * A stage that writes only the slices `writes` names (the type checker holds its `run` to them).
+ * A stage that writes only the slices `writes` names (the type checker holds its `run` to them:
+ * `K` is inferred from `writes` alone, and a slice outside it is an error in `run`'s return).
  *
  * @example
  * defineStage({ name: 'noop', writes: [], observes: false, run: () => ({}) }).name // => 'noop'
@@ -187,5 +189,7 @@ export const defineStage = <K extends SliceName>(stage: {
   readonly name: string
   readonly writes: ReadonlyArray<K>
   readonly observes: boolean
-  readonly run: (facts: StageFacts, draft: RequestDraft) => StageOutput<K>
-}): RequestStage => stage
+  readonly run: (facts: StageFacts, draft: RequestDraft) => StageOutput<NoInfer<K>>
+  // The slices of a StageOutput<K> are slices of RequestSlices; the checker cannot relate the two
+  // conditional types for a generic K, hence the conversion.
+}): RequestStage => stage as unknown as RequestStage
