@@ -90,6 +90,8 @@ export const applySpillsAnswered = (config: Config, state: State, event: SpillsA
   const view = failed.size === 0 || event.view === undefined ? event.view : withoutSpillPointers(event.view, failed)
   if (event.shape === undefined || view === undefined) return { state: next, view, effects }
   const shaped = toProviderView(config, event.shape, view, next.history)
+  // Refused under provider_rules "refuse": the raise_error effect is last and the step has no view.
+  if (shaped.output === null) return { state: next, view: undefined, effects: [...effects, ...shaped.effects] }
   return { state: next, view, effects: [...effects, ...shaped.effects], output: shaped.output }
 }
 
