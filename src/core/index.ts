@@ -43,7 +43,7 @@ export { truncateToolResult, toSpillPath, toContentDigest } from './tool-results
 export { toNoticeText } from './compaction/notice.js'
 export { toStub } from './compaction/stub.js'
 export { isRealUserMessage } from './compaction/replay-last-user.js'
-export { resolveClearAtLeast } from './compaction/clear-at-least.js'
+export { resolveClearAtLeast, resolveClearFloor } from './compaction/clear-at-least.js'
 export { snapAbsorbBoundary, selectAbsorbSpan, toTranscript, toSummaryRequest, DEFAULT_SUMMARY_PROMPT } from './summary/summary.js'
 export { SNAPSHOT_VERSION, toSnapshot, decodeSnapshot } from './snapshot/codec.js'
 export type { Snapshot, SnapshotState, RestoredSnapshot } from './snapshot/codec.js'

@@ -75,6 +75,20 @@ export const resolveClearAtLeast = (raw: unknown, effective: number): ResolvedCl
 }
 
 /**
+ * The name and shape of `resolveClearAtLeast` before it was renamed: `compact_clear_at_least`
+ * resolved for effective budget E (tokens), as `floor` (tokens a new escalation must free, 0 =
+ * predicate disabled) and `effects` (a `log` warning for an unparseable value, SPEC 14.1). Never throws.
+ *
+ * @deprecated Use `resolveClearAtLeast(raw, effective).required` ("floor" now means the irreducible floor of src/core/compaction/floor.ts).
+ * @example
+ * resolveClearFloor(0.25, 100000).floor // => 25000
+ */
+export const resolveClearFloor = (raw: unknown, effective: number): { readonly floor: number; readonly effects: ReadonlyArray<Effect> } => {
+  const resolved = resolveClearAtLeast(raw, effective)
+  return { floor: resolved.required, effects: resolved.effects }
+}
+
+/**
  * What a refused pass reports (SPEC 14.3, 14.4). `freed`, `required`, `baselineTokens` and
  * `effective` (E) are estimator tokens; `levelReached` is the ladder level 1..8; `streak` and
  * `cap` count consecutive refusals; `baseline` is the sticky baseline list (system messages first).
