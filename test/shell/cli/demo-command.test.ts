@@ -50,7 +50,10 @@ describe('context-simple demo', () => {
     // The reference estimate misses the billed overhead: most requests are over; recommended none.
     expect(over[0]).toBeGreaterThan(100)
     expect(over[1]).toBe(0)
-    expect(over[0]).toBeLessThanOrEqual(overE[0])
+    // E is below the request budget, and on this session some reference requests are billed
+    // between the two: the counts differ, so the row above is the count over the budget, not over E.
+    expect(overE[0]).toBeGreaterThan(over[0])
+    expect(demo.stdout).not.toMatch(new RegExp(`│ over budget\\s+│\\s+${overE[0]} │`))
   })
 
   it('takes another budget, and rejects one that is not a number', async () => {
