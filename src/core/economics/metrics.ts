@@ -20,14 +20,17 @@ import { toRecallFigures } from './recall.js'
  * reads 0.1, 5-minute writes 1.25, 1-hour writes 2.0 per token), which needs no price table.
  * `needed_facts`, `recalled_facts` and `recall` are the needed-fact recall (`toRecallFigures`;
  * `recall` is null when no request needed a fact). `fit_error` is how far the meter's count is from
- * the bill: the mean over the requests that returned a view without compacting (their view is the
- * counted candidate) of |`used_tokens` − billed input| / billed input, a fraction (0.5 = 50 %);
- * null when no such request has a bill. The reference estimate misses the system prompt and tool
+ * the bill: the mean over the requests that returned a view whose `used_tokens` counts that view
+ * (before the run's first compaction boundary, where the view is W, which every meter counts; under
+ * `token_meter: "calibrated"`, which counts the view with the sticky decisions applied, every
+ * request that made no boundary) of |`used_tokens` − billed input| / billed input, a fraction (0.5 = 50 %); null when no such
+ * request has a bill. `fit_requests` is the number of requests that mean was taken over (the
+ * weight of a session in a pooled mean). The reference estimate misses the system prompt and tool
  * definitions a provider bills beside the messages (about 50 % on the Claude Code sessions); the
  * calibrated meter (docs/contract.md 17.13) about 1 %.
  *
  * @example
- * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012 }
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 1 }
  */
 export interface SessionMetrics {
   readonly budget: number | null
@@ -55,6 +58,7 @@ export interface SessionMetrics {
   readonly recalled_facts: number
   readonly recall: number | null
   readonly fit_error: number | null
+  readonly fit_requests: number
 }
 
 /**
@@ -168,7 +172,12 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     const meter = line.token_meter_stats as TokenMeterStats | null
     const bound = limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null
     if (bound !== null && split.input_tokens > bound) overflows += 1
-    if (meter !== null && meter !== undefined && split.input_tokens > 0 && !line.events.some((event) => event.name === 'context:compaction')) {
+    // only where used_tokens counts the view sent: before the run's first boundary (the view is W,
+    // which the estimate / hybrid / actual meters count), and under the calibrated meter on every
+    // request that made no boundary (it counts the view with the sticky decisions applied)
+    const boundary = line.events.some((event) => event.name === 'context:compaction')
+    const describesView = boundaries === 0 || (meter?.mode === 'calibrated' && !boundary)
+    if (meter !== null && meter !== undefined && split.input_tokens > 0 && describesView) {
       fitSum += Math.abs(meter.used_tokens - split.input_tokens) / split.input_tokens
       fitCount += 1
     }
@@ -194,5 +203,6 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     recalled_facts: recall.recalled_facts,
     recall: recall.recall,
     fit_error: fitCount === 0 ? null : fitSum / fitCount,
+    fit_requests: fitCount,
   }
 }

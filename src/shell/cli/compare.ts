@@ -119,9 +119,9 @@ type Totals = Pick<
   | 'fit_error'
 >
 
-// The fit error of the totals: the sessions' means weighted by the requests each covers (those
-// that returned a view without compacting, SessionMetrics).
-const fitWeight = (row: CompareRow): number => (row.fit_error === null ? 0 : Math.max(0, row.requests - row.boundaries - row.failed_requests))
+// The fit error of the totals: the sessions' means weighted by the requests each was taken over
+// (`fit_requests`, SessionMetrics).
+const fitWeight = (row: CompareRow): number => (row.fit_error === null ? 0 : row.fit_requests)
 const pooledFitError = (rows: ReadonlyArray<CompareRow>): number | null => {
   const weight = rows.reduce((sum, row) => sum + fitWeight(row), 0)
   return weight === 0 ? null : rows.reduce((sum, row) => sum + fitWeight(row) * (row.fit_error ?? 0), 0) / weight

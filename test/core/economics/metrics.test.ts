@@ -39,6 +39,22 @@ describe('toSessionMetrics', () => {
     expect(toSessionMetrics(result, recording, { kind: 'none' }, price).overflows).toBe(0)
   })
 
+  it('fit_error is measured only before the first boundary (the view is W there) and fit_requests is the count it was taken over', () => {
+    const recording = recordingOf([400, 400, 400, 400, 400, 400, 400, 400])
+    const result = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: makeCachedEstimator() }, { usage: { mode: 'simulated', provider: 'openai' } })
+    const metrics = toSessionMetrics(result, recording, { kind: 'budget' }, price)
+    const first = result.lines.findIndex((line) => line.events.some((event) => event.name === 'context:compaction'))
+    expect(first).toBeGreaterThan(0)
+    const measured = result.lines.slice(0, first).flatMap((line, index) => {
+      const used = (line.token_meter_stats as { used_tokens: number } | null)?.used_tokens
+      const billed = result.economics[index]?.split.input_tokens ?? 0
+      return line.view !== null && used !== undefined && billed > 0 ? [Math.abs(used - billed) / billed] : []
+    })
+    expect(measured.length).toBeGreaterThan(0)
+    expect(metrics.fit_requests).toBe(measured.length)
+    expect(metrics.fit_error).toBeCloseTo(measured.reduce((sum, error) => sum + error, 0) / measured.length, 12)
+  })
+
   it('property: totals equal the sums over the per-request economics', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 10, max: 900 }), { minLength: 1, maxLength: 10 }), fc.constantFrom('openai' as const, 'anthropic' as const), (sizes, provider) => {
