@@ -85,14 +85,26 @@ export const makePassContext = (
  * collector.spills() // => []
  */
 export const collectSpills = (context: PassContext, seed: ReadonlyArray<SpillRequest> = []): { readonly context: PassContext; readonly spills: () => ReadonlyArray<SpillRequest> } => {
-  const spills = new Map<string, SpillRequest>()
-  for (const spill of seed) spills.set(spill.path, spill)
+  // The record is made at the first spill: a derivation without seed that spills nothing (the usual request) allocates none.
+  let spills: Map<string, SpillRequest> | null = null
   const truncate = (message: Message): Message => {
     const result = context.truncation(message)
-    if (result.spill !== null) spills.set(result.spill.path, result.spill)
+    if (result.spill !== null) {
+      spills ??= toSpillMap(seed)
+      spills.set(result.spill.path, result.spill)
+    }
     return result.message
   }
-  return { context: { ...context, truncate }, spills: () => [...spills.values()] }
+  return { context: { ...context, truncate }, spills: () => (spills !== null ? [...spills.values()] : seed.length === 0 ? NO_SPILLS : [...toSpillMap(seed).values()]) }
+}
+
+const NO_SPILLS: ReadonlyArray<SpillRequest> = Object.freeze([])
+
+/** `seed` by path, the last of a path winning, in the order first asked for. */
+const toSpillMap = (seed: ReadonlyArray<SpillRequest>): Map<string, SpillRequest> => {
+  const spills = new Map<string, SpillRequest>()
+  for (const spill of seed) spills.set(spill.path, spill)
+  return spills
 }
 
 /**
@@ -103,6 +115,7 @@ export const collectSpills = (context: PassContext, seed: ReadonlyArray<SpillReq
  * mergeSpills([[{ directory: '/s', path: '/s/a', content: 'x' }], [{ directory: '/s', path: '/s/a', content: 'x' }]]).length // => 1
  */
 export const mergeSpills = (lists: ReadonlyArray<ReadonlyArray<SpillRequest>>): ReadonlyArray<SpillRequest> => {
+  if (lists.every((list) => list.length === 0)) return NO_SPILLS
   const spills = new Map<string, SpillRequest>()
   for (const list of lists) for (const spill of list) spills.set(spill.path, spill)
   return [...spills.values()]

@@ -76,6 +76,8 @@ export interface PreparedList {
   readonly systemTokens: number
   readonly stickyApplied: Messages
   readonly stickyTokens: number
+  /** S ++ N' itself, when the caller has it (the request's sticky-applied view does): C is then that list, not a copy. */
+  readonly list?: Messages
 }
 
 /**
@@ -125,6 +127,9 @@ type Decided = Omit<PassOutcome, 'spills'>
  * runCompactionPass(input, context).list // the compacted list C
  */
 export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
+  // Sticky-only over the prepared list (the quiet request) derives nothing, so no spill can be asked for.
+  const prepared = input.applied
+  if (input.stickyOnly && prepared !== undefined) return { ...keep(input, prepared.list ?? [...prepared.system, ...prepared.stickyApplied], []), spills: [] }
   const collector = collectSpills(context)
   const decided = decidePass(input, collector.context)
   return { ...decided, spills: collector.spills() }
@@ -170,7 +175,9 @@ const decidePass = (input: PassInput, context: PassContext): Decided => {
   const measured = measureSwapped(input, split, swap, context)
   const gate = gateEscalation(input, swap, measured, context)
   const effects = [...swap.effects, ...gate.effects]
-  const unchanged: Decided = { ...keep(input, [...split.system, ...measured.stickyApplied], effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, infeasible: gate.infeasible }
+  // The prepared list is S ++ N' already (src/core/incremental/working.ts): no copy while the swap left N' as it was.
+  const list = (measured.stickyApplied === split.prepared?.stickyApplied ? split.prepared.list : undefined) ?? [...split.system, ...measured.stickyApplied]
+  const unchanged: Decided = { ...keep(input, list, effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, infeasible: gate.infeasible }
   if (!gate.escalate && !swap.swapped) return unchanged
   return escalate(input, split, swap, measured, gate, unchanged, context)
 }

@@ -43,6 +43,7 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
 const toSpillEffects = (facts: StageFacts, draft: RequestDraft, applied: AppliedView | null, pass: PassOutcome): ReadonlyArray<Effect> => {
   const written = facts.before.toolResults.spillWritten
   const effects: Effect[] = []
+  if (draft.spills.length === 0 && (applied === null || applied.spills.length === 0) && pass.spills.length === 0) return effects
   for (const spill of mergeSpills([draft.spills, applied?.spills ?? [], pass.spills])) {
     if (!written.has(spill.path)) effects.push({ type: 'write_spill', directory: spill.directory, path: spill.path, content: spill.content })
   }
@@ -81,7 +82,8 @@ export const compactionPassStage = defineStage({
     const applied =
       stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context) : null
     const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied), facts.context)
-    const effects = [...toSpillEffects(facts, draft, applied, pass), ...pass.effects]
+    const spillEffects = toSpillEffects(facts, draft, applied, pass)
+    const effects = spillEffects.length === 0 ? pass.effects : [...spillEffects, ...pass.effects]
     const decided = pass.sticky !== slices.compaction.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compaction.stats
     const fits = (list: typeof pass.list): boolean => list !== null && facts.effective > 0 && estimateMessages(list, facts.estimate) <= facts.effective
     const rearm = breakerHolds && fits(pass.list)
@@ -101,7 +103,8 @@ export const compactionPassStage = defineStage({
     if (pass.list === null) return { slices: written, effects, stop: true }
     return {
       slices: { ...written, pass: { kind: 'pass', list: pass.list, applied, mayDecide: !stickyOnly, decided, refused: pass.refused } },
-      list: [...pass.list],
+      // C as the pass made it: the stages after this one never write into a list, they copy it to append (the tail).
+      list: pass.list,
       effects,
     }
   },

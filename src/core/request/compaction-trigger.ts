@@ -77,7 +77,7 @@ export const compactionTriggerStage = defineStage({
     const compaction = breaker.tripped && (breaker.budget !== facts.effective || isFloorWithinE(facts)) ? { ...room.compaction, breaker: ARMED_BREAKER } : room.compaction
     return {
       slices: { compaction, trigger: { fires: room.fires, breakerHolds: compaction.breaker.tripped } },
-      effects: [...decision.effects, ...room.effects],
+      effects: room.effects.length === 0 ? decision.effects : [...decision.effects, ...room.effects],
     }
   },
 })

@@ -59,18 +59,30 @@ export const startDraft = (state: State, working: Messages): RequestDraft => ({
   log: [],
 })
 
-const advance = (draft: RequestDraft, stage: RequestStage, output: StageOutput): RequestDraft => ({
-  slices: output.slices === undefined ? draft.slices : { ...draft.slices, ...output.slices },
-  list: output.list ?? draft.list,
-  spills: output.spills === undefined || output.spills.length === 0 ? draft.spills : mergeSpills([draft.spills, output.spills]),
-  log: output.effects === undefined || output.effects.length === 0 ? draft.log : [...draft.log, { stage, effects: output.effects }],
-})
-
-/** The state of `slices`: the request's own slices left out. */
-const toState = (slices: RequestSlices): State => {
-  const { trigger: _trigger, pass: _pass, view: _view, output: _output, ...state } = slices
-  return state
+/** The draft after `stage` returned `output`; the draft itself when the stage wrote nothing and returned no effect or spill. */
+const advance = (draft: RequestDraft, stage: RequestStage, output: StageOutput): RequestDraft => {
+  const effects = output.effects !== undefined && output.effects.length > 0
+  const spills = output.spills !== undefined && output.spills.length > 0
+  if (output.slices === undefined && output.list === undefined && !effects && !spills) return draft
+  return {
+    slices: output.slices === undefined ? draft.slices : { ...draft.slices, ...output.slices },
+    list: output.list ?? draft.list,
+    spills: spills ? mergeSpills([draft.spills, output.spills ?? []]) : draft.spills,
+    log: effects ? [...draft.log, { stage, effects: output.effects ?? [] }] : draft.log,
+  }
 }
+
+/** The state of `slices`: the request's own slices left out (named one by one: a literal of one shape, no rest copy). */
+const toState = (slices: RequestSlices): State => ({
+  history: slices.history,
+  nextSeq: slices.nextSeq,
+  toolNames: slices.toolNames,
+  budget: slices.budget,
+  meter: slices.meter,
+  summary: slices.summary,
+  compaction: slices.compaction,
+  toolResults: slices.toolResults,
+})
 
 const toStep = (draft: RequestDraft, stopped: boolean): Step => ({
   state: toState(draft.slices),
