@@ -285,6 +285,19 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     const first = unknownKeys[0]
     return E.left(new ConfigError(first.key, `unknown key (strict: true rejects unknown keys); did you mean ${first.closest}?`))
   }
+  const given = readGivenValues(raw)
+  if (E.isLeft(given)) return given
+  const warnings: Log[] = []
+  const fallbacks = decodeFallbackKeys(given.right, warnings)
+  if (E.isLeft(fallbacks)) return fallbacks
+  return E.right({ config: toConfig(given.right, fallbacks.right), warnings, unknownKeys })
+}
+
+/**
+ * The values `raw` gives for the known keys (a key given as `undefined` counts as absent), each
+ * checked against its rule's codec. Left: a `ConfigError` for the first key of the wrong JSON type.
+ */
+const readGivenValues = (raw: Readonly<Record<string, unknown>>): E.Either<ConfigError, Readonly<Record<string, unknown>>> => {
   const given: Record<string, unknown> = {}
   for (const [key, rule] of Object.entries(RULES)) {
     if (!Object.prototype.hasOwnProperty.call(raw, key)) continue
@@ -303,9 +316,28 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     if (E.isLeft(checked)) return checked
     given[key] = value
   }
-  const warnings: Log[] = []
-  const has = (key: string): boolean => Object.prototype.hasOwnProperty.call(given, key)
+  return E.right(given)
+}
 
+/** The keys whose given value is converted or may fall back (with a warning) rather than be taken as is. */
+interface FallbackKeys {
+  readonly token_meter: TokenMeterMode
+  readonly compaction_strategy: CompactionStrategy
+  readonly tool_result_budget_tokens: number | null
+  readonly tool_result_shape: ToolResultShape
+  readonly tool_result_budget_by_tool: Readonly<Record<string, number>>
+  readonly tool_result_exempt_tools: ReadonlyArray<string>
+  readonly compact_max_consecutive_skips: number
+}
+
+const hasGiven = (given: Readonly<Record<string, unknown>>, key: string): boolean => Object.prototype.hasOwnProperty.call(given, key)
+
+/**
+ * The fall-back keys of `given` (each warning pushed to `warnings`). Left: a `ConfigError` for a
+ * `compact_max_consecutive_skips` that does not convert to an integer.
+ */
+const decodeFallbackKeys = (given: Readonly<Record<string, unknown>>, warnings: Log[]): E.Either<ConfigError, FallbackKeys> => {
+  const has = (key: string): boolean => hasGiven(given, key)
   let tokenMeter: TokenMeterMode = DEFAULT_CONFIG.token_meter
   if (has('token_meter')) {
     const value = given.token_meter
@@ -318,6 +350,24 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     if (value === 'progressive' || value === 'summary') strategy = value
     else warnings.push(warn(`unknown compaction_strategy ${pyrepr(value)}; falling back to "progressive" (expected "progressive" or "summary")`))
   }
+  const toolResults = decodeToolResultKeys(given, warnings)
+  let skipCap = DEFAULT_CONFIG.compact_max_consecutive_skips
+  if (has('compact_max_consecutive_skips')) {
+    const converted = toSkipCap(given.compact_max_consecutive_skips)
+    if (converted === null) {
+      return E.left(new ConfigError('compact_max_consecutive_skips', `expected an integer (or an integer string), got ${show(given.compact_max_consecutive_skips)}`))
+    }
+    skipCap = Math.max(1, converted)
+  }
+  return E.right({ token_meter: tokenMeter, compaction_strategy: strategy, ...toolResults, compact_max_consecutive_skips: skipCap })
+}
+
+/** The tool-result keys of `given` that fall back: budget tokens, shape, per-tool budgets, exempt tools. */
+const decodeToolResultKeys = (
+  given: Readonly<Record<string, unknown>>,
+  warnings: Log[],
+): Pick<FallbackKeys, 'tool_result_budget_tokens' | 'tool_result_shape' | 'tool_result_budget_by_tool' | 'tool_result_exempt_tools'> => {
+  const has = (key: string): boolean => hasGiven(given, key)
   let budgetTokens: number | null = null
   if (has('tool_result_budget_tokens') && given.tool_result_budget_tokens !== null) {
     const value = given.tool_result_budget_tokens
@@ -342,60 +392,66 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
       }
     }
   }
-  let skipCap = DEFAULT_CONFIG.compact_max_consecutive_skips
-  if (has('compact_max_consecutive_skips')) {
-    const converted = toSkipCap(given.compact_max_consecutive_skips)
-    if (converted === null) {
-      return E.left(new ConfigError('compact_max_consecutive_skips', `expected an integer (or an integer string), got ${show(given.compact_max_consecutive_skips)}`))
-    }
-    skipCap = Math.max(1, converted)
-  }
   const exempt = has('tool_result_exempt_tools') && Array.isArray(given.tool_result_exempt_tools)
     ? [...new Set((given.tool_result_exempt_tools as string[]).filter((name) => name !== ''))]
     : []
+  return { tool_result_budget_tokens: budgetTokens, tool_result_shape: shape, tool_result_budget_by_tool: byTool, tool_result_exempt_tools: exempt }
+}
+
+/** The keys of `Config` whose value is a boolean. */
+type FlagKey = { [K in keyof Config]: Config[K] extends boolean ? K : never }[keyof Config]
+
+/** The `Config` of the checked `given` values and the decoded fall-back keys, every other key at its default. */
+const toConfig = (given: Readonly<Record<string, unknown>>, fallbacks: FallbackKeys): Config => {
+  const has = (key: string): boolean => hasGiven(given, key)
   const pick = <K extends keyof Config>(key: K): Config[K] => (has(key) ? (given[key] as Config[K]) : DEFAULT_CONFIG[key])
-  const config: Config = {
+  // A flag is true only when given as `true` (null or false read as false, SPEC 3).
+  const flag = (key: FlagKey): boolean => (has(key) ? given[key] === true : DEFAULT_CONFIG[key])
+  return {
     max_tokens: pick('max_tokens'),
     compact_threshold: pick('compact_threshold'),
     target_usage: pick('target_usage'),
     protected_recent: pick('protected_recent'),
     protected_tool_results: pick('protected_tool_results'),
     truncate_chars: pick('truncate_chars'),
-    compaction_notice_enabled: has('compaction_notice_enabled') ? given.compaction_notice_enabled === true : DEFAULT_CONFIG.compaction_notice_enabled,
+    compaction_notice_enabled: flag('compaction_notice_enabled'),
     compaction_notice_token_reserve: pick('compaction_notice_token_reserve'),
     compaction_notice_verbosity: pick('compaction_notice_verbosity'),
     compaction_notice_min_level: pick('compaction_notice_min_level'),
     output_reserve_fraction: pick('output_reserve_fraction'),
-    token_meter: tokenMeter,
-    compaction_strategy: strategy,
+    token_meter: fallbacks.token_meter,
+    compaction_strategy: fallbacks.compaction_strategy,
     compact_clear_at_least: pick('compact_clear_at_least'),
-    compact_max_consecutive_skips: skipCap,
+    compact_max_consecutive_skips: fallbacks.compact_max_consecutive_skips,
     summary_trigger: pick('summary_trigger'),
     summarization_model: pick('summarization_model'),
     summarization_prompt_path: has('summarization_prompt_path') && given.summarization_prompt_path !== '' ? (given.summarization_prompt_path as string | null) : null,
     summarization_timeout_s: pick('summarization_timeout_s'),
-    tool_result_budget_tokens: budgetTokens,
-    tool_result_shape: shape,
-    tool_result_budget_by_tool: byTool,
-    tool_result_exempt_tools: exempt,
+    tool_result_budget_tokens: fallbacks.tool_result_budget_tokens,
+    tool_result_shape: fallbacks.tool_result_shape,
+    tool_result_budget_by_tool: fallbacks.tool_result_budget_by_tool,
+    tool_result_exempt_tools: fallbacks.tool_result_exempt_tools,
     tool_result_spill_dir: has('tool_result_spill_dir') && isTruthy(given.tool_result_spill_dir) ? (given.tool_result_spill_dir as string) : null,
-    replay_last_user_on_compaction: has('replay_last_user_on_compaction') ? given.replay_last_user_on_compaction === true : DEFAULT_CONFIG.replay_last_user_on_compaction,
-    remove_short_user_messages: has('remove_short_user_messages') ? given.remove_short_user_messages === true : DEFAULT_CONFIG.remove_short_user_messages,
-    hybrid_rejected_anchor_override: has('hybrid_rejected_anchor_override')
-      ? given.hybrid_rejected_anchor_override === true
-      : DEFAULT_CONFIG.hybrid_rejected_anchor_override,
-    compaction_floor_guard: has('compaction_floor_guard') ? (given.compaction_floor_guard === 'deep' || given.compaction_floor_guard === 'report' ? given.compaction_floor_guard : given.compaction_floor_guard === true) : DEFAULT_CONFIG.compaction_floor_guard,
+    replay_last_user_on_compaction: flag('replay_last_user_on_compaction'),
+    remove_short_user_messages: flag('remove_short_user_messages'),
+    hybrid_rejected_anchor_override: flag('hybrid_rejected_anchor_override'),
+    compaction_floor_guard: has('compaction_floor_guard')
+      ? given.compaction_floor_guard === 'deep' || given.compaction_floor_guard === 'report'
+        ? given.compaction_floor_guard
+        : given.compaction_floor_guard === true
+      : DEFAULT_CONFIG.compaction_floor_guard,
     compaction_breaker_passes: pick('compaction_breaker_passes'),
-    strict_fit: has('strict_fit') ? given.strict_fit === true : DEFAULT_CONFIG.strict_fit,
+    strict_fit: flag('strict_fit'),
     budget_cap_tokens: pick('budget_cap_tokens'),
     fallback_context_window: pick('fallback_context_window'),
     fallback_max_output_tokens: pick('fallback_max_output_tokens'),
-    budget_provenance: has('budget_provenance') ? given.budget_provenance === true : DEFAULT_CONFIG.budget_provenance,
-    human_anchors: has('human_anchors') ? given.human_anchors === true : DEFAULT_CONFIG.human_anchors,
+    budget_provenance: flag('budget_provenance'),
+    human_anchors: flag('human_anchors'),
     compaction_notice_repeat: pick('compaction_notice_repeat'),
-    // the retention keys (src/core/compaction/retention.ts)
-    ...{ target_basis: pick('target_basis'), tool_result_truncation: pick('tool_result_truncation'), protected_recent_tokens: pick('protected_recent_tokens') },
-    summary_hysteresis: has('summary_hysteresis') ? given.summary_hysteresis === true : DEFAULT_CONFIG.summary_hysteresis,
+    target_basis: pick('target_basis'),
+    tool_result_truncation: pick('tool_result_truncation'),
+    protected_recent_tokens: pick('protected_recent_tokens'),
+    summary_hysteresis: flag('summary_hysteresis'),
     summary_target_usage: pick('summary_target_usage'),
     summary_min_span_tokens: pick('summary_min_span_tokens'),
     summary_cooldown_requests: pick('summary_cooldown_requests'),
@@ -403,9 +459,8 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
     usage_intake: pick('usage_intake'),
     tool_result_ingress_cap_bytes: pick('tool_result_ingress_cap_bytes'),
     provider_rules: pick('provider_rules'),
-    anthropic_cache_breakpoints: has('anthropic_cache_breakpoints') ? given.anthropic_cache_breakpoints === true : DEFAULT_CONFIG.anthropic_cache_breakpoints,
+    anthropic_cache_breakpoints: flag('anthropic_cache_breakpoints'),
     calibration_overhead_tokens: pick('calibration_overhead_tokens'),
     calibration_scale: pick('calibration_scale'),
   }
-  return E.right({ config, warnings, unknownKeys })
 }
