@@ -162,7 +162,11 @@ const findAnthropicHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
   return out
 }
 
-/** Chat (and the contract shape): results of calls never made. */
+/**
+ * Chat (and the contract shape): results of calls never made. Narrower than the R1 problems of
+ * `selectPairingProblems` (./tool-pairing.ts): a result whose call was made earlier but not right
+ * before it is R1 and not refused here (test/core/formats/input-rules.test.ts).
+ */
 const findChatHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
   const out: ViewRefusal[] = []
   const calls = new Set<unknown>()

@@ -1,0 +1,64 @@
+// The history checks of src/core/formats/input-rules.ts against the pairing rules of
+// src/core/formats/tool-pairing.ts: a Chat (or contract) result whose call never appeared is always
+// an R1 problem at the same message, but not every R1 problem is a history refusal (a result after
+// an unrelated message, whose call was made earlier, is R1 and is not one: the provider-ready
+// check reports only what repair must leave out). So the history check keeps its own walk; the AI
+// SDK one walks parts (`toolCallId`), a shape selectPairingProblems does not read.
+import { describe, expect, it } from 'vitest'
+import { findHistoryRefusals, repairHistoryRefusals } from '../../../src/core/formats/input-rules.js'
+import { selectPairingProblems } from '../../../src/core/formats/tool-pairing.js'
+import type { Message } from '../../../src/core/messages/message.js'
+
+const ALPHABET: ReadonlyArray<Message> = [
+  { role: 'system', content: 's' },
+  { role: 'user', content: 'u' },
+  { role: 'assistant', content: 'a' },
+  { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+  { role: 'assistant', content: '', tool_calls: [{ id: 'a' }, { id: 'b' }] },
+  { role: 'tool', tool_call_id: 'a', content: 'ra' },
+  { role: 'tool', tool_call_id: 'b', content: 'rb' },
+]
+
+/** Every view of `length` messages over ALPHABET. */
+const views = function* (length: number): Generator<Message[]> {
+  if (length === 0) {
+    yield []
+    return
+  }
+  for (const rest of views(length - 1)) for (const message of ALPHABET) yield [...rest, message]
+}
+
+const refusedAt = (view: ReadonlyArray<Message>): number[] => findHistoryRefusals('openai-chat', view).map((refusal) => Number(/^\[(\d+)\]$/.exec(refusal.path)?.[1]))
+
+describe('Chat history refusals and the pairing rules', () => {
+  it('every refusal is an R1 problem of selectPairingProblems at the same message (all views up to 5 messages)', () => {
+    let checked = 0
+    let refusals = 0
+    for (let length = 0; length <= 5; length += 1) {
+      for (const view of views(length)) {
+        const r1 = new Set(selectPairingProblems(view).filter((problem) => problem.rule === 'R1').map((problem) => problem.index))
+        for (const index of refusedAt(view)) {
+          expect(r1.has(index), JSON.stringify(view)).toBe(true)
+          refusals += 1
+        }
+        checked += 1
+      }
+    }
+    expect(checked).toBe(19_608) // 1 + 7 + 49 + 343 + 2401 + 16807
+    expect(refusals).toBeGreaterThan(1000)
+  })
+
+  it('is not the same check: a result whose call was made before an unrelated message is R1 but not refused', () => {
+    const view: Message[] = [ALPHABET[1], ALPHABET[3], ALPHABET[1], ALPHABET[5]]
+    expect(selectPairingProblems(view).map((problem) => [problem.rule, problem.index])).toEqual([['R2', 1], ['R1', 3]])
+    expect(findHistoryRefusals('openai-chat', view)).toEqual([])
+    expect(repairHistoryRefusals('openai-chat', view)).toEqual({ view, repaired: 0 })
+  })
+
+  it('a result whose call never appeared is both', () => {
+    const view: Message[] = [ALPHABET[1], ALPHABET[6]]
+    expect(selectPairingProblems(view).map((problem) => [problem.rule, problem.index])).toEqual([['R1', 1]])
+    expect(refusedAt(view)).toEqual([1])
+    expect(repairHistoryRefusals('openai-chat', view)).toEqual({ view: [ALPHABET[1]], repaired: 1 })
+  })
+})
