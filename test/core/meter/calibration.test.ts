@@ -9,6 +9,7 @@ import { applyCalibrationReading, countCalibrated, EMPTY_CALIBRATION, fitCalibra
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import type { Message } from '../../../src/core/messages/message.js'
 import { added, fold, hookNames, request, stepFor, user } from '../../support/core.js'
+import { noisyLine } from '../../support/noisy-line.js'
 
 const PRIORS = { scale: 1, overhead: 0 }
 const reading = (input: number) => ({ type: 'usage_observed' as const, data: { usage: { input_tokens: input, cache_write_tokens: 0 } } })
@@ -37,20 +38,15 @@ describe('fitCalibration', () => {
 
   it('property: under noisy readings the model never under-counts a kept reading by more than its margin', () => {
     fc.assert(
-      fc.property(
-        fc.double({ min: 0.8, max: 2, noNaN: true }),
-        fc.integer({ min: 0, max: 40_000 }),
-        fc.array(fc.record({ estimate: fc.integer({ min: 500, max: 100_000 }), noise: fc.double({ min: -0.02, max: 0.02, noNaN: true }) }), { minLength: 1, maxLength: 40 }),
-        (scale, overhead, draws) => {
-          const points = draws.map((draw) => ({ estimate: draw.estimate, reading: Math.round((scale * draw.estimate + overhead) * (1 + draw.noise)) }))
-          const model = fitCalibration(PRIORS, points)
-          expect(model.scale).toBeGreaterThan(0)
-          expect(model.margin).toBeGreaterThanOrEqual(0)
-          if (model.points === points.length) {
-            for (const point of points) expect(model.scale * point.estimate + model.overhead + model.margin).toBeGreaterThanOrEqual(point.reading - 1e-6)
-          }
-        },
-      ),
+      fc.property(noisyLine({ scale: [0.8, 2], overhead: 40_000, count: [500, 100_000], noise: 0.02, points: [1, 40], round: true }), (line) => {
+        const points = line.points.map((point) => ({ estimate: point.count, reading: point.reading }))
+        const model = fitCalibration(PRIORS, points)
+        expect(model.scale).toBeGreaterThan(0)
+        expect(model.margin).toBeGreaterThanOrEqual(0)
+        if (model.points === points.length) {
+          for (const point of points) expect(model.scale * point.estimate + model.overhead + model.margin).toBeGreaterThanOrEqual(point.reading - 1e-6)
+        }
+      }),
     )
   })
 })
