@@ -32,6 +32,9 @@ export { computeBudget, computeEffectiveBudget, resolveBudget, toBudgetPayload, 
 export type { BudgetSource, ResolvedBudget, BudgetPayload } from './budget.js'
 export { measureFloor, toInfeasiblePayload } from './compaction/floor.js'
 export type { FloorBreakdown, InfeasiblePayload } from './compaction/floor.js'
+// what measureFloor and toInfeasiblePayload take: the pass context and its derivation memo
+export { makePassContext, type PassContext } from './compaction/context.js'
+export { makeDerivationMemo, type DerivationMemo } from './memo/derivation-memo.js'
 export { isHumanPrompt } from './compaction/anchors.js'
 export { STANDING_NOTICE_TEXT } from './compaction/notice.js'
 export { estimateTyped, splitMedia, countMedia, isBase64Payload, toImageDimensions, toAnthropicImageTokens, toOpenAiImageTokens, MEDIA_TOKENS } from './meter/typed-estimate.js'

@@ -63,7 +63,10 @@ const smallestToolResult = (message: Message, protectedResult: boolean, context:
  * Pure; never throws.
  *
  * @example
- * measureFloor([{ role: 'user', content: 'hi' }], 8000, DEFAULT_CONFIG, context).floor_tokens // 8000 + the user message
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ * const floor = measureFloor([{ role: 'user', content: 'hi' }], 8000, DEFAULT_CONFIG, context)
+ * floor.floor_tokens === 8000 + estimateOne({ role: 'user', content: 'hi' }) // => true
+ * floor.open_group_tokens // => 0
  */
 export const measureFloor = (nonSystem: Messages, systemTokens: number, config: Config, context: PassContext): FloorBreakdown => {
   const n = nonSystem.length
@@ -112,7 +115,16 @@ export const measureFloor = (nonSystem: Messages, systemTokens: number, config: 
  * `protected_recent: 0`; the first that reaches the target is named, else null.
  *
  * @example
- * toInfeasiblePayload(floor, nonSystem, 8000, 4600, 9200, context).knob // => 'protected_tool_results'
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ * const nonSystem: Messages = [
+ *   { role: 'user', content: 'read it' },
+ *   { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+ *   { role: 'tool', tool_call_id: 'a', content: 'x'.repeat(20000) },
+ *   { role: 'assistant', content: 'done' },
+ *   { role: 'user', content: 'thanks' },
+ * ]
+ * const floor = measureFloor(nonSystem, 0, DEFAULT_CONFIG, context)
+ * toInfeasiblePayload(floor, nonSystem, 1000, 1250, context).knob // => 'protected_tool_results'
  */
 export const toInfeasiblePayload = (
   floor: FloorBreakdown,

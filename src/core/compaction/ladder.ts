@@ -226,7 +226,19 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
  * (mutated); never mutates `nonSystem`. Never throws.
  *
  * @example
- * runLadder(nonSystem, 0, 2444, 1800, draft, context) // { working, levelReached: 2 } for SPEC 6.8 (no system messages)
+ * const context = makePassContext({ ...DEFAULT_CONFIG, protected_tool_results: 0 }, estimateOne, {}, makeDerivationMemo())
+ * const nonSystem: Messages = [
+ *   { role: 'user', content: 'read it', metadata: { _seq: 0 } },
+ *   { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'read', arguments: '{}' } }], metadata: { _seq: 1 } },
+ *   { role: 'tool', tool_call_id: 'a', content: 'x'.repeat(20000), metadata: { _seq: 2 } },
+ *   ...['done', 'next?', 'ok', 'and then?', 'fine', 'thanks', 'welcome'].map((content, i): Message => ({ role: i % 2 === 0 ? 'assistant' : 'user', content, metadata: { _seq: 3 + i } })),
+ * ]
+ * const draft = toStickyDraft(EMPTY_STICKY)
+ * const current = estimateMessages(nonSystem, estimateOne)
+ * const ladder = runLadder(nonSystem, 0, current, 1000, draft, context)
+ * ladder.levelReached // => 3
+ * [...draft.removed] // => [1, 2]
+ * ladder.working.length // => 8
  */
 export const runLadder = (
   nonSystem: Messages,

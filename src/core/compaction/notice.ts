@@ -52,7 +52,13 @@ export const STANDING_NOTICE_TEXT =
  * affects only this request.
  *
  * @example
+ * const stats: CompactionStats = {
+ *   before_tokens: 2444, after_tokens: 1793, before_messages: 24, after_messages: 24, messages_removed: 0,
+ *   messages_truncated: 4, user_messages_stubbed: 0, system_messages_preserved: 0, strategy_level: 2,
+ *   budget: 3000, target_tokens: 1800, protected_recent: 0.5, protected_tool_results: 4,
+ * }
  * toNoticeText(stats, 'minimal').startsWith('<system-reminder source="context-compaction">') // => true
+ * toNoticeText(stats, 'normal').includes('- Tool results: 4 truncated') // => true
  */
 export const toNoticeText = (stats: CompactionStats, verbosity: string, clean = false): string => {
   if (verbosity === 'minimal') return MINIMAL_TEXT

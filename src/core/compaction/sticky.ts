@@ -48,7 +48,10 @@ export const toStickyDraft = (sticky: StickySets): StickyDraft => ({
  * truncated and stubbed sets. Mutates `draft`; a no-op without `_seq`.
  *
  * @example
- * recordRemoved(draft, { role: 'tool', metadata: { _seq: 4 } }) // draft.removed.has(4) === true
+ * const draft = toStickyDraft({ removed: new Set(), truncated: new Set([4]), stubbed: new Set() })
+ * recordRemoved(draft, { role: 'tool', tool_call_id: 'a', content: 'ok', metadata: { _seq: 4 } })
+ * draft.removed.has(4) // => true
+ * draft.truncated.has(4) // => false
  */
 export const recordRemoved = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
@@ -62,7 +65,9 @@ export const recordRemoved = (draft: StickyDraft, message: Message): void => {
  * Record `message` as truncated (SPEC 7). Mutates `draft`; a no-op without `_seq`.
  *
  * @example
- * recordTruncated(draft, { role: 'tool', metadata: { _seq: 5 } }) // draft.truncated.has(5) === true
+ * const draft = toStickyDraft({ removed: new Set(), truncated: new Set(), stubbed: new Set() })
+ * recordTruncated(draft, { role: 'tool', tool_call_id: 'a', content: 'ok', metadata: { _seq: 5 } })
+ * draft.truncated.has(5) // => true
  */
 export const recordTruncated = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
@@ -73,7 +78,9 @@ export const recordTruncated = (draft: StickyDraft, message: Message): void => {
  * Record `message` as stubbed (SPEC 7). Mutates `draft`; a no-op without `_seq`.
  *
  * @example
- * recordStubbed(draft, { role: 'user', metadata: { _seq: 2 } }) // draft.stubbed.has(2) === true
+ * const draft = toStickyDraft({ removed: new Set(), truncated: new Set(), stubbed: new Set() })
+ * recordStubbed(draft, { role: 'user', content: 'a long request', metadata: { _seq: 2 } })
+ * draft.stubbed.has(2) // => true
  */
 export const recordStubbed = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
@@ -101,7 +108,10 @@ export const hasNewDecision = (draft: StickySets, sticky: StickySets): boolean =
  * Order is preserved; unchanged messages are shared, not copied.
  *
  * @example
- * applySticky(messages, EMPTY_STICKY, context) // same messages
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ * const messages: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }, { role: 'assistant', content: 'hello', metadata: { _seq: 1 } }]
+ * applySticky(messages, EMPTY_STICKY, context) // => messages
+ * applySticky(messages, { ...EMPTY_STICKY, removed: new Set([1]) }, context).length // => 1
  */
 export const applySticky = (
   messages: Messages,

@@ -76,7 +76,13 @@ export const findApprovalCall = (history: Messages, approvalId: unknown): unknow
  * by an approval, not by a result).
  *
  * @example
- * isApprovalResponsePiece(history[3]) // true for the piece of { type: 'tool-approval-response', approvalId: 'ap1', approved: true }
+ * const request = expandAiSdkMessage({ role: 'assistant', content: [
+ *   { type: 'tool-call', toolCallId: 'c1', toolName: 'rm', input: {} },
+ *   { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+ * ] }, []).map((piece) => piece.message)
+ * const response = expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }] }, request)
+ * isApprovalResponsePiece(response[0].message) // => true
+ * isApprovalResponsePiece(request[0]) // => false
  */
 export const isApprovalResponsePiece = (piece: Message): boolean => {
   if (piece.role !== 'tool') return false
@@ -93,7 +99,13 @@ export const isApprovalResponsePiece = (piece: Message): boolean => {
  * nothing may be appended after it (docs/contract.md 17.12).
  *
  * @example
- * endsAwaitingApproval(history) // true right after the approval response was added
+ * const request = expandAiSdkMessage({ role: 'assistant', content: [
+ *   { type: 'tool-call', toolCallId: 'c1', toolName: 'rm', input: {} },
+ *   { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+ * ] }, []).map((piece) => piece.message)
+ * const response = expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }] }, request)
+ * endsAwaitingApproval([...request, ...response.map((piece) => piece.message)]) // => true
+ * endsAwaitingApproval(request) // => false
  */
 export const endsAwaitingApproval = (messages: Messages): boolean => {
   const last = messages[messages.length - 1]

@@ -173,7 +173,9 @@ export const placeText = (content: ReadonlyArray<unknown>, indices: ReadonlyArra
  * carrier, without `origin` (the reducer adds it when it numbers the piece).
  *
  * @example
- * pieceMetadata({ role: 'user', content: 'hi' }, { format: 'anthropic', blocks: null, parts: 1 }).native.format // => 'anthropic'
+ * const metadata = pieceMetadata({ role: 'user', content: 'hi' }, { format: 'anthropic', blocks: null, parts: 1 })
+ * carrierOf({ role: 'user', content: 'hi', metadata })?.format // => 'anthropic'
+ * carrierOf({ role: 'user', content: 'hi', metadata })?.message // => { role: 'user', content: 'hi' }
  */
 export const pieceMetadata = (
   message: Readonly<Record<string, unknown>>,

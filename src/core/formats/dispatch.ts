@@ -182,7 +182,14 @@ export const toFormatView = <F extends MessageFormat>(format: F, view: Messages)
  * same array when nothing is dropped.
  *
  * @example
- * selectOneResultPerCall('anthropic', [call, approvalPiece, resultPiece]) // [call, resultPiece]
+ * const call = expandAiSdkMessage({ role: 'assistant', content: [
+ *   { type: 'tool-call', toolCallId: 'c1', toolName: 'rm', input: {} },
+ *   { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'c1' },
+ * ] }, []).map((piece) => piece.message)
+ * const approval = expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }] }, call)[0].message
+ * const result = expandAiSdkMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'rm', output: { type: 'text', value: 'done' } }] }, call)[0].message
+ * selectOneResultPerCall('anthropic', [...call, approval, result]) // => [...call, result]
+ * selectOneResultPerCall('ai-sdk', [...call, approval, result]).length // => call.length + 2
  */
 export const selectOneResultPerCall = (format: MessageFormat, view: Messages): Messages => {
   const later = new Set<unknown>()

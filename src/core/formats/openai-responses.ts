@@ -166,7 +166,11 @@ const withoutItemMetadata = (item: Readonly<Record<string, unknown>>): Readonly<
  * starts the next model response).
  *
  * @example
- * mergeResponsesPieces(lastStored, newPiece) // one assistant piece holding both items
+ * const last = expandResponsesItem({ type: 'reasoning', id: 'rs_1', summary: [] })[0].message
+ * const next = expandResponsesItem({ type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' })[0].message
+ * const merged = mergeResponsesPieces(last, next)
+ * merged === null ? null : carrierOf(merged)?.items?.map((item) => item.type) // => ['reasoning', 'function_call']
+ * mergeResponsesPieces(expandResponsesItem({ type: 'message', role: 'user', content: 'hi' })[0].message, next) // => null
  */
 export const mergeResponsesPieces = (last: Message, piece: Message): Message | null => {
   const previous = carrierOf(last)

@@ -19,7 +19,11 @@ import { countMedia } from '../meter/typed-estimate.js'
  * messages `added` since. `previous` and `added` are null when everything was derived afresh.
  *
  * @example
- * const working: Working = selectWorking(memo, state.history, null, estimate)
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * const working: Working = selectWorking(memo, history, null, null, estimateOne)
+ * working.previous // => null
+ * working.entry.working // => history
  */
 export interface Working {
   readonly entry: WorkingEntry
@@ -45,7 +49,12 @@ export const isReplacedSystem = (message: Message): boolean =>
  * `appendedSince` checks that base's last message is still in place.
  *
  * @example
- * recordAppend(memo, [...history, stored], history)
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * selectWorking(memo, history, null, null, estimateOne)
+ * const next: Messages = [...history, { role: 'assistant', content: 'hello', metadata: { _seq: 1 } }]
+ * recordAppend(memo, next, history)
+ * selectWorking(memo, next, null, null, estimateOne).added // => [next[1]]
  */
 export const recordAppend = (memo: DerivationMemo, next: Messages, base: Messages): void => {
   if (next === base || next.length < base.length || (base.length > 1 && next[base.length - 2] !== base[base.length - 2])) return
@@ -85,7 +94,10 @@ const sum = (messages: Messages, estimate: TokenEstimator): number => {
  * Stores the new entry in `memo`. `factoryMessage` is the factory's system message.
  *
  * @example
- * selectWorking(memo, state.history, null, null, estimate).entry.tokens // the estimate of W
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * selectWorking(memo, history, null, null, estimateOne).entry.tokens === estimateOne(history[0]) // => true
+ * selectWorking(memo, history, 'Be brief.', { role: 'system', content: 'Be brief.' }, estimateOne).entry.working.length // => 2
  */
 export const selectWorking = (
   memo: DerivationMemo,
@@ -116,7 +128,9 @@ export const selectWorking = (
  * request's by the added messages: O(added) between compactions, O(W) when derived afresh.
  *
  * @example
- * selectMedia(memo, working).unmeasured // 0 without images
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * selectMedia(memo, selectWorking(memo, history, null, null, estimateOne)) // => { media: 0, unmeasured: 0 }
  */
 export const selectMedia = (memo: DerivationMemo, working: Working): MediaCounts => {
   const { entry, previous, added } = working
@@ -142,7 +156,10 @@ const concat = (base: StrippedView, more: StrippedView): StrippedView =>
  * previous request's: O(view) for the array of references, O(added) for stripping and estimating.
  *
  * @example
- * selectPlainView(memo, working, estimate).view // W without `_seq`
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * const working = selectWorking(memo, history, null, null, estimateOne)
+ * selectPlainView(memo, working, estimateOne).view // => [{ role: 'user', content: 'hi', metadata: {} }]
  */
 export const selectPlainView = (memo: DerivationMemo, working: Working, estimate: TokenEstimator): StrippedView => {
   const { entry, previous, added } = working
@@ -161,7 +178,11 @@ export const selectPlainView = (memo: DerivationMemo, working: Working, estimate
  * exactly as a full re-application asks for them (the caller returns them as effects).
  *
  * @example
- * selectAppliedView(memo, working, state.compaction.sticky, context).list // S ++ N'
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, memo)
+ * const working = selectWorking(memo, history, null, null, estimateOne)
+ * selectAppliedView(memo, working, EMPTY_STICKY, context).list // => history
  */
 export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky: StickyState, context: PassContext): AppliedView => {
   const { entry, previous, added } = working

@@ -77,6 +77,7 @@ export interface MediaCounts {
  * pointer).
  *
  * @example
+ * const message: Message = { role: 'tool', tool_call_id: 'a', content: '[truncated: ~1,250 tokens - call tool again if needed] match 1 ...' }
  * const entry: TruncationEntry = { toolName: 'grep', result: { message, spill: null }, pathFailed: false, failedSpills: new Set() }
  */
 export interface TruncationEntry {

@@ -53,7 +53,11 @@ export const applyUsageIntake = (config: Config, state: State, data: unknown): S
  * `usage_observed_only` (readings observed, not recorded, since the last reset).
  *
  * @example
- * withForegroundStats(config, stats, state.meter).usage_stale // => false
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'get_messages_for_request', token_budget: 10_000 }] }
+ * const stats = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }).lines[0].token_meter_stats as TokenMeterStats
+ * const foreground: Config = { ...DEFAULT_CONFIG, usage_intake: 'foreground' }
+ * withForegroundStats(foreground, stats, makeInitialState().meter).usage_stale // => false
+ * withForegroundStats(DEFAULT_CONFIG, stats, makeInitialState().meter) // => stats
  */
 export const withForegroundStats = (config: Config, stats: TokenMeterStats, meter: MeterState): TokenMeterStats =>
   config.usage_intake === 'foreground' ? { ...stats, usage_stale: meter.usageStale, usage_observed_only: meter.usageObservedOnly } : stats

@@ -156,7 +156,11 @@ export const snapAbsorbBoundary = (live: Messages, end: number, limit: number): 
  * empty).
  *
  * @example
- * selectAbsorbSpan(history, removed, config, 1200, estimateOne) // => [0, 1, 2]
+ * const history: Messages = ['first ask', 'an answer', 'a second ask', 'a second answer', 'the latest ask'].map((content, i): Message => ({
+ *   role: i % 2 === 0 ? 'user' : 'assistant', content: content.repeat(40), metadata: { _seq: i },
+ * }))
+ * selectAbsorbSpan(history, new Set(), DEFAULT_CONFIG, 200, estimateOne) // => [0, 1]
+ * selectAbsorbSpan(history, new Set([0, 1]), DEFAULT_CONFIG, 200, estimateOne) // => [2, 3]
  */
 export const selectAbsorbSpan = (
   history: Messages,
@@ -221,7 +225,14 @@ const toSpanTokens = (history: Messages, seqs: ReadonlyArray<number>, estimate: 
  * `target_usage` as the post-absorb target; a span under `summary_min_span_tokens` is not sent.
  *
  * @example
- * triggerSummary(state, state.summary, config, 5000, 6000, estimateOne).effects // [{ type: 'request_summary', … }]
+ * const config: Config = { ...DEFAULT_CONFIG, compaction_strategy: 'summary' }
+ * const history: Messages = ['first ask', 'an answer', 'a second ask', 'a second answer', 'the latest ask'].map((content, i): Message => ({
+ *   role: i % 2 === 0 ? 'user' : 'assistant', content: content.repeat(40), metadata: { _seq: i },
+ * }))
+ * const state: State = { ...makeInitialState(), history, nextSeq: 5 }
+ * const summary: SummaryState = { ...state.summary, providerKnown: true }
+ * triggerSummary(state, summary, config, 5000, 6000, estimateOne).effects.map((effect) => effect.type) // => ['request_summary']
+ * triggerSummary(state, state.summary, config, 5000, 6000, estimateOne).effects // => []
  */
 export const triggerSummary = (
   state: State,
@@ -309,7 +320,14 @@ export interface SwapOutcome {
  * still consumed), otherwise the summary is appended after the list.
  *
  * @example
- * trySwap(pending, nonSystem, removed, now, 12, estimateOne).swapped
+ * const nonSystem: Messages = ['first ask', 'an answer', 'the latest ask'].map((content, i): Message => ({
+ *   role: i % 2 === 0 ? 'user' : 'assistant', content: content.repeat(40), metadata: { _seq: i },
+ * }))
+ * const pending: PendingSummary = { seqs: [0, 1], text: 'The user asked twice.' }
+ * const outcome = trySwap(pending, nonSystem, new Set(), DEFAULT_REPLAY_NOW, 3, estimateOne)
+ * outcome.swapped // => true
+ * outcome.absorbed.length // => 2
+ * trySwap({ seqs: [7], text: 'stale' }, nonSystem, new Set(), DEFAULT_REPLAY_NOW, 3, estimateOne).swapped // => false
  */
 export const trySwap = (
   pending: PendingSummary,

@@ -112,7 +112,13 @@ export const applyIngressCap = (config: Config, state: State): { readonly state:
  * is not a pending ingress spill.
  *
  * @example
- * applyIngressSpillAnswer(config, state, '/tmp/spill/tool-result-000004-….txt', null)?.effects
+ * const config: Config = { ...DEFAULT_CONFIG, tool_result_ingress_cap_bytes: 100, tool_result_spill_dir: '/tmp/spill' }
+ * const step = makeStep({ config, estimate: estimateOne })
+ * const added = step(makeInitialState(), { type: 'message_added', message: { role: 'tool', tool_call_id: 'a', content: 'x'.repeat(500) }, timestamp: DEFAULT_REPLAY_NOW })
+ * const write = added.effects.find((effect) => effect.type === 'write_spill')
+ * const path = write?.type === 'write_spill' ? write.path : ''
+ * applyIngressSpillAnswer(config, added.state, path, null)?.state.history[0].content === 'x'.repeat(500) // => false
+ * applyIngressSpillAnswer(config, added.state, '/tmp/spill/other.txt', null) // => null
  */
 export const applyIngressSpillAnswer = (
   config: Config,

@@ -30,7 +30,8 @@ export interface CompareSettings {
  * A unit of work: the configuration (index, label, layers), the input file, and the settings.
  *
  * @example
- * const unit: CompareUnit = { configIndex: 0, config: 'reference', layers: { preset: {}, file: null, settings: [] }, input: 'a.jsonl', inputIndex: 0, ...settings }
+ * const settings: CompareSettings = { format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null }
+ * const unit: CompareUnit = { configIndex: 0, config: 'reference', layers: { preset: {}, file: null, settings: [] }, input: 'fixtures/sessions/claude-code/short.jsonl', inputIndex: 0, ...settings }
  */
 export interface CompareUnit extends CompareSettings {
   readonly configIndex: number
@@ -45,6 +46,7 @@ export interface CompareUnit extends CompareSettings {
  * the session's figures.
  *
  * @example
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012 }
  * const row: CompareRow = { config: 'reference', session: 'short.jsonl', model: 'claude-opus-4-6', ...metrics }
  */
 export type CompareRow = { readonly config: string; readonly session: string; readonly model: string | null } & SessionMetrics
@@ -53,7 +55,9 @@ export type CompareRow = { readonly config: string; readonly session: string; re
  * The result of a unit: its rows in session order and the distinct configuration warnings.
  *
  * @example
- * runCompareUnit(unit).rows.length // sessions in the input
+ * const settings: CompareSettings = { format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null }
+ * const unit: CompareUnit = { configIndex: 0, config: 'reference', layers: { preset: {}, file: null, settings: [] }, input: 'fixtures/sessions/claude-code/short.jsonl', inputIndex: 0, ...settings }
+ * runCompareUnit(unit).rows.length // => 1
  */
 export interface CompareUnitResult {
   readonly configIndex: number
@@ -68,7 +72,11 @@ export interface CompareUnitResult {
  * `RecordingFormatError`, `ModelDataError`).
  *
  * @example
- * runCompareUnit(unit).rows[0].boundaries
+ * const settings: CompareSettings = { format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null }
+ * const unit: CompareUnit = { configIndex: 0, config: 'reference', layers: { preset: {}, file: null, settings: [] }, input: 'fixtures/sessions/claude-code/short.jsonl', inputIndex: 0, ...settings }
+ * const row = runCompareUnit(unit).rows[0]
+ * row.session // => 'short.jsonl'
+ * row.requests // => 2
  */
 export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
   const options = {

@@ -27,6 +27,7 @@ export interface CompareConfig {
  * Everything `compare` needs, parsed from the command line.
  *
  * @example
+ * const configs: CompareConfig[] = [{ label: 'reference', layers: { preset: {}, file: null, settings: [] } }]
  * const options: CompareOptions = { inputs: ['fixtures/sessions/claude-code'], configs, format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null, json: false, jobs: null, progress: true }
  */
 export interface CompareOptions extends CompareSettings {
@@ -212,7 +213,11 @@ const cacheModeCells = (modes: CacheModes | undefined): string[] =>
  * the totals with relative cost, recall and ratios against the first configuration.
  *
  * @example
- * renderCompareTables(rows, ['reference', 'recommended'])
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012 }
+ * const rows: CompareRow[] = [{ config: 'reference', session: 'a.jsonl', model: null, ...metrics }, { config: 'recommended', session: 'a.jsonl', model: null, ...metrics, boundaries: 1 }]
+ * const text = renderCompareTables(rows, ['reference', 'recommended'])
+ * text.startsWith('configuration 1: reference') // => true
+ * text.includes('totals (x = ratio against reference)') // => true
  */
 export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: ReadonlyArray<string>): string => {
   const style = { head: [], border: [], compact: true }
@@ -263,7 +268,12 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
  * errors.
  *
  * @example
- * await runCompare(options, io)
+ * let out = ''
+ * const io: CliIo = { stdout: (text) => { out += text }, stderr: () => {}, isTty: false }
+ * const configs: CompareConfig[] = [{ label: 'reference', layers: { preset: {}, file: null, settings: [] } }]
+ * const options: CompareOptions = { inputs: ['fixtures/sessions/claude-code/short.jsonl'], configs, format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null, json: true, jobs: null, progress: false }
+ * await runCompare(options, io) // => 0
+ * JSON.parse(out.split('\n')[0]).session // => 'short.jsonl'
  */
 export const runCompare = async (options: CompareOptions, io: Io): Promise<number> => {
   if (options.configs.length === 0) throw new UsageError('compare needs at least one configuration: give --preset NAME or --config FILE (repeatable), e.g. --preset reference --preset recommended')

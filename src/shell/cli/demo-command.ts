@@ -93,7 +93,12 @@ const ROWS: ReadonlyArray<{ readonly name: string; readonly value: (section: Rep
  * 0 (1 when a request failed). Throws what `replayInput` and `writeReportFile` throw.
  *
  * @example
- * await runDemo(undefined, { html: 'context-simple-report.html', budget: '60000', progress: false }, io)
+ * import { mkdtempSync } from 'node:fs'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const html = join(mkdtempSync(join(tmpdir(), 'demo-')), 'report.html')
+ * await runDemo('fixtures/sessions/claude-code/short.jsonl', { html, budget: '2000', progress: false }, io) // => 0
  */
 export const runDemo = async (file: string | undefined, flags: DemoFlags, io: CliIo): Promise<number> => {
   const path = file ?? DEMO_SESSION

@@ -129,7 +129,10 @@ export interface RunOptions {
  * what follows from it (cache rules, prices, the overflow limit).
  *
  * @example
- * prepareSessions('short.jsonl', readInput('short.jsonl', 'auto'), layers, options)[0].name // => 'short.jsonl'
+ * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
+ * const prepared = prepareSessions('fixtures/sessions/claude-code/short.jsonl', readInput('fixtures/sessions/claude-code/short.jsonl', 'auto'), { preset: null, file: null, settings: [] }, options)[0]
+ * prepared.name // => 'short.jsonl'
+ * prepared.limit // => { kind: 'window', tokens: 200000 }
  */
 export interface PreparedSession {
   readonly recording: Recording
@@ -148,7 +151,9 @@ export interface PreparedSession {
  * the messages it absorbs.
  *
  * @example
- * extractiveSummarizer(request, history) // => { text: '[user] …' }
+ * const history: Messages = [{ role: 'user', content: 'book a flight', metadata: { _seq: 0 } }, { role: 'assistant', content: 'done', metadata: { _seq: 1 } }]
+ * const request: RequestSummary = { type: 'request_summary', id: 'summary-1', seqs: [0, 1], messageCount: 2, transcript: '', prompt: 'Summarize.', promptPath: null, model: null, timeoutSeconds: 30 }
+ * extractiveSummarizer(request, history) // => { text: '[user] book a flight\n[assistant] done' }
  */
 export const extractiveSummarizer: ReplaySummarizer = (request, history) => {
   const wanted = new Set(request.seqs)
@@ -197,6 +202,8 @@ const displayName = (path: string): string => basename(path).replace(/\.gz$/, ''
  * Code's default window, a Codex rollout's recorded window, the window table), else E.
  *
  * @example
+ * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
+ * const path = 'fixtures/sessions/claude-code/short.jsonl'
  * prepareSessions(path, readInput(path, 'auto'), { preset: null, file: null, settings: [] }, options).length // => 1
  */
 export const prepareSessions = (
@@ -248,7 +255,9 @@ export const prepareSessions = (
  * (`ReplayPeer`, used by `npm run evaluation`).
  *
  * @example
- * runSession(prepared, options).lines.length // one per request
+ * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
+ * const prepared = prepareSessions('fixtures/sessions/claude-code/short.jsonl', readInput('fixtures/sessions/claude-code/short.jsonl', 'auto'), { preset: null, file: null, settings: [] }, options)[0]
+ * runSession(prepared, options).lines.length // => 2
  */
 export const runSession = (
   session: PreparedSession,
@@ -274,7 +283,9 @@ export const runSession = (
  * The compare figures of one session: `toSessionMetrics` of its replay under the provider model.
  *
  * @example
- * evaluateSession(prepared, options).cost_usd
+ * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
+ * const prepared = prepareSessions('fixtures/sessions/claude-code/short.jsonl', readInput('fixtures/sessions/claude-code/short.jsonl', 'auto'), { preset: null, file: null, settings: [] }, options)[0]
+ * evaluateSession(prepared, options).requests // => 2
  */
 export const evaluateSession = (session: PreparedSession, options: Pick<RunOptions, 'summarizer' | 'usage'>): SessionMetrics =>
   toSessionMetrics(runSession(session, options), session.original, session.limit, session.price)

@@ -80,7 +80,11 @@ export interface ReplayInputFlags {
  * single-session input).
  *
  * @example
- * replayed.sessions[0].result.lines.length // the number of requests
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const replayed = await replayInput('fixtures/sessions/claude-code/short.jsonl', { format: 'auto', set: [], summarizer: 'recorded', progress: false }, io, false)
+ * const session: ReplayedSession = replayed.sessions[0]
+ * session.result.lines.length // => 2
+ * session.session // => null
  */
 export interface ReplayedSession {
   readonly session: string | null
@@ -106,8 +110,11 @@ export interface ReplayedSession {
  * request's own budget), and its sessions in file order.
  *
  * @example
- * const replayed = await replayInput('short.jsonl', flags, io, false)
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const flags: ReplayInputFlags = { format: 'auto', set: [], summarizer: 'recorded', progress: false, usage: 'simulated' }
+ * const replayed: ReplayedInput = await replayInput('fixtures/sessions/claude-code/short.jsonl', flags, io, false)
  * replayed.format // => 'claude-code'
+ * replayed.sessions.length // => 1
  */
 export interface ReplayedInput {
   readonly path: string
@@ -174,7 +181,9 @@ export const toBudgetOverride = (flags: Pick<ReplayInputFlags, 'budget' | 'windo
  * input.
  *
  * @example
- * const replayed = await replayInput(undefined, { format: 'auto', set: [], summarizer: 'recorded', progress: false }, io, false)
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const replayed = await replayInput('fixtures/sessions/claude-code/short.jsonl', { format: 'auto', set: ['target_usage=0.5'], summarizer: 'recorded', progress: false }, io, false)
+ * replayed.sessions[0].config.target_usage // => 0.5
  */
 export const replayInput = async (file: string | undefined, flags: ReplayInputFlags, io: CliIo, showProgress: boolean): Promise<ReplayedInput> => {
   const override = toBudgetOverride(flags)
@@ -250,7 +259,10 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
  * progress bar) and return it.
  *
  * @example
- * addReplayOptions(program.command('report').argument('[file]')).requiredOption('--html <file>')
+ * import { Command } from 'commander'
+ * const program = new Command('context-simple')
+ * const report = addReplayOptions(program.command('report').argument('[file]'), 'simulated').requiredOption('--html <file>')
+ * report.options.some((option) => option.long === '--preset') // => true
  */
 export const addReplayOptions = (command: Command, usageDefault: UsageMode = 'recorded'): Command =>
   command

@@ -32,7 +32,10 @@ export interface ReportFlags extends ReplayInputFlags {
  * file's base name), prefixed by `label` when given (the demo's configuration names).
  *
  * @example
- * toReportSections(replayed, 'recommended')[0].title // => 'recommended · 4d5611e5-….jsonl.gz'
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const flags: ReplayInputFlags = { format: 'auto', set: [], summarizer: 'recorded', progress: false, usage: 'simulated' }
+ * const replayed = await replayInput('fixtures/sessions/claude-code/short.jsonl', flags, io, false)
+ * toReportSections(replayed, 'recommended')[0].title // => 'recommended · short.jsonl'
  */
 export const toReportSections = (replayed: ReplayedInput, label: string | null = null): ReportSection[] =>
   replayed.sessions.map((item) =>
@@ -105,7 +108,12 @@ export const generatorName = (): string => {
  * throws, and `UsageError` when the file cannot be written.
  *
  * @example
- * await runReport('fixtures/sessions/claude-code/short.jsonl', { html: 'report.html', format: 'auto', set: [], summarizer: 'recorded', progress: false }, io)
+ * import { mkdtempSync } from 'node:fs'
+ * import { tmpdir } from 'node:os'
+ * import { join } from 'node:path'
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const html = join(mkdtempSync(join(tmpdir(), 'report-')), 'report.html')
+ * await runReport('fixtures/sessions/claude-code/short.jsonl', { html, format: 'auto', set: [], summarizer: 'recorded', progress: false }, io) // => 0
  */
 export const runReport = async (file: string | undefined, flags: ReportFlags, io: CliIo): Promise<number> => {
   const replayed = await replayInput(file, flags, io, true)

@@ -97,7 +97,9 @@ const isEphemeralWithSource = (message: Message, source: string): boolean => {
  * the agent sent since its last compaction (imported sessions); none under simulated usage.
  *
  * @example
- * toRequestRow(line, 0, 12, { economics: null, live: true, simulated: false }).boundary // 'compacted' when the line's events include context:compaction
+ * const line: ReplayOutputLine = { op_index: 3, view: [{ role: 'user', content: 'hi' }], events: [{ name: 'context:compaction', data: {} }], token_meter_stats: null, compaction_stats: null }
+ * toRequestRow(line, 0, 12, { economics: null, live: true, simulated: false }).boundary // => 'compacted'
+ * toRequestRow({ ...line, events: [] }, 0, 12).boundary // => ''
  */
 export const toRequestRow = (line: ReplayOutputLine, request: number, historyMessages: number, context: RowContext = { economics: null, live: true, simulated: false }): RequestRow => {
   const meter = line.token_meter_stats as TokenMeterStats | null

@@ -300,7 +300,11 @@ const PAGE_SCRIPT = `(function () {
  * layout (scripts/evaluation.mjs writes it to docs/).
  *
  * @example
- * const html = renderHtmlReport([section], about, loadChartLibrary())
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const flags: ReplayInputFlags = { format: 'auto', set: [], summarizer: 'recorded', progress: false, usage: 'simulated' }
+ * const sections = toReportSections(await replayInput('fixtures/sessions/claude-code/short.jsonl', flags, io, false))
+ * const about: ReportAbout = { input: 'short.jsonl', format: 'claude-code', configuration: 'reference', budget: 'recorded', usage: 'simulated', generator: 'context-simple' }
+ * const html = renderHtmlReport(sections, about, loadChartLibrary())
  * html.startsWith('<!doctype html>') // => true
  */
 export const renderHtmlReport = (sections: ReadonlyArray<ReportSection>, about: ReportAbout, library: ChartLibrary, frontiers: ReadonlyArray<FrontierChart> = []): string => {

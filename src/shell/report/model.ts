@@ -132,7 +132,10 @@ const toNumber = (value: unknown): number | null => (typeof value === 'number' &
  * summed from the first request; null without a price).
  *
  * @example
- * toEconomicsInputs(result.economics, null).prefixBreaks.filter(Boolean).length // the prefix breaks
+ * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
+ * const result = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }, { usage: { mode: 'simulated', provider: 'openai' } })
+ * toEconomicsInputs(result.economics, null).prefixBreaks // => [false]
+ * toEconomicsInputs(result.economics, null).cumulativeCostUsd // => null
  */
 export const toEconomicsInputs = (
   economics: ReadonlyArray<RequestEconomics | null>,
