@@ -259,10 +259,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
  * progress bar) and return it.
  *
  * @example
- * import { Command } from 'commander'
- * const program = new Command('context-simple')
- * const report = addReplayOptions(program.command('report').argument('[file]'), 'simulated').requiredOption('--html <file>')
- * report.options.some((option) => option.long === '--preset') // => true
+ * addReplayOptions(program.command('report').argument('[file]')).requiredOption('--html <file>')
  */
 export const addReplayOptions = (command: Command, usageDefault: UsageMode = 'recorded'): Command =>
   command
