@@ -31,7 +31,8 @@ export interface StickyState {
  * events or decisions.
  *
  * @example
- * const meter: MeterState = { ...EMPTY_METER, measured: 380, anchorSeq: 2, usageEvents: 1 }
+ * const meter: MeterState = { ...makeInitialState().meter, measured: 380, anchorSeq: 2, usageEvents: 1 }
+ * meter.anchorSeq // => 2
  */
 export interface MeterState {
   readonly measured: number | null
@@ -75,7 +76,8 @@ export interface PendingSummary {
  * absorbed since the last reset, `cooldown` the requests to wait before the next summary request.
  *
  * @example
- * const summary: SummaryState = { ...EMPTY_SUMMARY, providerKnown: true, inFlight: 'summary-1', inFlightSeqs: [0, 1, 2], nextRequestNumber: 2 }
+ * const summary: SummaryState = { ...makeInitialState().summary, providerKnown: true, inFlight: 'summary-1', inFlightSeqs: [0, 1, 2], nextRequestNumber: 2 }
+ * summary.inFlight // => 'summary-1'
  */
 export interface SummaryState {
   readonly providerKnown: boolean
@@ -271,7 +273,7 @@ export const makeInitialState = (): State => ({
  * True when sticky decisions exist (SPEC 17.1): any set non-empty or the cumulative level > 0.
  *
  * @example
- * hasStickyDecisions(EMPTY_STICKY) // => false
+ * hasStickyDecisions(makeInitialState().compaction.sticky) // => false
  */
 export const hasStickyDecisions = (sticky: StickyState): boolean =>
   sticky.removed.size > 0 || sticky.truncated.size > 0 || sticky.stubbed.size > 0 || sticky.cumulativeLevel > 0

@@ -124,7 +124,11 @@ type Decided = Omit<PassOutcome, 'spills'>
  * spills its truncations ask for are returned in `spills`, never written anywhere.
  *
  * @example
- * runCompactionPass(input, context).list // the compacted list C
+ * const state = makeInitialState()
+ * const working = [{ role: 'user', content: 'Fix the test', _seq: 0 }]
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, state.toolNames, makeDerivationMemo(), state.toolResults.spillFailed)
+ * const input: PassInput = { working, workingTokens: 10, effective: 9200, stickyOnly: true, sticky: state.compaction.sticky, compactionStats: null, skipStreak: 0, summary: state.summary, history: working, nextSeq: 1, meter: state.meter, hybrid: null, now: '2026-01-01T00:00:00Z', infeasible: false, breaker: state.compaction.breaker }
+ * runCompactionPass(input, context).list?.length // => 1
  */
 export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
   // Sticky-only over the prepared list (the quiet request) derives nothing, so no spill can be asked for.

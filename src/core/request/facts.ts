@@ -20,7 +20,7 @@ import type { StageFacts } from './types.js'
  * one factory message object is reused while the prompt text is unchanged (`memo` is updated).
  *
  * @example
- * toWorkingList(history, 'You are helpful.')[0] // => { role: 'system', content: 'You are helpful.' }
+ * toWorkingList([{ role: 'user', content: 'Fix the test' }], 'You are helpful.')[0] // => { role: 'system', content: 'You are helpful.' }
  */
 export const toWorkingList = (history: Messages, systemPrompt: string | null, memo?: DerivationMemo): Messages => {
   if (systemPrompt === null) return history

@@ -229,7 +229,8 @@ const toSnapshotError = (prefix: string, errors: t.Errors): SnapshotError => {
  * and the state.
  *
  * @example
- * const restored: RestoredSnapshot = { config: DEFAULT_CONFIG, warnings: [], state: makeInitialState() }
+ * const restored: RestoredSnapshot = { format: 'contract', config: DEFAULT_CONFIG, warnings: [], state: makeInitialState() }
+ * restored.state.history.length // => 0
  */
 export interface RestoredSnapshot {
   readonly format: MessageFormat
@@ -248,8 +249,9 @@ export interface RestoredSnapshot {
  * error.
  *
  * @example
- * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))) // Right({ config, warnings: [], state })
- * decodeSnapshot({ version: 0 }) // Left(SnapshotError('snapshot.version: expected 7, got 0 …'))
+ * const state = makeInitialState()
+ * decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state))))._tag // => 'Right'
+ * decodeSnapshot({ version: 0 })._tag // => 'Left'
  */
 export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, RestoredSnapshot> => {
   if (!isPlainObject(value)) return E.left(new SnapshotError('snapshot', `expected an object {version, format, config, state} from manager.snapshot(), got ${show(value)}`))
