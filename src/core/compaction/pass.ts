@@ -260,20 +260,17 @@ interface Gate {
 }
 
 /**
- * The inner gate (SPEC 6.2 step 7), the floor guard, and the report of a floor over E
- * (docs/contract.md 17.14).
+ * The inner gate (SPEC 6.2 step 7) and the floor guard.
  */
 const gateEscalation = (input: PassInput, swap: Swapped, measured: Measured, context: PassContext): Gate => {
   const { config } = context
   // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
   const escalate =
     (config.summary_hysteresis && swap.swapped) || (input.billed !== undefined ? measured.current > measured.target : needsEscalation(config, input.meter, input.hybrid, measured.current, input.effective))
-  const guarded = applyFloorGuard(escalate, input.infeasible, measured, context)
-  // The candidate re-arms the report only when it is the view returned (no escalation, no swap);
-  // a pass that runs anyway (compact_threshold 0) is judged on the list it returns.
-  if (!reportsFloorOverE(input, context) || guarded.escalate || swap.swapped) return guarded
-  const report = reportFloorOverE(guarded.infeasible, measured.current, false, measured, context)
-  return { ...guarded, infeasible: report.infeasible, effects: [...guarded.effects, ...report.effects] }
+  // The 17.14 report judges the list the pass returns (below, after the ladder); an unchanged
+  // candidate that fits E re-arms it in the compaction-pass stage, which clears `infeasible` for
+  // every returned list within E.
+  return applyFloorGuard(escalate, input.infeasible, measured, context)
 }
 
 /** `compaction_floor_guard: "report"` outside the calibrated meter (whose infeasible case 17.13 reports in billed tokens). */
