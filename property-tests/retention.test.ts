@@ -42,9 +42,15 @@ describe('recent zone by tokens', () => {
 })
 
 const retentionScenarios = fc
-  .tuple(scenarioArb({ strategies: ['progressive'] }), fc.constantFrom('head', 'stub', 'mask'), fc.constantFrom(null, 1, 60, 500), fc.constantFrom('budget', 'compactable'))
-  .map(([scenario, truncation, tokens, basis]): Scenario => {
-    const made = makeScenario({ ...scenario.rawConfig, tool_result_truncation: truncation, protected_recent_tokens: tokens, target_basis: basis }, scenario.ops)
+  .tuple(
+    scenarioArb({ strategies: ['progressive'] }),
+    fc.constantFrom('head', 'stub', 'mask'),
+    fc.constantFrom(null, 1, 60, 500),
+    fc.constantFrom('budget', 'compactable'),
+    fc.constantFrom('oldest', 'least_referenced'),
+  )
+  .map(([scenario, truncation, tokens, basis, order]): Scenario => {
+    const made = makeScenario({ ...scenario.rawConfig, tool_result_truncation: truncation, protected_recent_tokens: tokens, target_basis: basis, compaction_order: order }, scenario.ops)
     return { ...made, baseBudget: scenario.baseBudget }
   })
 

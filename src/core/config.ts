@@ -164,6 +164,16 @@ export interface Config {
    */
   readonly protected_recent_tokens: number | null
   /**
+   * The order in which the ladder's waves and removal levels visit the unprotected tool results
+   * and removal candidates: `"oldest"` (the contract, SPEC 6.3 and 6.4: by position, oldest
+   * first) or `"least_referenced"` (least recently used first: a group's last use is the latest
+   * later user or assistant message, text or tool-call argument values, naming one of the
+   * handles its content holds, or its own position when none does; ties by position). Tool groups
+   * stay atomic and every protection stays as it is. src/core/compaction/reference-order.ts;
+   * docs/evaluation.md, "Least recently referenced first".
+   */
+  readonly compaction_order: CompactionOrder
+  /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
    * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
@@ -270,6 +280,16 @@ export type TargetBasis = 'budget' | 'compactable'
 export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 
 /**
+ * The order in which the ladder visits what it may shorten or remove (`compaction_order`):
+ * `"oldest"` first (the contract, SPEC 6.3-6.4) or `"least_referenced"` first
+ * (src/core/compaction/reference-order.ts).
+ *
+ * @example
+ * const order: CompactionOrder = 'least_referenced'
+ */
+export type CompactionOrder = 'oldest' | 'least_referenced'
+
+/**
  * What requests after the first full notice of a compaction carry (`compaction_notice_repeat`).
  *
  * @example
@@ -333,6 +353,7 @@ export interface ContextConfig {
   readonly target_basis?: TargetBasis
   readonly tool_result_truncation?: ToolResultTruncation
   readonly protected_recent_tokens?: number | null
+  readonly compaction_order?: CompactionOrder
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -402,6 +423,7 @@ export const DEFAULT_CONFIG: Config = {
     target_basis: 'budget' as TargetBasis,
     tool_result_truncation: 'head' as ToolResultTruncation,
     protected_recent_tokens: null as number | null,
+    compaction_order: 'oldest' as CompactionOrder,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,

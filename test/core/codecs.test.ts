@@ -63,6 +63,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       target_basis: 'budget',
       tool_result_truncation: 'head',
       protected_recent_tokens: null,
+      compaction_order: 'oldest',
       calibration_overhead_tokens: 0,
       calibration_scale: 1,
     })
@@ -108,7 +109,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', protected_recent_tokens: null, calibration_overhead_tokens: 0, calibration_scale: 1 }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', protected_recent_tokens: null, compaction_order: 'oldest', calibration_overhead_tokens: 0, calibration_scale: 1 }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {

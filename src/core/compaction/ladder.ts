@@ -14,6 +14,7 @@ import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from 
 import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import { toAnchorPositions } from './anchors.js'
 import { selectRecentStart, toWaveRanges } from './retention.js'
+import { toVisitOrder } from './reference-order.js'
 
 /**
  * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
@@ -141,7 +142,9 @@ const runRemoval = (
   const openStart = selectOpenToolGroupStart(working)
   const removed = new Set<number>()
   let current = estimateMessages(working, context.estimate) + systemTokens
-  for (let i = 0; i < n; i += 1) {
+  // compaction_order (src/core/compaction/reference-order.ts): oldest first, or least recently referenced first.
+  const order = toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order)
+  for (const i of order) {
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
     const group = selectRemovalGroup(working, i, isProtected, openStart)
@@ -252,14 +255,16 @@ export const runLadder = (
   const cursor: Cursor = { working: [...nonSystem], current }
   const done = (): boolean => cursor.current <= target
 
+  // Protections by position (SPEC 6.3); the waves visit in `compaction_order` (src/core/compaction/reference-order.ts).
   let positions = toolPositions(cursor.working)
   let protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
+  let visits = toVisitOrder(cursor.working, positions, config.compaction_order)
   // tool_result_truncation "mask": level 2 clears every unprotected result (src/core/compaction/retention.ts).
   const waves = toWaveRanges(positions.length, config.tool_result_truncation)
 
-  runWave(cursor, positions.slice(...waves.level1), protectedPositions, target, draft, context)
+  runWave(cursor, visits.slice(...waves.level1), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 1 }
-  runWave(cursor, positions.slice(...waves.level2), protectedPositions, target, draft, context)
+  runWave(cursor, visits.slice(...waves.level2), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 2 }
 
   runRemoval(cursor, 1, systemTokens, target, draft, context)
@@ -267,7 +272,8 @@ export const runLadder = (
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  runWave(cursor, positions.slice(...toWaveRanges(positions.length, config.tool_result_truncation).level4), protectedPositions, target, draft, context)
+  visits = toVisitOrder(cursor.working, positions, config.compaction_order)
+  runWave(cursor, visits.slice(...toWaveRanges(positions.length, config.tool_result_truncation).level4), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 4 }
 
   runRemoval(cursor, 0.6, systemTokens, target, draft, context)
@@ -275,7 +281,7 @@ export const runLadder = (
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  runWave(cursor, positions, protectedPositions, target, draft, context)
+  runWave(cursor, toVisitOrder(cursor.working, positions, config.compaction_order), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 6 }
 
   runRemoval(cursor, 0.3, systemTokens, target, draft, context)

@@ -1,0 +1,126 @@
+// Least recently referenced first (src/core/compaction/reference-order.ts) on generated histories
+// whose messages share handles from a small pool, so the order really differs from the contract's:
+// the visit order is a permutation that ranks a tool group as one unit, and the ladder under it
+// keeps tool groups atomic (R1-R3), the last user message, and never shortens the protected tool results, stops
+// at the target whenever it stops below level 8, and reaches the same level as the contract's
+// order at the removal levels' bottom (level 7 or 8) whenever the contract's does.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { makePassContext } from '../src/core/compaction/context.js'
+import { runLadder } from '../src/core/compaction/ladder.js'
+import { toLastUse, toVisitOrder } from '../src/core/compaction/reference-order.js'
+import { toStickyDraft } from '../src/core/compaction/sticky.js'
+import { isToolCallMessage, selectResultRunEnd } from '../src/core/compaction/tool-pairs.js'
+import { DEFAULT_CONFIG, type Config } from '../src/core/config.js'
+import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
+import type { Message } from '../src/core/messages/message.js'
+import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
+import { estimateMessages, estimateOne } from '../src/core/meter/estimate.js'
+import { EMPTY_STICKY } from '../src/core/state.js'
+import { runProperty } from './arbitraries.js'
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+
+const HANDLES = ['HAT076', 'mia_li_3668', 'src/a.ts', 'pm_42', '2024', 'R_77']
+const textArb = fc
+  .tuple(fc.subarray(HANDLES, { maxLength: 3 }), fc.nat({ max: 1200 }))
+  .map(([handles, padding]) => `${handles.join(' and ')} ${'.'.repeat(padding)}`)
+
+type Turn = { kind: 'user'; text: string } | { kind: 'say'; text: string } | { kind: 'tools'; args: string[]; results: string[] }
+const turnArb: fc.Arbitrary<Turn> = fc.oneof(
+  fc.record({ kind: fc.constant('user' as const), text: textArb }),
+  fc.record({ kind: fc.constant('say' as const), text: textArb }),
+  fc
+    .integer({ min: 1, max: 3 })
+    .chain((count) => fc.record({ kind: fc.constant('tools' as const), args: fc.array(fc.constantFrom(...HANDLES), { minLength: count, maxLength: count }), results: fc.array(textArb, { minLength: count, maxLength: count }) })),
+)
+
+/** A non-system working list: a first user message, then the turns, then a last user message. */
+const toWorking = (turns: ReadonlyArray<Turn>): Message[] => {
+  const list: Message[] = [{ role: 'user', content: 'start' }]
+  turns.forEach((turn, t) => {
+    if (turn.kind === 'user') list.push({ role: 'user', content: turn.text })
+    else if (turn.kind === 'say') list.push({ role: 'assistant', content: turn.text })
+    else {
+      const ids = turn.args.map((_, i) => `c${t}_${i}`)
+      list.push({ role: 'assistant', content: '', tool_calls: ids.map((id, i) => ({ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ key: turn.args[i] }) } })) })
+      ids.forEach((id, i) => list.push({ role: 'tool', tool_call_id: id, content: turn.results[i] }))
+    }
+  })
+  list.push({ role: 'user', content: 'last' })
+  return list.map((message, i) => ({ ...message, metadata: { _seq: i } }))
+}
+
+const caseArb = fc.record({
+  turns: fc.array(turnArb, { maxLength: 14 }),
+  share: fc.constantFrom(0.1, 0.3),
+  tools: fc.constantFrom(0, 1, 2, 5),
+  fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+})
+
+const ladderOf = (working: Message[], config: Config, fraction: number) => {
+  const current = estimateMessages(working, estimateOne)
+  const target = Math.floor(current * fraction)
+  const draft = toStickyDraft(EMPTY_STICKY)
+  const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+  return { target, ladder: runLadder(working, 0, current, target, draft, context), draft }
+}
+
+describe('least recently referenced first', () => {
+  it('the visit order is a permutation, and a tool group shares one last use', () => {
+    runProperty(
+      'reference order: permutation and groups',
+      fc.property(caseArb, ({ turns }) => {
+        const working = toWorking(turns)
+        const positions = working.map((_, i) => i)
+        const order = toVisitOrder(working, positions, 'least_referenced')
+        expect([...order].sort((x, y) => x - y)).toEqual(positions)
+        const lastUse = toLastUse(working)
+        for (let a = 0; a < working.length; a += 1) {
+          expect(lastUse[a]).toBeGreaterThanOrEqual(a)
+          if (!isToolCallMessage(working[a])) continue
+          const end = selectResultRunEnd(working, a)
+          for (let i = a; i < end; i += 1) expect(lastUse[i]).toBe(lastUse[a])
+        }
+      }),
+      numRuns * 3,
+    )
+  })
+
+  it('the ladder keeps groups atomic and the protections, and stops at the target below level 8', () => {
+    runProperty(
+      'reference order: ladder',
+      fc.property(caseArb, ({ turns, share, tools, fraction }) => {
+        const working = toWorking(turns)
+        const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, compaction_order: 'least_referenced' }
+        const { target, ladder, draft } = ladderOf(working, config, fraction)
+        const contract = ladderOf(working, { ...config, compaction_order: 'oldest' }, fraction)
+        const where = JSON.stringify({ turns: turns.length, share, tools, fraction })
+        expect(findPairingViolations(ladder.working), where).toEqual([])
+        // the last user message stays as it was
+        expect(ladder.working[ladder.working.length - 1], where).toBe(working[working.length - 1])
+        // a call and its results go together
+        for (let a = 0; a < working.length; a += 1) {
+          if (!isToolCallMessage(working[a])) continue
+          const end = selectResultRunEnd(working, a)
+          const gone = [...Array(end - a).keys()].map((k) => draft.removed.has(a + k))
+          expect(new Set(gone).size, where).toBeLessThanOrEqual(1)
+        }
+        // the last protected_tool_results results are never shortened (SPEC 6.3; a removal level may remove them with their group, 6.4)
+        const results = working.flatMap((message, i) => (message.role === 'tool' ? [i] : []))
+        if (ladder.levelReached < 8) {
+          for (const i of results.slice(Math.max(0, results.length - tools))) {
+            if (tools === 0) break
+            expect(draft.truncated.has(i), where).toBe(false)
+          }
+          expect(estimateMessages(ladder.working, estimateOne), where).toBeLessThanOrEqual(target)
+        }
+        // never larger than the list it started from
+        expect(estimateMessages(ladder.working, estimateOne)).toBeLessThanOrEqual(estimateMessages(working, estimateOne))
+        // the contract's order reaching its target at a level means this order is not stuck above it at level 8 for lack of candidates
+        if (contract.ladder.levelReached < 8 && ladder.levelReached === 8) expect(estimateMessages(ladder.working, estimateOne), where).toBeLessThanOrEqual(target)
+      }),
+      numRuns * 3,
+    )
+  })
+})
