@@ -8,9 +8,10 @@
 //     of each request (meaningful in a run that never compacts: every view is then what the
 //     agent sent), e.g. npx tsx scripts/measure-calibration.ts never '{"token_meter":"calibrated"}' fixtures/sessions/codex
 //
-//   npx tsx scripts/measure-calibration.ts goals <budget,budget,...> <files or folders>...
+//   npx tsx scripts/measure-calibration.ts goals <budget,budget,...> [--predict <json-config>] <files or folders>...
 //     per session with recorded usage: the prediction errors of a never-compacting calibrated
-//     replay; then at each budget B `recommended` (views billed over B, boundaries) against the
+//     replay (the meter as `recommended` runs it, calibrated with the typed estimator, unless
+//     --predict names another configuration); then at each budget B `recommended` (views billed over B, boundaries) against the
 //     oracle-calibrated reference run: the reference preset at the budget converted with the
 //     session's own least-squares fit of the recorded readings on the reference estimate of the
 //     original requests, floor((B - b) / a), whose boundaries bound recommended's at 1.5 x + 1.
@@ -130,24 +131,32 @@ const single = (): void => {
 }
 
 const goals = (): void => {
+  // The prediction runs the meter as `recommended` does (calibrated, typed estimator) unless
+  // `--predict <json-config>` names another configuration (e.g. '{"token_meter":"calibrated"}').
+  const predictAt = rest.indexOf('--predict')
+  const predict: Partial<Config> = predictAt >= 0 ? parseConfig(rest.splice(predictAt, 2)[1]) : { token_meter: 'calibrated', token_estimator: 'typed' }
   const [budgetsArg, ...paths] = rest
   const budgets = budgetsArg.split(',').map(Number)
-  const never = runAll(paths, { token_meter: 'calibrated' }, NEVER)
+  const never = runAll(paths, predict, NEVER)
+  // The reference estimate column and the oracle fit are always of the reference estimator (the
+  // oracle run is the reference preset), whatever estimator the prediction ran with.
+  const reference = new Map(runAll(paths, {}, NEVER).map((run) => [run.name, run]))
   const withReadings = never.filter((run) => run.pairs.length > 0)
   for (const run of never) if (run.pairs.length === 0) console.log(`no readings (skipped): ${run.name}, ${run.requests} requests`)
   const wanted = new Set(withReadings.map((run) => run.name))
-  console.log('\n### Prediction, never compacting (`never \'{"token_meter":"calibrated"}\'`): error against the reading of each request')
+  console.log(`\n### Prediction, never compacting (\`never '${JSON.stringify(predict)}'\`): error against the reading of each request`)
   console.log('| session | requests with a reading | `used_tokens` median / p95 | `model_tokens` median / p95 | reference estimate median | oracle fit (reading on reference estimate) |')
   console.log('|---|---:|---:|---:|---:|---:|')
   const all = { used: [] as number[], model: [] as number[], est: [] as number[], n: 0 }
   const oracleFits = new Map<string, { a: number; b: number } | null>()
   for (const run of withReadings) {
-    const fit = leastSquares(run.pairs)
+    const base = reference.get(run.name) ?? run
+    const fit = leastSquares(base.pairs)
     oracleFits.set(run.name, fit)
-    console.log(`| ${run.name} | ${run.pairs.length} | ${pct(q(run.errors.used, 0.5))} / ${pct(q(run.errors.used, 0.95))} | ${pct(q(run.errors.model, 0.5))} / ${pct(q(run.errors.model, 0.95))} | ${pct(q(run.errors.estimate, 0.5))} | ${fit === null ? '—' : `${fit.a.toFixed(3)} × estimate + ${fmt(Math.round(fit.b))}`} |`)
+    console.log(`| ${run.name} | ${run.pairs.length} | ${pct(q(run.errors.used, 0.5))} / ${pct(q(run.errors.used, 0.95))} | ${pct(q(run.errors.model, 0.5))} / ${pct(q(run.errors.model, 0.95))} | ${pct(q(base.errors.estimate, 0.5))} | ${fit === null ? '—' : `${fit.a.toFixed(3)} × estimate + ${fmt(Math.round(fit.b))}`} |`)
     all.used.push(...run.errors.used)
     all.model.push(...run.errors.model)
-    all.est.push(...run.errors.estimate)
+    all.est.push(...base.errors.estimate)
     all.n += run.pairs.length
   }
   console.log(`| **total** | ${all.n} | **${pct(q(all.used, 0.5))} / ${pct(q(all.used, 0.95))}** | **${pct(q(all.model, 0.5))} / ${pct(q(all.model, 0.95))}** | ${pct(q(all.est, 0.5))} | |`)

@@ -7,6 +7,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, type Piece } from './carrier.js'
+import type { TokenEstimator } from '../meter/estimate.js'
 
 /**
  * A Responses input item as this library reads it (`type` optional on messages).
@@ -299,4 +300,44 @@ export const validateResponsesItem = (item: Readonly<Record<string, unknown>>): 
   }
   if (CALL_TYPES.has(type) && (typeof item.name !== 'string' || item.name === '')) return { path: '.name', detail: `a ${type} item needs a non-empty string name` }
   return null
+}
+
+const reasoningShares = new WeakMap<TokenEstimator, WeakMap<Message, number>>()
+
+/** What `estimate` charges for the `reasoning` items of a Responses piece (0 for any other message); memoised per estimator and piece. */
+const toReasoningShare = (piece: Message, estimate: TokenEstimator): number => {
+  const carrier = carrierOf(piece)
+  if (carrier === null || carrier.format !== 'openai-responses' || carrier.items === undefined || piece.role !== 'assistant') return 0
+  let shares = reasoningShares.get(estimate)
+  if (shares === undefined) {
+    shares = new WeakMap()
+    reasoningShares.set(estimate, shares)
+  }
+  const known = shares.get(piece)
+  if (known !== undefined) return known
+  let share = 0
+  for (const item of carrier.items) if (itemType(item) === 'reasoning') share += estimate(pickKeys(item, responsesKeysOf(item)))
+  shares.set(piece, share)
+  return share
+}
+
+/**
+ * The part of `estimate(view)` the Responses API does not bill: the `reasoning` items of the
+ * pieces before the last user message of `view[0..end)` (the API drops the reasoning of earlier
+ * turns from the input, and a turn ends at the next user message; OpenAI's reasoning guide, and
+ * openai/codex counts only the reasoning after the last user message as part of the next request).
+ * Pieces of other formats hold no such item, so this is 0 for them. Estimator tokens; pure.
+ *
+ * @example
+ * const turn = mergeResponsesPieces(expandResponsesItem({ type: 'reasoning', summary: [], encrypted_content: 'gAAAAB' })[0].message, expandResponsesItem({ role: 'assistant', content: 'Done.' })[0].message)
+ * const view = turn === null ? [] : [expandResponsesItem({ role: 'user', content: 'go' })[0].message, turn, expandResponsesItem({ role: 'user', content: 'next' })[0].message]
+ * measureUnbilledReasoning(view, () => 10) // => 10
+ * measureUnbilledReasoning(view, () => 10, 2) // => 0
+ */
+export const measureUnbilledReasoning = (view: Messages, estimate: TokenEstimator, end: number = view.length): number => {
+  let last = end - 1
+  while (last >= 0 && view[last].role !== 'user') last -= 1
+  let total = 0
+  for (let i = 0; i < last; i += 1) total += toReasoningShare(view[i], estimate)
+  return total
 }

@@ -9,6 +9,7 @@ import { toWireKey } from '../economics/items.js'
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import type { TokenEstimator } from './estimate.js'
+import { measureUnbilledReasoning } from '../formats/openai-responses.js'
 
 /**
  * One pair of the fit: the estimate of a view that was sent (estimator tokens) and the provider's
@@ -196,7 +197,8 @@ export const toMessageHash = (message: Message): number => {
 const isEphemeral = (message: Message): boolean => isPlainObject(message.metadata) && isTruthy(message.metadata.ephemeral)
 
 /**
- * The `SentView` of a view about to be sent: the ephemeral tail (notice, replay) is split off.
+ * The `SentView` of a view about to be sent: the ephemeral tail (notice, replay) is split off;
+ * `estimate` leaves out the reasoning the provider does not bill (`measureUnbilledReasoning`).
  *
  * @example
  * toSentView([{ role: 'user', content: 'hi' }], estimateOne).hashes.length // 1
@@ -214,15 +216,18 @@ export const toSentView = (view: Messages, estimate: TokenEstimator): SentView =
     hashed.push(toMessageHash(view[i]))
     total += estimate(view[i])
   }
-  return { estimate: total, tailEstimate, hashes: hashed }
+  // The estimate the fit pairs with the reading is of what the provider bills (docs/contract.md 17.13).
+  return { estimate: Math.max(0, total - measureUnbilledReasoning(view, estimate)), tailEstimate, hashes: hashed }
 }
 
 /**
  * The calibrated count of a candidate view (the list that would be sent: sticky decisions
  * applied, no notice or replay) with its estimate `viewEstimate`: `model_tokens` = ceil(scale ×
- * viewEstimate + overhead + margin); `calibrated_tokens` = the append shape when the anchor's view
- * is a prefix of `view` (ceil(reading − scale × its ephemeral tail + scale × estimate(what was
- * appended))), else `model_tokens`. `shape` says which; `kind` is `calibrated` once a reading
+ * billed + overhead + margin), billed = viewEstimate less the reasoning the provider does not
+ * bill (`measureUnbilledReasoning`: Responses reasoning before the last user message);
+ * `calibrated_tokens` = the append shape when the anchor's view is a prefix of `view`
+ * (ceil(reading − scale × its ephemeral tail + scale × (estimate(what was appended) − the
+ * reasoning the appended messages stop billing))), else `model_tokens`. `shape` says which; `kind` is `calibrated` once a reading
  * exists, else `estimated`.
  *
  * @example
@@ -235,8 +240,10 @@ export const countCalibrated = (
   viewEstimate: number,
   estimate: TokenEstimator,
 ): { readonly calibrated_tokens: number; readonly model_tokens: number; readonly shape: 'append' | 'model'; readonly kind: 'calibrated' | 'estimated' } => {
+  // Counted as billed: without the reasoning the provider drops (docs/contract.md 17.13).
+  const unbilled = measureUnbilledReasoning(view, estimate)
   // (a negative fitted overhead, readings below the estimate, never makes a count negative)
-  const modelTokens = Math.max(0, Math.ceil(model.scale * viewEstimate + model.overhead + model.margin))
+  const modelTokens = Math.max(0, Math.ceil(model.scale * Math.max(0, viewEstimate - unbilled) + model.overhead + model.margin))
   const anchor = calibration.anchor
   const kind = anchor === null ? 'estimated' : 'calibrated'
   if (anchor !== null && anchor.view.hashes.length <= view.length && anchor.view.hashes.length > 0) {
@@ -245,6 +252,8 @@ export const countCalibrated = (
     if (prefix) {
       let appended = 0
       for (let i = anchor.view.hashes.length; i < view.length; i += 1) appended += estimate(view[i])
+      // A user message appended ends the turn: the reasoning before it is no longer billed.
+      appended -= unbilled - measureUnbilledReasoning(view, estimate, anchor.view.hashes.length)
       const count = Math.ceil(anchor.reading - model.scale * anchor.view.tailEstimate + model.scale * appended)
       return { calibrated_tokens: Math.max(0, count), model_tokens: modelTokens, shape: 'append', kind }
     }

@@ -240,14 +240,46 @@ export const splitMedia = (message: unknown): MediaSplit => {
 }
 
 /**
+ * Bytes of an encrypted reasoning payload that are its envelope, not reasoning (version, timestamp,
+ * IV, MAC and padding of the sealed token), as openai/codex subtracts them when it estimates a
+ * reasoning item (`codex-rs/core/src/context_manager/history.rs`, `estimate_reasoning_length`).
+ *
+ * @example
+ * REASONING_ENVELOPE_BYTES // => 650
+ */
+export const REASONING_ENVELOPE_BYTES = 650
+
+/**
+ * Tokens of the reasoning an encrypted payload of `length` base64 characters carries: the
+ * decoded bytes (3 per 4 characters) less `REASONING_ENVELOPE_BYTES`, at 4 bytes per token
+ * (rounded up; never negative). What the provider bills for a Responses `reasoning` (or
+ * `compaction`) item passed back in the current turn is that reasoning, not the characters of its
+ * `encrypted_content` (docs/configuration.md, "A typed estimator").
+ *
+ * @example
+ * toEncryptedReasoningTokens(4000) // => 588
+ * toEncryptedReasoningTokens(100) // => 0
+ */
+export const toEncryptedReasoningTokens = (length: number): number => Math.ceil(Math.max(0, Math.floor((3 * length) / 4) - REASONING_ENVELOPE_BYTES) / 4)
+
+/** True for a Responses item whose `encrypted_content` carries sealed model reasoning. */
+const isEncryptedReasoningItem = (message: Readonly<Record<string, unknown>>): message is Readonly<Record<string, unknown>> & { readonly encrypted_content: string } =>
+  (message.type === 'reasoning' || message.type === 'compaction') && typeof message.encrypted_content === 'string'
+
+/**
  * The typed estimator: `floor(pyreprLength(text) / 4) + mediaTokens` of `splitMedia(message)`.
  * Equal to the reference estimator (SPEC 5) for a message without media; additive over lists like
- * it (the core sums per message). Pure.
+ * it (the core sums per message). A Responses `reasoning` or `compaction` item with
+ * `encrypted_content` (as the openai-responses format hands its items to the estimator) costs the
+ * reasoning it carries (`toEncryptedReasoningTokens`), not its characters: the payload is sealed
+ * bytes, never text the model reads, and its summary is not fed back. Pure.
  *
  * @example
  * estimateTyped({ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }) // => 8 + 1600
+ * estimateTyped({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'Looking' }], encrypted_content: 'gAAAAB'.repeat(700) }) // => 625
  */
 export const estimateTyped = (message: Message): number => {
+  if (isEncryptedReasoningItem(message)) return toEncryptedReasoningTokens(message.encrypted_content.length)
   const split = splitMedia(message)
   return Math.floor(pyreprLength(split.text) / 4) + split.mediaTokens
 }

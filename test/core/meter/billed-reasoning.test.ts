@@ -1,0 +1,128 @@
+// What the provider bills for Responses reasoning (docs/contract.md 17.13, docs/configuration.md "A
+// typed estimator"): the typed estimator charges an encrypted reasoning item the reasoning it
+// carries, not its characters; the calibrated meter leaves out the reasoning of the turns before
+// the last user message (the Responses API drops it), in the fit, the model count and the append
+// shape. The provider model of the replay keeps its own count (gpt-tokenizer on the stored pieces).
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
+import { expandResponsesItem, measureUnbilledReasoning, mergeResponsesPieces } from '../../../src/core/formats/openai-responses.js'
+import { makeFormatEstimator } from '../../../src/core/formats/dispatch.js'
+import { countCalibrated, EMPTY_CALIBRATION, toSentView } from '../../../src/core/meter/calibration.js'
+import { estimateOne, makeCachedEstimator } from '../../../src/core/meter/estimate.js'
+import { estimateTyped, REASONING_ENVELOPE_BYTES, toEncryptedReasoningTokens } from '../../../src/core/meter/typed-estimate.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { makeStep } from '../../../src/core/reducer.js'
+import { makeInitialState, type State } from '../../../src/core/state.js'
+import type { Event } from '../../../src/core/events.js'
+import { makeProviderCounter } from '../../../src/shell/estimators.js'
+import { NOW, request } from '../../support/core.js'
+
+const SEALED = 'gAAAAABo5CPhq6X48IJyv9THtj00Aa06hDhMcl0Smrq0bBBBm-aXGw-3TpbpBS4lg_'.repeat(60) // 3,960 characters
+const reasoning = (text = 'Thinking') => ({ type: 'reasoning', summary: [{ type: 'summary_text', text }], content: null, encrypted_content: SEALED })
+const piece = (item: Readonly<Record<string, unknown>>): Message => expandResponsesItem(item)[0].message
+const turn = (...items: ReadonlyArray<Readonly<Record<string, unknown>>>): Message =>
+  items.slice(1).reduce<Message>((last, item) => mergeResponsesPieces(last, piece(item)) ?? last, piece(items[0]))
+const typed = makeCachedEstimator(makeFormatEstimator('openai-responses', estimateTyped))
+const REASONING = toEncryptedReasoningTokens(SEALED.length)
+
+describe('the typed estimator on encrypted reasoning', () => {
+  it('charges the decoded reasoning (3 bytes per 4 characters, less the envelope, 4 bytes a token), not the characters', () => {
+    expect(REASONING).toBe(Math.ceil((Math.floor((3 * 3960) / 4) - REASONING_ENVELOPE_BYTES) / 4))
+    expect(estimateTyped(reasoning())).toBe(REASONING)
+    // the reference estimator counts the characters (a quarter each): 1.75 times more here
+    expect(estimateOne(reasoning())).toBeGreaterThan(1.7 * REASONING)
+    expect(estimateTyped({ type: 'compaction', encrypted_content: SEALED })).toBe(REASONING)
+    expect(toEncryptedReasoningTokens(800)).toBe(0)
+  })
+
+  it('a reasoning item without encrypted content, and every other item, is text as before', () => {
+    const plain = { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Thinking hard' }] }
+    expect(estimateTyped(plain)).toBe(estimateOne(plain))
+    const call = { type: 'function_call', call_id: 'c1', name: 'read', arguments: SEALED }
+    expect(estimateTyped(call)).toBe(estimateOne(call))
+  })
+
+  it('a Responses piece costs its items: the reasoning at its decoded size', () => {
+    const answer = { role: 'assistant', content: 'Done.' }
+    expect(typed(turn(reasoning(), answer))).toBe(REASONING + estimateOne(answer))
+  })
+})
+
+describe('measureUnbilledReasoning', () => {
+  const first = piece({ role: 'user', content: 'go' })
+  const answered = turn(reasoning(), { role: 'assistant', content: 'Done.' })
+  const next = piece({ role: 'user', content: 'and now?' })
+  const working = turn(reasoning('again'), { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' })
+
+  it('counts the reasoning before the last user message only', () => {
+    expect(measureUnbilledReasoning([first, answered], typed)).toBe(0)
+    expect(measureUnbilledReasoning([first, answered, next], typed)).toBe(REASONING)
+    expect(measureUnbilledReasoning([first, answered, next, working], typed)).toBe(REASONING)
+    expect(measureUnbilledReasoning([first, answered, next, working], typed, 2)).toBe(0)
+  })
+
+  it('is 0 for messages of other formats', () => {
+    expect(measureUnbilledReasoning([{ role: 'assistant', content: SEALED }, { role: 'user', content: 'hi' }], typed)).toBe(0)
+  })
+})
+
+describe('the calibrated meter counts what is billed', () => {
+  const first = piece({ role: 'user', content: 'go' })
+  const answered = turn(reasoning(), { role: 'assistant', content: 'Done.' })
+  const next = piece({ role: 'user', content: 'and now?' })
+  const model = { scale: 1, overhead: 1000, margin: 0, points: 3 }
+  const total = (view: ReadonlyArray<Message>) => view.reduce((sum, message) => sum + typed(message), 0)
+
+  it('the sent view pairs its billed estimate with the reading', () => {
+    expect(toSentView([first, answered], typed).estimate).toBe(total([first, answered]))
+    expect(toSentView([first, answered, next], typed).estimate).toBe(total([first, answered, next]) - REASONING)
+  })
+
+  it('the model count leaves out the dropped reasoning', () => {
+    const view = [first, answered, next]
+    expect(countCalibrated(EMPTY_CALIBRATION, model, view, total(view), typed).model_tokens).toBe(1000 + total(view) - REASONING)
+  })
+
+  it('the append shape: a user message appended stops billing the reasoning before it', () => {
+    const sent = toSentView([first, answered], typed)
+    const anchored = { ...EMPTY_CALIBRATION, anchor: { reading: 5000, view: sent } }
+    const view = [first, answered, next]
+    const count = countCalibrated(anchored, model, view, total(view), typed)
+    expect(count.shape).toBe('append')
+    expect(count.calibrated_tokens).toBe(5000 + typed(next) - REASONING)
+    // without a user message appended nothing before it stops being billed
+    const call = turn({ type: 'function_call', call_id: 'c2', name: 'ls', arguments: '{}' })
+    expect(countCalibrated(anchored, model, [first, answered, call], total([first, answered, call]), typed).calibrated_tokens).toBe(5000 + typed(call))
+  })
+
+  it('through the reducer: after a reading, the next turn is predicted without the first turn’s reasoning', () => {
+    const config: Config = { ...DEFAULT_CONFIG, token_meter: 'calibrated' }
+    const step = makeStep({ config, estimate: makeCachedEstimator(estimateTyped), format: 'openai-responses' })
+    const run = (state: State, events: ReadonlyArray<Event>): State => events.reduce((current, event) => step(current, event).state, state)
+    const add = (message: Readonly<Record<string, unknown>>): Event => ({ type: 'message_added', message, timestamp: NOW })
+    const ask: Event = request({ tokenBudget: 200_000 })
+    const read = (input: number): Event => ({ type: 'usage_observed', data: { usage: { input_tokens: input, cache_write_tokens: 0 } } })
+    let state = run(makeInitialState(), [add({ role: 'user', content: 'go' }), ask, read(2000)])
+    state = run(state, [add(reasoning()), add({ type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' }), add({ type: 'function_call_output', call_id: 'c1', output: 'ok' }), ask])
+    // the current turn's reasoning is billed: the append shape adds it
+    const inTurn = state.meter.stats
+    expect(inTurn?.calibrated_tokens).toBeGreaterThanOrEqual(2000 + REASONING)
+    state = run(state, [read(2000 + REASONING + 40), add({ role: 'assistant', content: 'Done.' }), add({ role: 'user', content: 'and now?' }), ask])
+    const nextTurn = state.meter.stats
+    // the new user message ends the turn: its reasoning leaves the count (append shape and model alike)
+    expect(nextTurn?.calibrated_tokens).toBeLessThan(2000 + 60)
+    expect(nextTurn?.calibrated_tokens).toBeGreaterThan(2000)
+  })
+})
+
+describe('the provider model keeps its own count', () => {
+  it('the replay’s counter is gpt-tokenizer over the text, not the typed estimator’s reasoning figure', () => {
+    const counter = makeProviderCounter()
+    expect(counter.name).toBe('gpt-tokenizer')
+    // a stored Responses piece keeps its reasoning only in metadata, which the counter never reads
+    const stored = turn(reasoning(), { role: 'assistant', content: 'Done.' })
+    expect(counter.count(stored)).toBe(counter.count({ role: 'assistant', content: 'Done.' }))
+    // and a raw reasoning item is counted as the tokenizer counts its strings, not as decoded reasoning
+    expect(counter.count(reasoning())).not.toBe(REASONING)
+  })
+})
