@@ -1,7 +1,7 @@
-// Snapshots of version 7 (fixtures/snapshots/v7/, written by the code of that version with
-// fixtures/snapshots/v7/generate.mts) restore through src/core/snapshot/migrations.ts and continue
-// exactly as that code continued: the same views, events and stats for the requests that followed
-// (docs/embedding.md, "Snapshots across versions").
+// Snapshots of versions 7 and 8 (fixtures/snapshots/v7/ and v8/, each written by the code of that
+// version with the generate.mts beside them) restore through src/core/snapshot/migrations.ts (7 -> 8
+// -> 9, 8 -> 9) and continue exactly as that code continued: the same views, events and stats for
+// the requests that followed (docs/embedding.md, "Snapshots across versions").
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -22,7 +22,7 @@ import { silentLogger } from '../src/shell/logger.js'
 import { loadRecordings } from '../src/shell/importers/detect.js'
 import { FIXTURES, readFixture } from './support/fixtures.js'
 
-interface V7Fixture {
+interface OlderFixture {
   readonly session: string
   readonly budget: number
   readonly provider: { readonly context_window: number; readonly max_output_tokens: number } | null
@@ -33,13 +33,15 @@ interface V7Fixture {
   readonly lines: ReadonlyArray<Record<string, unknown>>
 }
 
-const DIRECTORY = resolve(FIXTURES, 'snapshots/v7')
-const FILES = readdirSync(DIRECTORY).filter((name) => name.endsWith('.json.gz')).sort()
-const read = (name: string): V7Fixture => JSON.parse(gunzipSync(readFileSync(resolve(DIRECTORY, name))).toString('utf8')) as V7Fixture
+const filesOf = (version: number): ReadonlyArray<string> =>
+  readdirSync(resolve(FIXTURES, `snapshots/v${version}`))
+    .filter((name) => name.endsWith('.json.gz'))
+    .sort()
+const readOf = (version: number, name: string): OlderFixture => JSON.parse(gunzipSync(readFileSync(resolve(FIXTURES, `snapshots/v${version}`, name))).toString('utf8')) as OlderFixture
 const sha256 = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex')
 
 /** The session of `fixture` as its generator replayed it: the preset over the header, the budget (and provider) on every request. */
-const recordingOf = (fixture: V7Fixture): Recording => {
+const recordingOf = (fixture: OlderFixture): Recording => {
   const [base] = loadRecordings(readFixture(fixture.session), fixture.session, 'auto').recordings
   const provider = fixture.provider
   const ops = provider === null ? base.ops : base.ops.map((op): RecordingOp => (op.op === 'get_messages_for_request' ? { ...op, provider } : op))
@@ -52,40 +54,44 @@ const summarizer = (request: { readonly seqs: ReadonlyArray<number> }, history: 
   return { text: toExtractiveSummary(history.filter((message) => wanted.has(seqOf(message) ?? -1))) }
 }
 
-describe('version-7 snapshots restore and continue unchanged', () => {
-  it('the fixtures cover every configuration and cut point of the generator', () => {
-    expect(FILES.length).toBe(12)
-    const configs = new Set(FILES.map((name) => read(name).config))
-    expect([...configs].sort()).toEqual(['recommended', 'reference', 'spill', 'summary'])
-  })
-
-  for (const name of FILES) {
-    it(name, async () => {
-      const fixture = read(name)
-      expect(fixture.snapshot.version).toBe(7)
-      const recording = recordingOf(fixture)
-      const decodedConfig = decodeConfig(recording.config)
-      if (E.isLeft(decodedConfig)) throw decodedConfig.left
-      const config = decodedConfig.right.config
-      const restored = decodeSnapshot(structuredClone(fixture.snapshot))
-      if (E.isLeft(restored)) throw restored.left
-      expect(JSON.stringify(restored.right.config)).toBe(JSON.stringify(config))
-      const handed = replayRecording(recording, { config, estimate: makeCachedEstimator() }, { summarizer, handOver: { at: fixture.cut, through: () => restored.right.state } })
-      const following = handed.lines
-        .filter((line) => line.op_index > fixture.cut)
-        .slice(0, fixture.lines.length)
-        .map(({ view, ...rest }) => ({ ...rest, view_sha256: sha256(view) }))
-      expect(following.length).toBe(fixture.lines.length)
-      expect(JSON.parse(JSON.stringify(following))).toEqual(fixture.lines)
-      // Saved again, the migrated state is a version-8 snapshot that restores to the same state.
-      const again = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(config, restored.right.state))))
-      if (E.isLeft(again)) throw again.left
-      expect(again.right.state).toStrictEqual(restored.right.state)
-      // The public path: ContextManager.restore takes the version-7 value and saves version 8.
-      const manager = await ContextManager.restore(structuredClone(fixture.snapshot), { logger: silentLogger })
-      const saved = await manager.snapshot()
-      expect(saved.version).toBe(SNAPSHOT_VERSION)
-      expect((await manager.getMessages()).length).toBe(restored.right.state.history.length)
+for (const version of [7, 8]) {
+  describe(`version-${version} snapshots restore and continue unchanged`, () => {
+    const FILES = filesOf(version)
+    const read = (name: string): OlderFixture => readOf(version, name)
+    it('the fixtures cover every configuration and cut point of the generator', () => {
+      expect(FILES.length).toBe(12)
+      const configs = new Set(FILES.map((name) => read(name).config))
+      expect([...configs].sort()).toEqual(['recommended', 'reference', 'spill', 'summary'])
     })
-  }
-})
+
+    for (const name of FILES) {
+      it(name, async () => {
+        const fixture = read(name)
+        expect(fixture.snapshot.version).toBe(version)
+        const recording = recordingOf(fixture)
+        const decodedConfig = decodeConfig(recording.config)
+        if (E.isLeft(decodedConfig)) throw decodedConfig.left
+        const config = decodedConfig.right.config
+        const restored = decodeSnapshot(structuredClone(fixture.snapshot))
+        if (E.isLeft(restored)) throw restored.left
+        expect(JSON.stringify(restored.right.config)).toBe(JSON.stringify(config))
+        const handed = replayRecording(recording, { config, estimate: makeCachedEstimator() }, { summarizer, handOver: { at: fixture.cut, through: () => restored.right.state } })
+        const following = handed.lines
+          .filter((line) => line.op_index > fixture.cut)
+          .slice(0, fixture.lines.length)
+          .map(({ view, ...rest }) => ({ ...rest, view_sha256: sha256(view) }))
+        expect(following.length).toBe(fixture.lines.length)
+        expect(JSON.parse(JSON.stringify(following))).toEqual(fixture.lines)
+        // Saved again, the migrated state is a current-version snapshot that restores to the same state.
+        const again = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(config, restored.right.state))))
+        if (E.isLeft(again)) throw again.left
+        expect(again.right.state).toStrictEqual(restored.right.state)
+        // The public path: ContextManager.restore takes the older value and saves the current version.
+        const manager = await ContextManager.restore(structuredClone(fixture.snapshot), { logger: silentLogger })
+        const saved = await manager.snapshot()
+        expect(saved.version).toBe(SNAPSHOT_VERSION)
+        expect((await manager.getMessages()).length).toBe(restored.right.state.history.length)
+      })
+    }
+  })
+}

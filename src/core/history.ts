@@ -14,6 +14,7 @@ import type { MessageFormat } from './formats/carrier.js'
 import { withOrigin } from './formats/carrier.js'
 import { expandMessage } from './formats/dispatch.js'
 import { mergeResponsesPieces } from './formats/openai-responses.js'
+import { NO_CACHE_BREAKPOINTS } from './formats/anthropic-cache.js'
 import { appendTo, lastOf, replaceLast } from './messages/appendable.js'
 
 /**
@@ -154,8 +155,8 @@ const cancelInFlight = (state: State): ReadonlyArray<Effect> =>
 
 /**
  * Reduce `set_messages` (SPEC 2.4): history replaced by copies numbered `_seq = 0..n−1` (no
- * timestamps added); sticky, stats, replay marker, predicate streak, summary and anchor state
- * reset; the measured usage, meter stats, spill memo and provenance counters kept.
+ * timestamps added); sticky, stats, replay marker, predicate streak, summary, anchor state and
+ * the held cache breakpoints reset; the measured usage, meter stats, spill memo and provenance counters kept.
  *
  * @example
  * applyMessagesReplaced(DEFAULT_CONFIG, makeInitialState(), [{ role: 'user', content: 'hi' }]).state.nextSeq // => 1
@@ -180,6 +181,8 @@ export const applyMessagesReplaced = (
       draft.compaction = castDraft(EMPTY_COMPACTION)
       draft.toolNames = toolNames
       draft.budget = EMPTY_BUDGET
+      // A new history: the entries the held breakpoints read belong to the old one.
+      draft.cacheBreakpoints = castDraft(NO_CACHE_BREAKPOINTS)
       draft.toolResults.ingressPending = {}
       draft.summary = castDraft({ ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber })
       // Kept: the last reading, the meter stats, the calibration, the spill memo and the provenance counters.
@@ -197,8 +200,8 @@ export const applyMessagesReplaced = (
 }
 
 /**
- * Reduce `clear()` (SPEC 2.5): everything reset except the provenance counters (spill files are
- * never deleted; only the memo of written paths is emptied).
+ * Reduce `clear()` (SPEC 2.5): everything reset (the held cache breakpoints too) except the
+ * provenance counters (spill files are never deleted; only the memo of written paths is emptied).
  *
  * @example
  * applyHistoryCleared(makeInitialState()).state.history // => []
@@ -219,6 +222,7 @@ export const applyHistoryCleared = (state: State): { readonly state: State; read
     summary: { ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber },
     compaction: EMPTY_COMPACTION,
     toolResults: { spillWritten: new Set(), spillFailed: new Set(), ingressPending: {} },
+    cacheBreakpoints: NO_CACHE_BREAKPOINTS,
   },
   effects: cancelInFlight(state),
 })

@@ -73,7 +73,8 @@ export const applySpillAnswer = (config: Config, state: State, event: SpillWritt
  * The answers to one call's spill writes (SPEC 17.9), folded in order as `applySpillAnswer`
  * applies each; the call's view comes back without the pointers to the paths that failed (and
  * are now never pointed at), so it points at no file that was not written; with a `shape`, the
- * step's `output` is that view as the request asked for it (`toProviderView`).
+ * step's `output` is that view as the request asked for it (`toProviderView`, which under
+ * `anthropic_cache_breakpoints` also writes the `cacheBreakpoints` slice, as the finish stage does).
  *
  * @example
  * applySpillsAnswered(DEFAULT_CONFIG, makeInitialState(), { type: 'spills_answered', answers: [], view: [] }).view // => []
@@ -89,10 +90,11 @@ export const applySpillsAnswered = (config: Config, state: State, event: SpillsA
   const failed = new Set(event.answers.filter((answer) => answer.type === 'spill_failed' && next.toolResults.spillFailed.has(answer.path)).map((answer) => answer.path))
   const view = failed.size === 0 || event.view === undefined ? event.view : withoutSpillPointers(event.view, failed)
   if (event.shape === undefined || view === undefined) return { state: next, view, effects }
-  const shaped = toProviderView(config, event.shape, view, next.history)
+  const shaped = toProviderView(config, event.shape, view, next.history, next.cacheBreakpoints)
   // Refused under provider_rules "refuse": the raise_error effect is last and the step has no view.
   if (shaped.output === null) return { state: next, view: undefined, effects: [...effects, ...shaped.effects] }
-  return { state: next, view, effects: [...effects, ...shaped.effects], output: shaped.output }
+  const held = shaped.cacheBreakpoints === undefined ? next : { ...next, cacheBreakpoints: shaped.cacheBreakpoints }
+  return { state: held, view, effects: [...effects, ...shaped.effects], output: shaped.output }
 }
 
 /**

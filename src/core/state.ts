@@ -1,12 +1,13 @@
 /**
  * The immutable value the reducers fold over: the stored history with permanent `_seq` numbers,
  * and one slice per concern, each kept with its owner (docs/architecture.md, "State slices"):
- * budget, meter, summary, compaction, tool results.
+ * budget, meter, summary, compaction, tool results, Anthropic cache breakpoints.
  */
 import type { BudgetPayload } from './budget.js'
 import type { Message } from './messages/message.js'
 import type { CompactionStats, TokenMeterStats } from './stats.js'
 import type { CalibrationState } from './meter/calibration.js'
+import { NO_CACHE_BREAKPOINTS, type CacheBreakpointPositions } from './formats/anthropic-cache.js'
 
 /**
  * Sticky decisions (SPEC 7): `_seq` sets and the highest level (0..8) an accepted pass reached.
@@ -171,6 +172,13 @@ export interface State {
   readonly summary: SummaryState
   readonly compaction: CompactionState
   readonly toolResults: ToolResultsState
+  /**
+   * The Anthropic prompt-cache breakpoints of the last view sent (`anthropic_cache_breakpoints`,
+   * src/core/formats/anthropic-cache.ts), kept in the next view while their prefix is unchanged;
+   * written by the finish stage, emptied by `clear()` and `setMessages()`. Empty (`marks: []`)
+   * without the option or in another format.
+   */
+  readonly cacheBreakpoints: CacheBreakpointPositions
 }
 
 /**
@@ -267,6 +275,7 @@ export const makeInitialState = (): State => ({
   summary: EMPTY_SUMMARY,
   compaction: { ...EMPTY_COMPACTION, sticky: EMPTY_STICKY },
   toolResults: { spillWritten: new Set(), spillFailed: new Set(), ingressPending: {} },
+  cacheBreakpoints: NO_CACHE_BREAKPOINTS,
 })
 
 /**

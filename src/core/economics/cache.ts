@@ -4,6 +4,7 @@
  * the request breaks the prefix of the previous view.
  */
 import type { InputSplit } from './prices.js'
+import { ANTHROPIC_MAX_BREAKPOINTS } from '../formats/anthropic-cache.js'
 
 /**
  * Which provider's cache rules apply: `anthropic` (explicit breakpoints, billed writes) or
@@ -84,9 +85,11 @@ export interface CacheState {
  * - `stable` (the model's default): one breakpoint after the last non-ephemeral item, reading any
  *   shared prefix up to it (an idealised placement with no lookback limit);
  * - `breakpoints` (`anthropic_cache_breakpoints: true`): after the overhead (the system prompt's
- *   end) and after the last non-ephemeral item; a breakpoint reads an entry the previous request
- *   wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` content blocks before it, when the prefix up to it
- *   is unchanged;
+ *   end) and after the last non-ephemeral item, and, in the slots left of 4, the previous
+ *   request's marks whose prefix is unchanged (the positions the manager holds,
+ *   `State.cacheBreakpoints`), newest first; a breakpoint reads an entry the previous request
+ *   wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` content blocks before it (0 for a held mark, which
+ *   sits on the entry), when the prefix up to it is unchanged;
  * - `automatic` (the request-level automatic mode): one breakpoint on the last item, ephemeral
  *   tail included, with the same lookback;
  * - `none`: no breakpoint: no cache read, no write (Anthropic caches nothing unmarked).
@@ -106,19 +109,31 @@ export type AnthropicCacheMode = 'stable' | 'breakpoints' | 'automatic' | 'none'
  */
 export const ANTHROPIC_LOOKBACK_BLOCKS = 20
 
-/** The breakpoints (item counts) of a request under `mode`. */
-const marksOf = (mode: AnthropicCacheMode, items: ReadonlyArray<CacheItem>): ReadonlyArray<number> => {
+/**
+ * The breakpoints (item counts, ascending) of a request under `mode`. Under `breakpoints`, as
+ * `placeCacheBreakpoints` places them from the positions the manager holds: after the overhead and
+ * after the last non-ephemeral item, then in the slots left of the API's 4 the previous request's
+ * marks whose prefix is unchanged (equal keys up to them; the manager's fingerprints), newest
+ * first, so an entry stays read when a request adds more than the lookback.
+ */
+const marksOf = (mode: AnthropicCacheMode, items: ReadonlyArray<CacheItem>, previous: CacheState['previous']): ReadonlyArray<number> => {
   if (mode === 'none') return []
   if (mode === 'automatic') return [items.length]
   let last = items.length
   while (last > 0 && items[last - 1].ephemeral) last -= 1
-  return last === 0 ? [0] : [0, last]
+  if (last === 0) return [0]
+  if (mode !== 'breakpoints' || previous === null) return [0, last]
+  let unchanged = 0
+  const limit = Math.min(previous.keys.length, items.length)
+  while (unchanged < limit && previous.keys[unchanged] === items[unchanged].key) unchanged += 1
+  const kept = (previous.marks ?? []).filter((entry) => entry > 0 && entry < last && entry <= unchanged)
+  return [0, ...kept.slice(-(ANTHROPIC_MAX_BREAKPOINTS - 2)), last]
 }
 
 /** The Anthropic split under explicit breakpoints (`breakpoints`, `automatic`, `none`). */
 const applyMarks = (mode: AnthropicCacheMode, state: CacheState, request: CacheRequest, input: number): { readonly split: InputSplit; readonly marks: ReadonlyArray<number> } => {
-  const marks = marksOf(mode, request.items)
   const previous = state.previous
+  const marks = marksOf(mode, request.items, previous)
   const fresh = previous !== null && !(previous.timeMs !== null && request.timeMs !== null && request.timeMs - previous.timeMs > CACHE_LIFETIME_MS[previous.lifetime])
   // The hidden overhead is the same text in every request of a session (as `sharedPrefixTokens`
   // says): the smaller of the two overheads is shared, then the items while their keys are equal.

@@ -75,9 +75,12 @@ export interface CachePlacement {
 }
 
 /**
- * The conversation breakpoints a view carried, as state for the next view (`placeCacheBreakpoints`):
- * each mark's message index and a fingerprint (SHA-256, hex) of the messages up to and including
- * it, unmarked, oldest first. A mark is kept in the next view while its prefix is unchanged.
+ * The conversation breakpoints a view carried, as state for the next view (`placeCacheBreakpoints`;
+ * the manager holds them in `State.cacheBreakpoints`, written by the finish stage of each request
+ * under `anthropic_cache_breakpoints`): each mark's message index and a fingerprint (SHA-256, 64
+ * hex digits) of the view's system prompt and its messages up to and including it, as they were
+ * before any mark of the library was placed, oldest first. A mark is kept in the next view while
+ * its prefix is unchanged.
  *
  * @example
  * const positions: CacheBreakpointPositions = { marks: [{ index: 4, prefix: '9f2c…' }] }
@@ -87,20 +90,25 @@ export interface CacheBreakpointPositions {
 }
 
 /**
- * The positions before the first view (and after a restore: the next view marks the system prompt
- * and the last stable block, as without state).
+ * The positions before the first view, and after `clear()` or `setMessages()` (the next view
+ * marks the system prompt and the last stable block only).
  *
  * @example
  * NO_CACHE_BREAKPOINTS.marks.length // => 0
  */
 export const NO_CACHE_BREAKPOINTS: CacheBreakpointPositions = { marks: [] }
 
-/** The prefix fingerprints of `messages` after each index in `at` (ascending or not). */
-const prefixFingerprints = (messages: ReadonlyArray<unknown>, at: ReadonlyArray<number>): ReadonlyMap<number, string> => {
+/**
+ * The prefix fingerprints of the view after each message index in `at` (ascending or not): the
+ * system prompt first (a new system prompt changes every prefix, as it does Anthropic's cache
+ * key), then the messages up to and including the index.
+ */
+const prefixFingerprints = (system: unknown, messages: ReadonlyArray<unknown>, at: ReadonlyArray<number>): ReadonlyMap<number, string> => {
   const wanted = new Set(at)
   const out = new Map<number, string>()
   const last = Math.max(-1, ...at)
   const hasher = sha256.create()
+  hasher.update(utf8ToBytes(`${JSON.stringify(system) ?? 'null'}\n`))
   for (let index = 0; index <= last; index += 1) {
     hasher.update(utf8ToBytes(`${JSON.stringify(messages[index]) ?? 'null'}\n`))
     if (wanted.has(index)) out.set(index, bytesToHex(hasher.clone().digest()))
@@ -160,7 +168,7 @@ export const placeCacheBreakpoints = <V extends { readonly system?: unknown; rea
     }
   }
   const candidates = previous.marks.filter((entry) => entry.index < stable && entry.index >= 0)
-  const fingerprints = prefixFingerprints(view.messages, [...candidates.map((entry) => entry.index), ...tail.marked])
+  const fingerprints = prefixFingerprints(view.system, view.messages, [...candidates.map((entry) => entry.index), ...tail.marked])
   const kept = candidates.filter((entry) => fingerprints.get(entry.index) === entry.prefix).map((entry) => entry.index)
   const anchors = free > 0 ? markMessages(tail.messages, kept.slice(-free).reverse(), mark) : { messages: tail.messages, marked: [] }
   const anchorIndexes = [...anchors.marked].sort((a, b) => a - b)

@@ -28,15 +28,17 @@ const warmAppliedView = (memo: DerivationMemo, selected: Working, slices: Reques
  * anyway. With a `shape` on the request, makes the view as the caller asked for it
  * (`toProviderView`: converted, repaired, checked; docs/formats.md), unless the request asked for
  * spill writes: the `spills_answered` event that answers them makes it then, from the view without
- * the pointers whose write failed (SPEC 17.9). A view refused under `provider_rules: "refuse"`
- * stops the request: a `raise_error` effect and no view.
+ * the pointers whose write failed (SPEC 17.9). Under `anthropic_cache_breakpoints` the Anthropic
+ * view keeps the held breakpoints whose prefix is unchanged and the positions it carries become
+ * the `cacheBreakpoints` slice (docs/formats.md, "Prompt caching"). A view refused under
+ * `provider_rules: "refuse"` stops the request: a `raise_error` effect and no view.
  *
  * @example
- * finishStage.writes // => ['meter', 'output']
+ * finishStage.writes // => ['meter', 'output', 'cacheBreakpoints']
  */
 export const finishStage = defineStage({
   name: 'finish',
-  writes: ['meter', 'output'],
+  writes: ['meter', 'output', 'cacheBreakpoints'],
   observes: false,
   run: (facts, draft) => {
     const slices = draft.slices
@@ -48,10 +50,11 @@ export const finishStage = defineStage({
     const shape = facts.event.shape
     const spills = draft.log.some((entry) => entry.effects.some((effect) => effect.type === 'write_spill'))
     if (shape === undefined || spills) return { slices: { meter } }
-    const shaped = toProviderView(facts.config, shape, view.view, slices.history)
+    const shaped = toProviderView(facts.config, shape, view.view, slices.history, slices.cacheBreakpoints)
     // Refused under provider_rules "refuse" (docs/formats.md): the request raises, nothing is sent,
     // so the step has no view (src/core/effects.ts, RaiseError) and the meter records none.
     if (shaped.output === null) return { effects: shaped.effects, stop: true }
-    return { slices: { meter, output: { value: shaped.output } }, effects: shaped.effects }
+    const cacheBreakpoints = shaped.cacheBreakpoints ?? slices.cacheBreakpoints
+    return { slices: { meter, output: { value: shaped.output }, cacheBreakpoints }, effects: shaped.effects }
   },
 })

@@ -82,6 +82,7 @@ const toState = (slices: RequestSlices): State => ({
   summary: slices.summary,
   compaction: slices.compaction,
   toolResults: slices.toolResults,
+  cacheBreakpoints: slices.cacheBreakpoints,
 })
 
 const toStep = (draft: RequestDraft, stopped: boolean): Step => ({

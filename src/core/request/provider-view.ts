@@ -10,7 +10,7 @@ import type { MessageFormat } from '../formats/carrier.js'
 import type { ViewShape } from '../events.js'
 import { toRequestView } from '../formats/dispatch.js'
 import { findHistoryRefusals, repairHistoryRefusals, resolveProviderRules } from '../formats/input-rules.js'
-import { placeCacheBreakpoints } from '../formats/anthropic-cache.js'
+import { NO_CACHE_BREAKPOINTS, placeCacheBreakpoints, type CacheBreakpointPositions } from '../formats/anthropic-cache.js'
 
 /**
  * `provider_rules` on a view (docs/formats.md): what only the history shows a provider would
@@ -37,23 +37,39 @@ const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, e
 }
 
 /**
+ * What `toProviderView` made: the view in the shape asked for (`output`, null when
+ * `provider_rules: "refuse"` refused it: the `raise_error` effect is then last), its effects, and
+ * for Anthropic under `anthropic_cache_breakpoints` the breakpoint positions it carries
+ * (`cacheBreakpoints`, the state's slice for the next view; absent otherwise).
+ *
+ * @example
+ * const made: ProviderView = { output: [{ role: 'user', content: 'hi' }], effects: [] }
+ */
+export interface ProviderView {
+  readonly output: unknown
+  readonly effects: ReadonlyArray<Effect>
+  readonly cacheBreakpoints?: CacheBreakpointPositions
+}
+
+/**
  * `view` (a contract view, stripped) as `shape` asks for it: in a provider format converted
  * (`toRequestView`, with `history` for what the conversion reads of it), `context:view-invalid`
  * when the converted view breaks the format's rules, `provider_rules` applied, and for Anthropic
- * under `anthropic_cache_breakpoints` the cache breakpoints placed; a contract view only has
- * `provider_rules` applied. `output` is null when `provider_rules: "refuse"` refused it (the
- * `raise_error` effect is then last).
+ * under `anthropic_cache_breakpoints` the cache breakpoints placed, keeping the marks of
+ * `breakpoints` (the positions of the last view sent, `State.cacheBreakpoints`) whose prefix is
+ * unchanged (`placeCacheBreakpoints`); a contract view only has `provider_rules` applied.
  *
  * @example
  * toProviderView(DEFAULT_CONFIG, { format: 'contract', repair: false }, [{ role: 'user', content: 'hi' }], []).output // => [{ role: 'user', content: 'hi' }]
  */
-export const toProviderView = (config: Config, shape: ViewShape, view: Messages, history: Messages): { readonly output: unknown; readonly effects: ReadonlyArray<Effect> } => {
+export const toProviderView = (config: Config, shape: ViewShape, view: Messages, history: Messages, breakpoints: CacheBreakpointPositions = NO_CACHE_BREAKPOINTS): ProviderView => {
   const effects: Effect[] = []
   if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects), effects }
   const converted = toRequestView(shape.format, view, { repair: shape.repair, history })
   if (converted.problems.length > 0) effects.push({ type: 'emit_hook', name: 'context:view-invalid', data: { format: shape.format, problems: [...converted.problems] } })
   const checked = applyProviderRules(config, shape.format, converted.view, effects)
   if (checked === null) return { output: null, effects }
-  const marked = shape.format === 'anthropic' && config.anthropic_cache_breakpoints ? placeCacheBreakpoints(checked as Parameters<typeof placeCacheBreakpoints>[0]).view : checked
-  return { output: marked, effects }
+  if (shape.format !== 'anthropic' || !config.anthropic_cache_breakpoints) return { output: checked, effects }
+  const marked = placeCacheBreakpoints(checked as Parameters<typeof placeCacheBreakpoints>[0], undefined, breakpoints)
+  return { output: marked.view, effects, cacheBreakpoints: marked.positions }
 }

@@ -23,9 +23,9 @@ import { migrateSnapshot, OLDEST_RESTORABLE_VERSION } from './migrations.js'
  * from `OLDEST_RESTORABLE_VERSION` on (docs/embedding.md, "Snapshots across versions").
  *
  * @example
- * SNAPSHOT_VERSION // => 8
+ * SNAPSHOT_VERSION // => 9
  */
-export const SNAPSHOT_VERSION = 8
+export const SNAPSHOT_VERSION = 9
 
 /**
  * The JSON form of a `State`: every field of `State` under the same name, sets as sorted arrays.
@@ -42,7 +42,7 @@ export type SnapshotState = { readonly [K in keyof State]: unknown }
  *
  * @example
  * const snapshot: Snapshot = toSnapshot(DEFAULT_CONFIG, makeInitialState())
- * JSON.parse(JSON.stringify(snapshot)).version // => 8
+ * JSON.parse(JSON.stringify(snapshot)).version // => 9
  */
 export interface Snapshot {
   readonly version: number
@@ -171,6 +171,21 @@ const ToolResultsCodec = t.type({
   ingressPending: t.record(t.string, Count),
 })
 
+/** A SHA-256 digest as 64 lowercase hex digits. */
+const Sha256Hex = t.refinement(t.string, (text) => /^[0-9a-f]{64}$/.test(text), 'a SHA-256 fingerprint (64 hex digits)')
+
+/**
+ * The Anthropic cache breakpoints' slice (src/core/formats/anthropic-cache.ts): each held mark's
+ * message index in the last view sent and its prefix fingerprint, indexes ascending.
+ */
+const CacheBreakpointsCodec = t.type({
+  marks: t.refinement(
+    t.readonlyArray(t.type({ index: Count, prefix: Sha256Hex })),
+    (marks) => marks.every((mark, i) => i === 0 || marks[i - 1].index < mark.index),
+    'marks with ascending indexes',
+  ),
+})
+
 /**
  * One io-ts codec per `State` slice. The mapped type makes a new `State` field a compile error
  * here until its codec is added (and `SNAPSHOT_VERSION` bumped, with a migration).
@@ -184,6 +199,7 @@ const STATE_FIELDS: { readonly [K in keyof State]: t.Type<State[K], unknown, unk
   summary: SummarySliceCodec,
   compaction: CompactionCodec,
   toolResults: ToolResultsCodec,
+  cacheBreakpoints: CacheBreakpointsCodec,
 }
 
 const FIELD_NAMES = Object.keys(STATE_FIELDS) as ReadonlyArray<keyof State>

@@ -58,13 +58,25 @@ export const migrateState7To8 = (state: Json): Json => {
 }
 
 /**
+ * Version 8 → 9: the Anthropic cache breakpoints' slice `cacheBreakpoints` (the positions of the
+ * last view sent, src/core/formats/anthropic-cache.ts) is added, empty: version 8 held no
+ * positions, so the restored session's next view places the system and tail marks only, as
+ * version 8 placed them. The other slices are unchanged.
+ *
+ * @example
+ * migrateState8To9({ nextSeq: 3 }) // => { nextSeq: 3, cacheBreakpoints: { marks: [] } }
+ */
+export const migrateState8To9 = (state: Json): Json => ({ ...state, cacheBreakpoints: { marks: [] } })
+
+/**
  * The migration from each version to the next, by the version it starts from.
  *
  * @example
- * Object.keys(MIGRATIONS) // => ['7']
+ * Object.keys(MIGRATIONS) // => ['7', '8']
  */
 export const MIGRATIONS: Readonly<Record<number, (state: Json) => Json>> = {
   7: migrateState7To8,
+  8: migrateState8To9,
 }
 
 /**
@@ -74,7 +86,7 @@ export const MIGRATIONS: Readonly<Record<number, (state: Json) => Json>> = {
  * newer than `target`).
  *
  * @example
- * migrateSnapshot({ version: 8, state: {} }, 8) // => { version: 8, state: {} }
+ * migrateSnapshot({ version: 9, state: {} }, 9) // => { version: 9, state: {} }
  */
 export const migrateSnapshot = (value: Json, target: number): Json | null => {
   let version = value.version
