@@ -35,7 +35,10 @@ export class CompactionSkipLimitError extends Error {
 /**
  * The breakdown a `ContextLengthError` carries, in estimator tokens: the view that could not be
  * returned, the request budget, the effective budget E and the irreducible floor (system,
- * protected messages, open tool group), so the caller can tell what to cut.
+ * protected messages, open tool group), so the caller can tell what to cut. Under
+ * `token_meter: "calibrated"` (docs/contract.md 17.13) `view_tokens` is the view's billed count,
+ * the one compared with the budget, and three keys say how it was made: `estimated_view_tokens`
+ * (the estimate), `scale` and `overhead_tokens` (the model); the floor stays in estimator tokens.
  *
  * @example
  * const details: ContextLengthDetails = { view_tokens: 500367, budget: 100000, effective_budget: 99200, floor_tokens: 498000, system_tokens: 3000, protected_tokens: 495000, open_group_tokens: 0 }
@@ -48,6 +51,9 @@ export interface ContextLengthDetails {
   readonly system_tokens: number
   readonly protected_tokens: number
   readonly open_group_tokens: number
+  readonly estimated_view_tokens?: number
+  readonly scale?: number
+  readonly overhead_tokens?: number
 }
 
 /**

@@ -85,3 +85,54 @@ describe('strict_fit', () => {
     expect(await manager.getMessagesForRequest({ tokenBudget: 50_000 })).toHaveLength(3)
   })
 })
+
+// docs/contract.md 17.11 with 17.13: under the calibrated meter the view is judged in the units the
+// trigger and the ladder count in, billed tokens (scale × estimate + overhead + margin, or the
+// last reading + scale × what was appended), not in estimator tokens.
+describe('strict_fit under the calibrated meter', () => {
+  const question = user('q '.repeat(200)) // about 100 estimator tokens
+  const usage = (input: number) => ({ type: 'usage_observed' as const, data: { usage: { input_tokens: input, cache_write_tokens: 0 } } })
+
+  it('a view that fits in estimator tokens but not as billed raises, with the billed count and how it was made', () => {
+    const step = stepFor({ token_meter: 'calibrated', strict_fit: true, calibration_overhead_tokens: 5000, compaction_notice_enabled: false })
+    const before = fold(step, [added(question)]).state
+    const failed = step(before, request({ tokenBudget: 2000 }))
+    expect(failed.view).toBeUndefined()
+    const [raised] = effectsOf(failed.effects, 'raise_error')
+    expect(raised.name).toBe('ContextLengthError')
+    // the estimate of the view (as returned: with its metadata) is under the budget
+    const estimate = raised.details?.estimated_view_tokens ?? Infinity
+    expect(estimate).toBeGreaterThanOrEqual(tokens([question]))
+    expect(estimate).toBeLessThan(2000)
+    expect(raised.details).toMatchObject({ view_tokens: 5000 + estimate, estimated_view_tokens: estimate, scale: 1, overhead_tokens: 5000, budget: 2000 })
+    expect(raised.message).toContain(`the view is ${5000 + estimate} tokens as billed (calibrated meter: estimate ${estimate}, scale 1.000, overhead 5000), over the request budget of 2000`)
+    expect(failed.state.history).toBe(before.history)
+  })
+
+  it('a view over the budget in estimator tokens that fits as billed is returned', () => {
+    const long = user('word '.repeat(2400)) // about 3,000 estimator tokens
+    const step = stepFor({ token_meter: 'calibrated', strict_fit: true, calibration_scale: 0.5, compaction_notice_enabled: false })
+    const { steps } = fold(step, [added(long), request({ tokenBudget: 2500 })])
+    const last = steps[steps.length - 1]
+    expect(tokens([long])).toBeGreaterThan(2500)
+    expect(effectsOf(last.effects, 'raise_error')).toEqual([])
+    expect(last.view).toHaveLength(1)
+    expect(last.state.meter.stats?.calibrated_tokens).toBeLessThanOrEqual(2500)
+  })
+
+  it('the append shape: the last reading + what was appended, over the budget, raises though the estimate is far under it', () => {
+    const step = stepFor({ token_meter: 'calibrated', strict_fit: true, compaction_notice_enabled: false })
+    const state = fold(step, [added(user('a')), request({ tokenBudget: 100_000 }), usage(3000), added(user('b '.repeat(100)))]).state
+    const failed = step(state, request({ tokenBudget: 3020 }))
+    const [raised] = effectsOf(failed.effects, 'raise_error')
+    expect(raised?.name).toBe('ContextLengthError')
+    expect(raised.details?.estimated_view_tokens).toBeLessThan(200)
+    expect(raised.details?.view_tokens).toBe(failed.state.meter.stats?.calibrated_tokens)
+    // the reading + the appended message only: more than the reading, less than the reading + the whole estimate
+    expect(raised.details?.view_tokens).toBeGreaterThan(3000 + tokens([user('b '.repeat(100))]) - 1)
+    expect(raised.details?.view_tokens).toBeLessThan(3000 + (raised.details?.estimated_view_tokens ?? 0))
+    // the same request at a budget the billed count fits is returned
+    expect(step(state, request({ tokenBudget: 3200 })).view).toHaveLength(2)
+  })
+})
+
