@@ -16,6 +16,7 @@ import { silentLogger } from '../dist/shell/logger.js'
 import { makeMemorySpillWriter } from '../dist/shell/spill-fs.js'
 import { loadRecordings } from '../dist/shell/importers/detect.js'
 import { readTextFile } from '../dist/shell/read-text.js'
+import { responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const SECTIONS = ['requests', 'core', 'responses', 'session', 'snapshot', 'sessions']
@@ -40,27 +41,6 @@ const heap = () => {
   return process.memoryUsage().heapUsed
 }
 const options = () => ({ logger: silentLogger, spillWriter: makeMemorySpillWriter() })
-
-/** Synthetic agent turns: a user message, an assistant with 1-4 tool calls, their results (about 40-7,000 chars). */
-const syntheticTurn = (i, callBase) => {
-  const calls = 1 + (i % 4)
-  const ids = Array.from({ length: calls }, (_, k) => `call_${callBase + k}`)
-  return [
-    { role: 'user', content: `turn ${i}: please look at module ${i % 17} and fix the failing test ` + 'x'.repeat(i % 300) },
-    { role: 'assistant', content: '', tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: i % 2 ? 'grep' : 'read_file', arguments: `{"path": "src/m${i}.ts"}` } })) },
-    ...ids.map((id, k) => ({ role: 'tool', tool_call_id: id, content: `result of ${id}\n` + 'line of output é\n'.repeat(2 + ((i * 7 + k * 13) % 400)) })),
-  ]
-}
-const syntheticHistory = (count) => {
-  const out = []
-  let call = 0
-  for (let i = 0; out.length < count; i += 1) {
-    const turn = syntheticTurn(i, call)
-    call += turn.length - 2
-    out.push(...turn)
-  }
-  return out.slice(0, count)
-}
 
 /**
  * `count` stored messages (loaded with setMessages and compacted once), then `rounds` rounds of:
@@ -183,13 +163,6 @@ if (wanted('core')) {
   }
   console.log(`ratio: core median request (no compaction) at 100,000 / at 2,000 = ${(medians[100000] / medians[2000]).toFixed(2)}`)
 }
-
-/** One Responses agent turn: reasoning, a function call (merged into the reasoning's piece) and its output. */
-const responsesTurn = (i) => [
-  { type: 'reasoning', id: `rs_${i}`, summary: [{ type: 'summary_text', text: `thinking about step ${i}` }] },
-  { type: 'function_call', id: `fc_${i}`, call_id: `call_${i}`, name: 'read_file', arguments: `{"path": "src/m${i}.ts"}` },
-  { type: 'function_call_output', call_id: `call_${i}`, output: 'line of output\n'.repeat(2 + ((i * 7) % 200)) },
-]
 
 if (wanted('responses')) {
   console.log('\n# openai-responses format through ContextManager, 100,000-token budget: 150 rounds of one turn (reasoning, function call merged into it, output) and a request')

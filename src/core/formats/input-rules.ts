@@ -126,8 +126,11 @@ export const findMessageRefusals = (format: MessageFormat, message: Readonly<Rec
 /**
  * One history problem of a provider-ready view: the refusal, and where it is (`message` index,
  * `block` index inside it or null for the whole message / item).
+ *
+ * @example
+ * const refusal: ViewRefusal = { message: 0, block: null, path: '[0]', detail: 'tool message x answers a call that never appeared', fix: 'add the call' }
  */
-interface ViewRefusal extends InputRefusal {
+export interface ViewRefusal extends InputRefusal {
   readonly message: number
   readonly block: number | null
 }
@@ -163,22 +166,73 @@ const findAnthropicHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
 }
 
 /**
- * Chat (and the contract shape): results of calls never made. Narrower than the R1 problems of
+ * The chat check's walk over a view (contract shape and openai-chat), kept so that the next view,
+ * which shares most of its leading messages with this one (the same objects, docs/architecture.md
+ * "incremental requests"), is walked from where the two part only: `messages` the messages walked,
+ * `firstCall` each call id with the index of the first message that made it, `added` those ids in
+ * the order they were first seen, `found` the refusals so far. The walk owns its tables: resuming
+ * it (`resumeChatHistory`) updates them for the new view.
+ *
+ * @example
+ * const walk: ChatHistoryWalk = { messages: [], firstCall: new Map(), added: [], found: [] }
+ */
+export interface ChatHistoryWalk {
+  readonly messages: unknown[]
+  readonly firstCall: Map<unknown, number>
+  readonly added: Array<{ readonly id: unknown; readonly index: number }>
+  readonly found: ViewRefusal[]
+}
+
+/** A walk of no message. */
+const emptyChatWalk = (): ChatHistoryWalk => ({ messages: [], firstCall: new Map(), added: [], found: [] })
+
+/** How many leading messages `items` shares with the walk (the same objects at the same places). */
+const sharedPrefix = (walk: ChatHistoryWalk, items: ReadonlyArray<unknown>): number => {
+  const end = Math.min(walk.messages.length, items.length)
+  let shared = 0
+  while (shared < end && items[shared] === walk.messages[shared]) shared += 1
+  return shared
+}
+
+/** The walk cut back to its first `length` messages: what the later ones added is taken out. */
+const cutChatWalk = (walk: ChatHistoryWalk, length: number): void => {
+  while (walk.added.length > 0 && walk.added[walk.added.length - 1].index >= length) walk.firstCall.delete(walk.added.pop()?.id)
+  while (walk.found.length > 0 && walk.found[walk.found.length - 1].message >= length) walk.found.pop()
+  walk.messages.length = length
+}
+
+/**
+ * Chat (and the contract shape): results of calls never made, found in `view` by resuming `walk`
+ * (a fresh walk when none is given) where `view` parts from the messages it walked; the walk then
+ * describes `view`. A message's verdict depends only on the messages up to it, so the refusals are
+ * those of a walk from the start, in the same order. Narrower than the R1 problems of
  * `selectPairingProblems` (./tool-pairing.ts): a result whose call was made earlier but not right
  * before it is R1 and not refused here (test/core/formats/input-rules.test.ts).
+ *
+ * @example
+ * resumeChatHistory([{ role: 'tool', tool_call_id: 'x', content: 'ok' }]).found[0].path // => '[0]'
  */
-const findChatHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
-  const out: ViewRefusal[] = []
-  const calls = new Set<unknown>()
-  partsOf(view).forEach((message, m) => {
-    if (!isPlainObject(message)) return
-    for (const call of partsOf(message.tool_calls)) if (isPlainObject(call)) calls.add(call.id)
-    if (message.role === 'tool' && !calls.has(message.tool_call_id)) {
-      out.push({ message: m, block: null, path: `[${m}]`, detail: `tool message ${String(message.tool_call_id)} answers a call that never appeared`, fix: REPAIR_FIX })
+export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyChatWalk()): ChatHistoryWalk => {
+  const items = partsOf(view)
+  cutChatWalk(walk, sharedPrefix(walk, items))
+  for (let m = walk.messages.length; m < items.length; m += 1) {
+    const message = items[m]
+    walk.messages.push(message)
+    if (!isPlainObject(message)) continue
+    for (const call of partsOf(message.tool_calls)) {
+      if (isPlainObject(call) && !walk.firstCall.has(call.id)) {
+        walk.firstCall.set(call.id, m)
+        walk.added.push({ id: call.id, index: m })
+      }
     }
-  })
-  return out
+    if (message.role === 'tool' && !walk.firstCall.has(message.tool_call_id)) {
+      walk.found.push({ message: m, block: null, path: `[${m}]`, detail: `tool message ${String(message.tool_call_id)} answers a call that never appeared`, fix: REPAIR_FIX })
+    }
+  }
+  return walk
 }
+
+const findChatHistory = (view: unknown): ReadonlyArray<ViewRefusal> => resumeChatHistory(view).found
 
 /** Responses: outputs of calls never made, reasoning items with nothing after them, computer_call_output items with no call. */
 const findResponsesHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
@@ -234,13 +288,15 @@ const HISTORY_CHECKS: Readonly<Record<MessageFormat, (view: unknown) => Readonly
  * What only the history shows a provider would refuse, found in the provider-ready `view` of
  * `format`: a result whose call never appeared (every format), an open `server_tool_use`
  * (Anthropic), a reasoning item with nothing after it and a `computer_call_output` with no call
- * (Responses). Paths are in the view.
+ * (Responses). Paths are in the view. With `walk` (the chat check only: the contract shape and
+ * openai-chat), the check resumes that walk (`resumeChatHistory`, which updates it) instead of
+ * walking the whole view; the refusals are the same.
  *
  * @example
  * findHistoryRefusals('openai-chat', [{ role: 'tool', tool_call_id: 'x', content: 'ok' }])[0].path // '[0]'
  */
-export const findHistoryRefusals = (format: MessageFormat, view: unknown): ReadonlyArray<InputRefusal> =>
-  HISTORY_CHECKS[format](view).map(({ path, detail, fix }) => ({ path, detail, fix }))
+export const findHistoryRefusals = (format: MessageFormat, view: unknown, walk?: ChatHistoryWalk): ReadonlyArray<InputRefusal> =>
+  (walk !== undefined && HISTORY_CHECKS[format] === findChatHistory ? resumeChatHistory(view, walk).found : HISTORY_CHECKS[format](view)).map(({ path, detail, fix }) => ({ path, detail, fix }))
 
 /**
  * The view with every history problem left out (the block, or the message / item when it has no

@@ -6,6 +6,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
 import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
+import type { ChatHistoryWalk } from '../formats/input-rules.js'
 
 /**
  * A stripped view and its estimate (tokens), as sent.
@@ -109,6 +110,8 @@ export interface DerivationMemo {
   working: WorkingEntry | null
   /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (docs/configuration.md). */
   readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
+  /** The `provider_rules` chat check's walk over the last view checked, resumed by the next (src/core/request/provider-view.ts). */
+  readonly historyWalk: ChatHistoryWalk
 }
 
 /**
@@ -126,4 +129,5 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   factoryMessage: null,
   lineage: new WeakMap(),
   working: null,
+  historyWalk: { messages: [], firstCall: new Map(), added: [], found: [] },
 })

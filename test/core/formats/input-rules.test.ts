@@ -4,8 +4,9 @@
 // an unrelated message, whose call was made earlier, is R1 and is not one: the provider-ready
 // check reports only what repair must leave out). So the history check keeps its own walk; the AI
 // SDK one walks parts (`toolCallId`), a shape selectPairingProblems does not read.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findHistoryRefusals, repairHistoryRefusals } from '../../../src/core/formats/input-rules.js'
+import { findHistoryRefusals, repairHistoryRefusals, resumeChatHistory } from '../../../src/core/formats/input-rules.js'
 import { selectPairingProblems } from '../../../src/core/formats/tool-pairing.js'
 import type { Message } from '../../../src/core/messages/message.js'
 
@@ -60,5 +61,35 @@ describe('Chat history refusals and the pairing rules', () => {
     expect(selectPairingProblems(view).map((problem) => [problem.rule, problem.index])).toEqual([['R1', 1]])
     expect(refusedAt(view)).toEqual([1])
     expect(repairHistoryRefusals('openai-chat', view)).toEqual({ view: [ALPHABET[1]], repaired: 1 })
+  })
+})
+
+describe('the chat check resumed where the next view parts from the last (resumeChatHistory)', () => {
+  // Views made from one another as requests make them: the last view cut somewhere (a tail item
+  // replaced, a compaction) and messages appended, some of them the very objects seen before.
+  const pool: ReadonlyArray<unknown> = [...ALPHABET, null, 'text', { role: 'tool', tool_call_id: 'c', content: 'rc' }, { role: 'assistant', content: '', tool_calls: [{ id: 'c' }, null] }]
+  const edits = fc.array(fc.record({ keep: fc.nat(12), append: fc.array(fc.nat(pool.length - 1), { maxLength: 6 }) }), { maxLength: 12 })
+
+  it('finds what a walk from the start finds, in the same order, on every view of a chain', () => {
+    fc.assert(
+      fc.property(edits, (chain) => {
+        const walk = resumeChatHistory([])
+        let view: unknown[] = []
+        for (const edit of chain) {
+          view = [...view.slice(0, edit.keep), ...edit.append.map((index) => pool[index])]
+          expect(resumeChatHistory(view, walk).found).toEqual(resumeChatHistory(view).found)
+          expect(findHistoryRefusals('contract', view, walk)).toEqual(findHistoryRefusals('contract', view))
+        }
+      }),
+      { seed: 18, numRuns: 500 },
+    )
+  })
+
+  it('resumes from the first message that differs (a refusal before it is kept, one after it is dropped)', () => {
+    const walk = resumeChatHistory([ALPHABET[1], ALPHABET[5], ALPHABET[3], ALPHABET[6]])
+    expect(walk.found.map((refusal) => refusal.message)).toEqual([1, 3])
+    resumeChatHistory([ALPHABET[1], ALPHABET[5], ALPHABET[4], ALPHABET[6]], walk)
+    expect(walk.found.map((refusal) => refusal.message)).toEqual([1])
+    expect([...walk.firstCall]).toEqual([['a', 2], ['b', 2]])
   })
 })

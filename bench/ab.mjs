@@ -1,0 +1,153 @@
+#!/usr/bin/env node --expose-gc
+// In-process interleaved A/B of two or more builds (docs/performance.md, "Comparing two builds").
+// Loads each build's dist/ into this one process and runs bench/manager.mjs's request workloads
+// on them in turn (ABBA order), so that the machine's moment weighs on every build alike.
+// Prints, per workload and build, the median over the runs of each run's median, and each build's
+// ratio to the first. Prints figures; asserts nothing.
+//
+//   node --expose-gc bench/ab.mjs [--runs N] [--only manager-2000,core-100000,...] DIR_A DIR_B ...
+//
+// DIR is a checkout with `npm run build` done (e.g. `git worktree add /work/bench-d45b1be d45b1be`,
+// node_modules symlinked, `npm run build` there). Workloads: manager-1000/2000/10000/100000 (quiet
+// and compacting requests through ContextManager, 100,000-token budget, 300 rounds, 150 at 100,000),
+// core-2000/100000 (quiet requests folded through makeStep), responses-2000 (openai-responses
+// format through ContextManager, 150 rounds).
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { performance } from 'node:perf_hooks'
+import { responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
+
+const args = process.argv.slice(2)
+const option = (name, fallback) => {
+  const at = args.indexOf(name)
+  if (at < 0) return fallback
+  const [value] = args.splice(at, 2).slice(1)
+  return value
+}
+const runs = Number(option('--runs', '5'))
+const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000']
+const only = option('--only', ALL.join(',')).split(',')
+const dirs = args.map((dir) => resolve(dir))
+if (dirs.length < 1) {
+  console.error('usage: node --expose-gc bench/ab.mjs [--runs N] [--only w1,w2] DIR_A DIR_B ...')
+  process.exit(2)
+}
+
+const median = (values) => {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+const gc = () => globalThis.gc?.()
+const importFrom = async (dir, paths, name) => {
+  for (const path of paths) {
+    try {
+      const module = await import(pathToFileURL(resolve(dir, 'dist', path)).href)
+      if (name in module) return module[name]
+    } catch {
+      // older builds keep some names elsewhere: try the next path
+    }
+  }
+  throw new Error(`${dir}: ${name} not found in ${paths.join(', ')}`)
+}
+const loadBuild = async (dir) => ({
+  dir,
+  ContextManager: await importFrom(dir, ['shell/context-manager.js'], 'ContextManager'),
+  silentLogger: await importFrom(dir, ['shell/logger.js', 'shell/runner.js'], 'silentLogger'),
+  makeMemorySpillWriter: await importFrom(dir, ['shell/spill-fs.js'], 'makeMemorySpillWriter'),
+  DEFAULT_CONFIG: await importFrom(dir, ['core/config.js'], 'DEFAULT_CONFIG'),
+  makeCachedEstimator: await importFrom(dir, ['core/meter/estimate.js'], 'makeCachedEstimator'),
+  makeStep: await importFrom(dir, ['core/reducer.js'], 'makeStep'),
+  makeInitialState: await importFrom(dir, ['core/state.js'], 'makeInitialState'),
+})
+
+const managerRun = async (build, count) => {
+  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+  await manager.setMessages(syntheticHistory(count))
+  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const quiet = []
+  const compacting = []
+  let call = 1_000_000
+  for (let i = 0; i < (count >= 100_000 ? 150 : 300); i += 1) {
+    const turn = syntheticTurn(count + i, call)
+    call += turn.length - 2
+    for (const message of turn) await manager.addMessage(message)
+    const before = manager.lastCompactionStats
+    const start = performance.now()
+    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+    const elapsed = performance.now() - start
+    ;(JSON.stringify(before) !== JSON.stringify(manager.lastCompactionStats) ? compacting : quiet).push(elapsed)
+  }
+  return { quiet: median(quiet), compacting: median(compacting) }
+}
+
+const coreRun = (build, count) => {
+  const step = build.makeStep({ config: build.DEFAULT_CONFIG, estimate: build.makeCachedEstimator() })
+  const now = '2026-01-01T00:00:00.000+00:00'
+  const request = { type: 'request_received', tokenBudget: 100_000, provider: null, providerGiven: false, systemPrompt: null, now }
+  let state = step(build.makeInitialState(), { type: 'messages_replaced', messages: syntheticHistory(count) }).state
+  state = step(state, request).state
+  const quiet = []
+  let call = 1_000_000
+  for (let i = 0; i < 300; i += 1) {
+    const turn = syntheticTurn(count + i, call)
+    call += turn.length - 2
+    for (const message of turn) state = step(state, { type: 'message_added', message, timestamp: now }).state
+    const start = performance.now()
+    const result = step(state, request)
+    const elapsed = performance.now() - start
+    state = result.state
+    if (!result.effects.some((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction')) quiet.push(elapsed)
+  }
+  return { quiet: median(quiet) }
+}
+
+const responsesRun = async (build, count) => {
+  const history = [{ role: 'user', content: 'start the task' }]
+  for (let i = 0; history.length < count; i += 1) history.push(...responsesTurn(i))
+  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter(), format: 'openai-responses' })
+  await manager.setMessages(history)
+  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const quiet = []
+  for (let round = 0; round < 150; round += 1) {
+    for (const item of responsesTurn(count + round)) await manager.addMessage(item)
+    const before = JSON.stringify(manager.lastCompactionStats)
+    const start = performance.now()
+    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+    const elapsed = performance.now() - start
+    if (before === JSON.stringify(manager.lastCompactionStats)) quiet.push(elapsed)
+  }
+  return { quiet: median(quiet) }
+}
+
+const WORKLOADS = {
+  'manager-1000': (build) => managerRun(build, 1000),
+  'manager-2000': (build) => managerRun(build, 2000),
+  'manager-10000': (build) => managerRun(build, 10000),
+  'manager-100000': (build) => managerRun(build, 100000),
+  'core-2000': (build) => coreRun(build, 2000),
+  'core-100000': (build) => coreRun(build, 100000),
+  'responses-2000': (build) => responsesRun(build, 2000),
+}
+
+const builds = []
+for (const dir of dirs) builds.push(await loadBuild(dir))
+const fmt = (ms) => (Number.isNaN(ms) ? '-' : ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`)
+console.log(`# ${runs} interleaved runs per workload; builds: ${dirs.join(' | ')}`)
+for (const name of only) {
+  const figures = builds.map(() => ({}))
+  for (let run = 0; run < runs; run += 1) {
+    const order = run % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => builds.length - 1 - i)
+    for (const index of order) {
+      gc()
+      const result = await WORKLOADS[name](builds[index])
+      for (const [kind, value] of Object.entries(result)) (figures[index][kind] ??= []).push(value)
+    }
+  }
+  for (const kind of Object.keys(figures[0])) {
+    const medians = figures.map((f) => median(f[kind]))
+    const cells = medians.map((m, i) => `${fmt(m)}${i === 0 ? '' : ` (${(m / medians[0]).toFixed(2)}x)`}`)
+    console.log(`${`${name} ${kind}`.padEnd(30)} ${cells.join('  |  ')}`)
+  }
+}

@@ -1,0 +1,29 @@
+// The synthetic workloads of bench/manager.mjs and bench/ab.mjs (docs/performance.md, "Workloads").
+
+/** Synthetic agent turns: a user message, an assistant with 1-4 tool calls, their results (about 40-7,000 chars). */
+export const syntheticTurn = (i, callBase) => {
+  const calls = 1 + (i % 4)
+  const ids = Array.from({ length: calls }, (_, k) => `call_${callBase + k}`)
+  return [
+    { role: 'user', content: `turn ${i}: please look at module ${i % 17} and fix the failing test ` + 'x'.repeat(i % 300) },
+    { role: 'assistant', content: '', tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: i % 2 ? 'grep' : 'read_file', arguments: `{"path": "src/m${i}.ts"}` } })) },
+    ...ids.map((id, k) => ({ role: 'tool', tool_call_id: id, content: `result of ${id}\n` + 'line of output é\n'.repeat(2 + ((i * 7 + k * 13) % 400)) })),
+  ]
+}
+export const syntheticHistory = (count) => {
+  const out = []
+  let call = 0
+  for (let i = 0; out.length < count; i += 1) {
+    const turn = syntheticTurn(i, call)
+    call += turn.length - 2
+    out.push(...turn)
+  }
+  return out.slice(0, count)
+}
+
+/** One Responses agent turn: reasoning, a function call (merged into the reasoning's piece) and its output. */
+export const responsesTurn = (i) => [
+  { type: 'reasoning', id: `rs_${i}`, summary: [{ type: 'summary_text', text: `thinking about step ${i}` }] },
+  { type: 'function_call', id: `fc_${i}`, call_id: `call_${i}`, name: 'read_file', arguments: `{"path": "src/m${i}.ts"}` },
+  { type: 'function_call_output', call_id: `call_${i}`, output: 'line of output\n'.repeat(2 + ((i * 7) % 200)) },
+]
