@@ -304,8 +304,17 @@ export const validateResponsesItem = (item: Readonly<Record<string, unknown>>): 
 
 const reasoningShares = new WeakMap<TokenEstimator, WeakMap<Message, number>>()
 
-/** What `estimate` charges for the `reasoning` items of a Responses piece (0 for any other message); memoised per estimator and piece. */
-const toReasoningShare = (piece: Message, estimate: TokenEstimator): number => {
+/**
+ * What `estimate` charges for the `reasoning` items of a Responses assistant piece (0 for any
+ * other message): the part of the piece the API stops billing once a later user message follows
+ * (`measureUnbilledReasoning`). Estimator tokens; memoised per estimator and piece (a truncated or
+ * stubbed form keeps its reasoning items, so it has the same share).
+ *
+ * @example
+ * toReasoningShare(expandResponsesItem({ type: 'reasoning', summary: [], encrypted_content: 'gAAAAB' })[0].message, () => 10) // => 10
+ * toReasoningShare({ role: 'assistant', content: 'hi' }, () => 10) // => 0
+ */
+export const toReasoningShare = (piece: Message, estimate: TokenEstimator): number => {
   const carrier = carrierOf(piece)
   if (carrier === null || carrier.format !== 'openai-responses' || carrier.items === undefined || piece.role !== 'assistant') return 0
   let shares = reasoningShares.get(estimate)

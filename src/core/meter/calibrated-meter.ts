@@ -20,6 +20,9 @@ import {
   type CalibrationState,
 } from './calibration.js'
 import type { TokenEstimator } from './estimate.js'
+import { seqOf } from '../messages/message.js'
+import { measureUnbilledReasoning, toReasoningShare } from '../formats/openai-responses.js'
+import type { PassContext } from '../compaction/context.js'
 
 /**
  * The priors of `config` (`calibration_scale`, `calibration_overhead_tokens`).
@@ -128,4 +131,42 @@ export const recordCalibrationReading = (config: Config, before: State, after: S
   if (config.token_meter !== 'calibrated' || after.meter.usageEvents === before.meter.usageEvents || after.meter.measured === null) return after
   const calibration: CalibrationState = applyCalibrationReading(toCalibrationPriors(config), after.meter.calibration ?? EMPTY_CALIBRATION, after.meter.measured)
   return calibration === after.meter.calibration ? after : { ...after, meter: { ...after.meter, calibration } }
+}
+
+/**
+ * The estimator a calibrated pass sizes its levels with (docs/contract.md 17.13), so they are
+ * measured in the model's units: `estimate` less the reasoning the provider does not bill, for
+ * every message of W (or a truncated or stubbed form of one, told by its `_seq`) before W's last
+ * user message, which every level keeps (SPEC 6.3). Null when W holds no such reasoning (Responses
+ * pieces only): the pass then uses `estimate` itself.
+ *
+ * @example
+ * import { estimateOne } from 'context-simple'
+ * toBilledEstimator([{ role: 'user', content: 'hi', metadata: { _seq: 0 } }], estimateOne) // => null
+ */
+export const toBilledEstimator = (working: Messages, estimate: TokenEstimator): TokenEstimator | null => {
+  if (measureUnbilledReasoning(working, estimate) === 0) return null
+  let last = working.length - 1
+  while (last >= 0 && working[last].role !== 'user') last -= 1
+  const boundary = seqOf(working[last])
+  if (boundary === undefined) return null
+  return (message) => {
+    const seq = seqOf(message)
+    return seq !== undefined && seq < boundary ? estimate(message) - toReasoningShare(message, estimate) : estimate(message)
+  }
+}
+
+/**
+ * `context` measuring with `toBilledEstimator(working, context.estimate)` when W holds reasoning the
+ * provider does not bill, else `context` itself: what a calibrated pass and the checks that judge
+ * it in its units (the breaker's floor) measure with (docs/contract.md 17.13).
+ *
+ * @example
+ * import { DEFAULT_CONFIG, makePassContext, makeDerivationMemo, estimateOne } from 'context-simple'
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ * withBilledEstimator(context, []) === context // => true
+ */
+export const withBilledEstimator = (context: PassContext, working: Messages): PassContext => {
+  const billed = toBilledEstimator(working, context.estimate)
+  return billed === null ? context : { ...context, estimate: billed }
 }

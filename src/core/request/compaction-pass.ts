@@ -6,14 +6,22 @@
 import type { Effect } from '../effects.js'
 import { hasStickyDecisions } from '../state.js'
 import { estimateMessages } from '../meter/estimate.js'
-import { mergeSpills } from '../compaction/context.js'
+import { mergeSpills, type PassContext } from '../compaction/context.js'
+import { withBilledEstimator } from '../meter/calibrated-meter.js'
 import { ARMED_BREAKER, runCompactionPass, type PassInput, type PassOutcome } from '../compaction/pass.js'
 import { selectAppliedView } from '../incremental/working.js'
 import type { AppliedView } from '../memo/derivation-memo.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
 
-/** What the pass reads, from the facts and the slices so far. */
-const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null): PassInput => {
+/**
+ * The context the pass measures in: under the calibrated meter, with the estimator that leaves out
+ * the reasoning the provider does not bill (`toBilledEstimator`, docs/contract.md 17.13), the units
+ * of the model that converted E and the target; else the request's own.
+ */
+const toPassContext = (facts: StageFacts): PassContext => (facts.reading.calibrated === null ? facts.context : withBilledEstimator(facts.context, facts.working))
+
+/** What the pass reads, from the facts and the slices so far (the prepared list measured in `context`'s units). */
+const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null, context: PassContext): PassInput => {
   const slices = draft.slices
   const calibrated = facts.reading.calibrated
   return {
@@ -21,7 +29,7 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
     workingTokens: facts.workingTokens,
     effective: facts.effective,
     stickyOnly,
-    ...(applied !== null ? { applied } : {}),
+    ...(applied !== null ? { applied: context === facts.context ? applied : { ...applied, stickyTokens: estimateMessages(applied.stickyApplied, context.estimate) } } : {}),
     sticky: slices.compaction.sticky,
     compactionStats: slices.compaction.stats,
     skipStreak: slices.compaction.skipStreak,
@@ -81,7 +89,8 @@ export const compactionPassStage = defineStage({
     const stickyOnly = !fires || breakerHolds
     const applied =
       stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context) : null
-    const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied), facts.context)
+    const context = toPassContext(facts)
+    const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied, context), context)
     const spillEffects = toSpillEffects(facts, draft, applied, pass)
     const effects = spillEffects.length === 0 ? pass.effects : [...spillEffects, ...pass.effects]
     const decided = pass.sticky !== slices.compaction.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compaction.stats

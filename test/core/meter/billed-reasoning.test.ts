@@ -115,6 +115,39 @@ describe('the calibrated meter counts what is billed', () => {
   })
 })
 
+describe('a calibrated pass sizes its levels as billed', () => {
+  // A provider that bills the rule: the typed estimate less the earlier turns' reasoning, plus 500
+  // tokens of tools. Turns of a user message, sealed reasoning, a call, its output and an answer.
+  const config: Config = { ...DEFAULT_CONFIG, token_meter: 'calibrated', compaction_notice_enabled: false, target_usage: 0.5 }
+  const provider = (view: ReadonlyArray<Message>): number => view.reduce((sum, message) => sum + typed(message), 0) - measureUnbilledReasoning(view, typed) + 500
+
+  it('a compaction lands the billed view near the target, not far under it (the earlier turns’ reasoning is not counted as room it frees)', () => {
+    const step = makeStep({ config, estimate: makeCachedEstimator(estimateTyped), format: 'openai-responses' })
+    let state = makeInitialState()
+    const landed: number[] = []
+    for (let index = 0; index < 90; index += 1) {
+      const items = [
+        { role: 'user', content: `step ${index} ` + 'please '.repeat(40) },
+        reasoning(`turn ${index}`),
+        { type: 'function_call', call_id: `c${index}`, name: 'read', arguments: '{}' },
+        { type: 'function_call_output', call_id: `c${index}`, output: 'line '.repeat(60) },
+        { role: 'assistant', content: 'ok '.repeat(30) },
+      ]
+      for (const message of items) state = step(state, { type: 'message_added', message, timestamp: NOW }).state
+      const out = step(state, request({ tokenBudget: 8000 }))
+      state = out.state
+      const billed = provider(out.view ?? [])
+      if (out.effects.some((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction')) landed.push(billed)
+      state = step(state, { type: 'usage_observed', data: { usage: { input_tokens: billed, cache_write_tokens: 0 } } }).state
+      expect(billed).toBeLessThanOrEqual(8000)
+    }
+    expect(landed.length).toBeGreaterThan(0)
+    // the target is 4,000 billed tokens: every compaction lands within 10 % under it (3,938-3,997;
+    // sizing the levels with the earlier turns' reasoning inside them, they landed at 2,814-3,320)
+    for (const billed of landed) expect(billed).toBeGreaterThan(0.9 * 4000)
+  })
+})
+
 describe('the provider model keeps its own count', () => {
   it('the replay’s counter is gpt-tokenizer over the text, not the typed estimator’s reasoning figure', () => {
     const counter = makeProviderCounter()
