@@ -221,8 +221,9 @@ export interface Config {
    * Anthropic views (`format: 'anthropic'`): place prompt-cache breakpoints (`cache_control`) at
    * the end of the system prompt and on the last stable block before the ephemeral tail (notice,
    * replay), and keep the last view's marks while their prefix is unchanged (held in
-   * `State.cacheBreakpoints`), never more than 4 with the caller's own (docs/formats.md "Prompt
-   * caching"). Default false: the view carries only the caller's own marks.
+   * `State.cacheBreakpoints`), leaving a slot for a caller's mark on its tool definitions, never
+   * more than 4 with the caller's own (docs/formats.md "Prompt caching"). Default false: the view
+   * carries only the caller's own marks.
    */
   readonly anthropic_cache_breakpoints: boolean
   /**

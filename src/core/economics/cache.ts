@@ -4,7 +4,7 @@
  * the request breaks the prefix of the previous view.
  */
 import type { InputSplit } from './prices.js'
-import { ANTHROPIC_MAX_BREAKPOINTS } from '../formats/anthropic-cache.js'
+import { ANTHROPIC_MAX_BREAKPOINTS, TOOL_DEFINITIONS_SLOT } from '../formats/anthropic-cache.js'
 
 /**
  * Which provider's cache rules apply: `anthropic` (explicit breakpoints, billed writes) or
@@ -85,11 +85,11 @@ export interface CacheState {
  * - `stable` (the model's default): one breakpoint after the last non-ephemeral item, reading any
  *   shared prefix up to it (an idealised placement with no lookback limit);
  * - `breakpoints` (`anthropic_cache_breakpoints: true`): after the overhead (the system prompt's
- *   end) and after the last non-ephemeral item, and, in the slots left of 4, the previous
- *   request's marks whose prefix is unchanged (the positions the manager holds,
- *   `State.cacheBreakpoints`), newest first; a breakpoint reads an entry the previous request
- *   wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` content blocks before it (0 for a held mark, which
- *   sits on the entry), when the prefix up to it is unchanged;
+ *   end) and after the last non-ephemeral item, and, in the slot left of 4 beside the caller's
+ *   mark on its tool definitions, the newest of the previous request's marks whose prefix is
+ *   unchanged (the positions the manager holds, `State.cacheBreakpoints`); a breakpoint reads an
+ *   entry the previous request wrote at most `ANTHROPIC_LOOKBACK_BLOCKS` content blocks before it
+ *   (0 for a held mark, which sits on the entry), when the prefix up to it is unchanged;
  * - `automatic` (the request-level automatic mode): one breakpoint on the last item, ephemeral
  *   tail included, with the same lookback;
  * - `none`: no breakpoint: no cache read, no write (Anthropic caches nothing unmarked).
@@ -112,9 +112,10 @@ export const ANTHROPIC_LOOKBACK_BLOCKS = 20
 /**
  * The breakpoints (item counts, ascending) of a request under `mode`. Under `breakpoints`, as
  * `placeCacheBreakpoints` places them from the positions the manager holds: after the overhead and
- * after the last non-ephemeral item, then in the slots left of the API's 4 the previous request's
- * marks whose prefix is unchanged (equal keys up to them; the manager's fingerprints), newest
- * first, so an entry stays read when a request adds more than the lookback.
+ * after the last non-ephemeral item, then in the slot the API's 4 leave beside a mark on the tool
+ * definitions (`TOOL_DEFINITIONS_SLOT`) the newest of the previous request's marks whose prefix is
+ * unchanged (equal keys up to them; the manager's fingerprints), so an entry stays read when a
+ * request adds more than the lookback.
  */
 const marksOf = (mode: AnthropicCacheMode, items: ReadonlyArray<CacheItem>, previous: CacheState['previous']): ReadonlyArray<number> => {
   if (mode === 'none') return []
@@ -127,7 +128,7 @@ const marksOf = (mode: AnthropicCacheMode, items: ReadonlyArray<CacheItem>, prev
   const limit = Math.min(previous.keys.length, items.length)
   while (unchanged < limit && previous.keys[unchanged] === items[unchanged].key) unchanged += 1
   const kept = (previous.marks ?? []).filter((entry) => entry > 0 && entry < last && entry <= unchanged)
-  return [0, ...kept.slice(-(ANTHROPIC_MAX_BREAKPOINTS - 2)), last]
+  return [0, ...kept.slice(-(ANTHROPIC_MAX_BREAKPOINTS - TOOL_DEFINITIONS_SLOT - 2)), last]
 }
 
 /** The Anthropic split under explicit breakpoints (`breakpoints`, `automatic`, `none`). */

@@ -19,6 +19,17 @@ import type { AnthropicCacheControl } from './anthropic.js'
  */
 export const ANTHROPIC_MAX_BREAKPOINTS = 4
 
+/**
+ * The slot the held marks leave free for a caller's own mark on its tool definitions, which the
+ * view does not contain and so cannot be counted (docs/formats.md "Prompt caching" advises that
+ * mark): the held marks fill the request up to 3, the system prompt's and the conversation's marks
+ * up to the API's 4, as they did before the positions were held.
+ *
+ * @example
+ * ANTHROPIC_MAX_BREAKPOINTS - TOOL_DEFINITIONS_SLOT // 3
+ */
+export const TOOL_DEFINITIONS_SLOT = 1
+
 /** Block types that cannot carry `cache_control` (thinking blocks are cached with their turn). */
 const UNMARKABLE: ReadonlySet<string> = new Set(['thinking', 'redacted_thinking'])
 
@@ -41,8 +52,12 @@ const textOf = (content: unknown): string => {
 export const isEphemeralTailMessage = (message: unknown): boolean =>
   isPlainObject(message) && message.role === 'user' && EPHEMERAL_OPENERS.some((opener) => textOf(message.content).trimStart().startsWith(opener))
 
-/** How many blocks of `content` carry a truthy `cache_control`. */
-const countMarks = (content: unknown): number => (Array.isArray(content) ? content.filter((block) => isPlainObject(block) && isTruthy(block.cache_control)).length : 0)
+/**
+ * How many blocks of `content` carry a truthy `cache_control`, those nested in a block's own
+ * `content` too (a text block inside a `tool_result`): the API counts every one toward its 4.
+ */
+const countMarks = (content: unknown): number =>
+  Array.isArray(content) ? content.reduce<number>((total, block) => (isPlainObject(block) ? total + (isTruthy(block.cache_control) ? 1 : 0) + countMarks(block.content) : total), 0) : 0
 
 /** `content` with `cache_control` on its last markable block (string content becomes one text block); null when none can carry it. */
 const markLast = (content: unknown, mark: AnthropicCacheControl): unknown[] | null => {
@@ -135,11 +150,12 @@ const markMessages = (messages: ReadonlyArray<unknown>, indexes: ReadonlyArray<n
  * The view with breakpoints placed, where, and the positions for the next view: the last
  * markable block of the last message before the ephemeral tail (notice, replay), so that the next
  * request, whose tail differs, still reads the prefix up to it; the end of the system prompt (when
- * it has none of its own); then, with the slots left, the marks of `previous` views whose prefix
- * is unchanged (newest first), so the entries they wrote are read exactly even when the
- * conversation grew by more than Anthropic's 20-block lookback since. A mark moves only when the
- * view's prefix changes (a compaction): then it is dropped. Never more than the API's 4 with the
- * caller's own marks. The view is returned unchanged when nothing is placed.
+ * it has none of its own); then, with the slots left but one (`TOOL_DEFINITIONS_SLOT`, for a
+ * caller's mark on its tool definitions), the marks of `previous` views whose prefix is unchanged
+ * (newest first), so the entries they wrote are read exactly even when the conversation grew by
+ * more than Anthropic's 20-block lookback since. A mark moves only when the view's prefix changes
+ * (a compaction): then it is dropped. Never more than the API's 4 with the caller's own marks
+ * (nested ones counted). The view is returned unchanged when nothing is placed.
  *
  * @example
  * placeCacheBreakpoints({ system: 'Be terse.', messages: [{ role: 'user', content: 'hi' }] }).view.system
@@ -170,7 +186,8 @@ export const placeCacheBreakpoints = <V extends { readonly system?: unknown; rea
   const candidates = previous.marks.filter((entry) => entry.index < stable && entry.index >= 0)
   const fingerprints = prefixFingerprints(view.system, view.messages, [...candidates.map((entry) => entry.index), ...tail.marked])
   const kept = candidates.filter((entry) => fingerprints.get(entry.index) === entry.prefix).map((entry) => entry.index)
-  const anchors = free > 0 ? markMessages(tail.messages, kept.slice(-free).reverse(), mark) : { messages: tail.messages, marked: [] }
+  const slots = free - TOOL_DEFINITIONS_SLOT
+  const anchors = slots > 0 ? markMessages(tail.messages, kept.slice(-slots).reverse(), mark) : { messages: tail.messages, marked: [] }
   const anchorIndexes = [...anchors.marked].sort((a, b) => a - b)
   const positions: CacheBreakpointPositions = {
     marks: [...anchorIndexes, ...tail.marked].map((index) => ({ index, prefix: fingerprints.get(index) ?? '' })),

@@ -9,6 +9,8 @@ import { ContextManager } from '../../../src/shell/context-manager.js'
 import { memoryLogger } from '../../../src/shell/logger.js'
 
 const ephemeral = { type: 'ephemeral' } as const
+/** A caller's own mark on the last tool definition (docs/formats.md advises it), which a view does not contain. */
+const TOOL_DEFINITIONS_MARK = 1
 const notice = '<system-reminder source="context-compaction">\nContext has been compacted.\n</system-reminder>'
 
 describe('placeCacheBreakpoints', () => {
@@ -46,12 +48,13 @@ describe('breakpoint positions as state', () => {
     expect(second.placed).toEqual({ system: true, message: 34, anchors: [4], caller: 0 })
     expect(marksIn(second.view.messages)).toEqual([4, 34])
     expect(second.positions.marks.map((entry) => entry.index)).toEqual([4, 34])
-    // the next view keeps the newest marks the slots allow (4 = system + tail + 2 anchors)
+    // the next view keeps the newest mark the slots allow (3 = system + tail + 1 anchor; the 4th is
+    // left for a caller's mark on the tool definitions, which the view does not contain)
     const third = placeCacheBreakpoints({ system: 's', messages: conversation(20) }, undefined, second.positions)
-    expect(third.placed.anchors).toEqual([4, 34])
+    expect(third.placed.anchors).toEqual([34])
     const fourth = placeCacheBreakpoints({ system: 's', messages: conversation(22) }, undefined, third.positions)
-    expect(fourth.placed.anchors).toEqual([34, 40])
-    expect(JSON.stringify(fourth.view).split('cache_control').length - 1).toBe(4)
+    expect(fourth.placed.anchors).toEqual([40])
+    expect(JSON.stringify(fourth.view).split('cache_control').length - 1 + TOOL_DEFINITIONS_MARK).toBe(4)
   })
 
   it('a mark moves only when the view\'s prefix changes: a compacted view drops the marks whose prefix differs', () => {
@@ -60,6 +63,22 @@ describe('breakpoint positions as state', () => {
     const second = placeCacheBreakpoints({ messages: compacted }, undefined, first.positions)
     expect(second.placed.anchors).toEqual([])
     expect(second.positions.marks.map((entry) => entry.index)).toEqual([compacted.length - 1])
+  })
+
+  it('a caller\'s mark nested in a tool_result counts: with the held marks the request still has at most 4', () => {
+    // Anthropic counts every block with cache_control, a text block inside a tool_result too (the
+    // provider rule of test/support/fake-provider-server.ts counts them so)
+    const deep = (value: unknown): number => (Array.isArray(value) ? value.reduce<number>((n, item) => n + deep(item), 0) : typeof value === 'object' && value !== null ? Object.entries(value).reduce((n, [key, item]) => n + (key === 'cache_control' ? 1 : deep(item)), 0) : 0)
+    const use = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'read', input: {} }] })
+    const answer = (id: string, content: unknown) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] })
+    let messages: unknown[] = [{ role: 'user', content: 'q' }, use('a'), answer('a', [{ type: 'text', text: 'out', cache_control: ephemeral }])]
+    let placed = placeCacheBreakpoints({ system: 's', messages })
+    for (const id of ['b', 'c', 'd']) {
+      messages = [...messages, use(id), answer(id, 'x')]
+      placed = placeCacheBreakpoints({ system: 's', messages }, undefined, placed.positions)
+      expect(placed.placed.caller).toBe(1)
+      expect(deep(placed.view) + TOOL_DEFINITIONS_MARK).toBeLessThanOrEqual(4)
+    }
   })
 
   it('with the caller\'s own 3 marks there is no slot for an anchor', () => {
@@ -142,6 +161,17 @@ describe('the cache model per breakpoint placement', () => {
     const plain = (turns: number) => [...first, ...Array.from({ length: turns }, (_, i) => item(`m${i}`, 10))]
     expect(run('automatic', [first, plain(20)])[1].cache_read_tokens).toBe(1600)
     expect(run('automatic', [first, plain(21)])[1].cache_read_tokens).toBe(0)
+  })
+  it('under breakpoints the model holds the one mark the manager holds beside a mark on the tool definitions', () => {
+    const messages = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => item(`${prefix}${i}`, 10))
+    const a = [item('u1', 500)]
+    const b = [...a, ...messages('m', 25)]
+    const c = [...b, ...messages('n', 25)]
+    // the 11th message of b changed: the manager held the marks after b and c (not the one after u1),
+    // whose prefixes changed, and the entry after u1 is 40 blocks back: only the overhead is read
+    const d = [...c.slice(0, 11), item('m10 compacted', 5), ...c.slice(12)]
+    const reads = run('breakpoints', [a, b, c, d]).map((split) => split.cache_read_tokens)
+    expect(reads).toEqual([0, 1500, 1750, 1000])
   })
   it('countBlocks: one per part, one per tool call, a string one, at least one', () => {
     expect(countBlocks({ role: 'user', content: 'hi' })).toBe(1)
