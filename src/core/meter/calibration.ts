@@ -25,8 +25,9 @@ export interface CalibrationPoint {
 
 /**
  * A view as the calibrated meter remembers it: its estimate without the ephemeral tail (estimator
- * tokens), the estimate of that tail (notice, replay), and one 32-bit hash per message before the
- * tail (to tell whether a later view begins with it).
+ * tokens, as billed: docs/contract.md 17.13), the tail's share of the billed estimate (notice,
+ * replay: their estimate less the reasoning a user-role tail stops billing, so it may be negative),
+ * and one 32-bit hash per message before the tail (to tell whether a later view begins with it).
  *
  * @example
  * const sent: SentView = { estimate: 20000, tailEstimate: 40, hashes: [3735928559, 195948557] }
@@ -216,8 +217,14 @@ export const toSentView = (view: Messages, estimate: TokenEstimator): SentView =
     hashed.push(toMessageHash(view[i]))
     total += estimate(view[i])
   }
-  // The estimate the fit pairs with the reading is of what the provider bills (docs/contract.md 17.13).
-  return { estimate: Math.max(0, total - measureUnbilledReasoning(view, estimate)), tailEstimate, hashes: hashed }
+  // The estimates the fit pairs with the reading are of what the provider bills (docs/contract.md
+  // 17.13). A user-role tail (notice, replay) ends the turn, so the reasoning before it is not
+  // billed in this view; the prefix is measured without the tail, and the tail's share is its
+  // estimate less that reasoning, so the append shape gives it back to a later view sent without
+  // the tail (the pair's sum, estimate + tailEstimate, is the billed estimate of the whole view).
+  const prefixUnbilled = measureUnbilledReasoning(view, estimate, end)
+  const tailUnbilled = measureUnbilledReasoning(view, estimate) - prefixUnbilled
+  return { estimate: Math.max(0, total - prefixUnbilled), tailEstimate: tailEstimate - tailUnbilled, hashes: hashed }
 }
 
 /**

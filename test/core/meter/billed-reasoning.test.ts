@@ -95,6 +95,26 @@ describe('the calibrated meter counts what is billed', () => {
     expect(countCalibrated(anchored, model, [first, answered, call], total([first, answered, call]), typed).calibrated_tokens).toBe(5000 + typed(call))
   })
 
+  it('a user-role ephemeral tail (notice, replay) that made the current turn’s reasoning unbilled gives it back when the next view has no tail', () => {
+    // The provider follows the rule on what it is sent: the notice is the last user message, so
+    // the reasoning before it is dropped from that reading; the next view, sent without the
+    // notice (compaction_notice_repeat "none"), bills that reasoning again.
+    const bill = (view: ReadonlyArray<Message>) => total(view) - measureUnbilledReasoning(view, typed)
+    const working = turn(reasoning('again'), { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' })
+    const output = piece({ type: 'function_call_output', call_id: 'c1', output: 'ok' })
+    const notice: Message = { role: 'user', content: 'Context was compacted.', metadata: { source: 'context-compaction', ephemeral: true } }
+    const sentWithNotice = [first, answered, next, working, output, notice]
+    const sent = toSentView(sentWithNotice, typed)
+    // the pair is still of what was billed
+    expect(sent.estimate + sent.tailEstimate).toBe(bill(sentWithNotice))
+    const anchored = { ...EMPTY_CALIBRATION, anchor: { reading: bill(sentWithNotice), view: sent } }
+    const later = turn({ type: 'function_call', call_id: 'c2', name: 'ls', arguments: '{}' })
+    const view = [first, answered, next, working, output, later]
+    const count = countCalibrated(anchored, { scale: 1, overhead: 0, margin: 0, points: 3 }, view, total(view), typed)
+    expect(count.shape).toBe('append')
+    expect(count.calibrated_tokens).toBe(bill(view))
+  })
+
   it('through the reducer: after a reading, the next turn is predicted without the first turn’s reasoning', () => {
     const config: Config = { ...DEFAULT_CONFIG, token_meter: 'calibrated' }
     const step = makeStep({ config, estimate: makeCachedEstimator(estimateTyped), format: 'openai-responses' })
