@@ -129,6 +129,33 @@ describe('the ladder under compaction_order', () => {
   })
 })
 
+describe('the tool-result waves under compaction_order', () => {
+  // Four large lookups; the first one's record is named again at the end, the others are not.
+  const history: Message[] = ([
+    say('user', 'Compare my options.'),
+    call('a', 'lookup', { key: 'k_a' }),
+    result('a', `option OPT_A1 ${'.'.repeat(2000)}`),
+    call('b', 'lookup', { key: 'k_b' }),
+    result('b', `option OPT_B7 ${'.'.repeat(2000)}`),
+    call('c', 'lookup', { key: 'k_c' }),
+    result('c', `option OPT_C3 ${'.'.repeat(2000)}`),
+    call('d', 'lookup', { key: 'k_d' }),
+    result('d', `option OPT_D5 ${'.'.repeat(2000)}`),
+    say('user', 'Take OPT_A1.'),
+  ] as Message[]).map((message, i) => ({ ...message, metadata: { _seq: i } }))
+  const wave = (order: Config['compaction_order']) => {
+    const context = makePassContext({ ...DEFAULT_CONFIG, protected_tool_results: 1, compaction_order: order }, estimateOne, {}, makeDerivationMemo())
+    const draft = toStickyDraft(EMPTY_STICKY)
+    const current = estimateMessages(history, estimateOne)
+    const ladder = runLadder(history, 0, current, current - 300, draft, context)
+    return { level: ladder.levelReached, truncated: [...draft.truncated] }
+  }
+  it('level 1 shortens the oldest result under "oldest", the least recently referenced under "least_referenced"', () => {
+    expect(wave('oldest')).toEqual({ level: 1, truncated: [2] })
+    expect(wave('least_referenced')).toEqual({ level: 1, truncated: [4] })
+  })
+})
+
 describe('compaction_order key', () => {
   it('defaults to the contract order and rejects other values, naming the key', () => {
     const decoded = decodeConfig({})
