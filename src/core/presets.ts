@@ -42,6 +42,12 @@ const recommended: Partial<Config> = Object.freeze({
   // 60k: needed-fact recall 67.5 -> 70.3 %, relative cost 1,819,140 -> 1,805,415; tau-bench at
   // 4,500 and Codex at 60k: unchanged (73.0 % at 721,119; 88.6 % at 976,675).
   protected_tool_results: 2,
+  // Least recently referenced first (docs/evaluation.md, "Least recently referenced first"): the
+  // ladder shortens and removes first the tool groups whose content the agent stopped naming.
+  // Claude Code at 60k: recall 70.3 -> 70.4 % at -1.6 % relative cost; Codex at 60k: 96.8 -> 96.7 %
+  // (one fact of 981) at equal cost; tau-bench at 4,500 identical (each compaction there removes
+  // all it may, so the order decides nothing).
+  compaction_order: 'least_referenced' as const,
   // The breaker (docs/evaluation.md, "Screenshots and the storm shapes"): a system prompt over E
   // compacted on every request (6 of 6, 30 of 30); with the breaker once. It re-arms when the floor
   // fits E again, and on every shared session it never trips (the same boundaries and views).
@@ -54,16 +60,15 @@ const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: t
 
 // Retention first (docs/evaluation.md, "recommended-retention"): the target measured on what a
 // compaction can act on and a shallower target, so each compaction keeps more of the
-// conversation, and least recently referenced first (docs/evaluation.md, "Least recently
-// referenced first"), so what it keeps is what the agent still names. tau-bench at 4,500:
-// needed-fact recall 88.9 % (recommended 73.0 %, LangChain trimMessages 86.3 % with 26 failed
-// requests) at 822,978 relative input cost (11.8 % below trimMessages, 5.3 % below it in
-// dollars), 0 overflows, 0 failed requests, on each half at least trimMessages' recall. Against
-// the same target oldest first: tau-bench +3.9 points, Claude Code at 60k +1.7 points, both
-// cheaper; Codex at 60k -2.4 points at +2.4 %. Target 0.65 rather than 0.7: 0.7 costs 3-7 % more
-// on every format for 0.5-1.4 points. The later trigger of an earlier version (compact_threshold
-// 0.98) overflowed 6 requests under the calibrated meter and is not kept.
-const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' as const, target_usage: 0.65, compaction_order: 'least_referenced' as const })
+// conversation; with `recommended`'s least recently referenced first, what it keeps is what the
+// agent still names. tau-bench at 4,500: needed-fact recall 88.9 % (recommended 73.0 %, LangChain
+// trimMessages 86.3 % with 26 failed requests) at 822,978 relative input cost (11.8 % below
+// trimMessages, 5.3 % below it in dollars), 0 overflows, 0 failed requests, on each half at least
+// trimMessages' recall. Against the same target oldest first: tau-bench +3.9 points, Claude Code
+// at 60k +1.7, Codex at 60k +0.2, each cheaper. Target 0.65 rather than 0.7: 0.7 costs 3-7 % more
+// on every format for at most 1.1 points. The later trigger of an earlier version
+// (compact_threshold 0.98) overflowed 6 requests under the calibrated meter and is not kept.
+const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' as const, target_usage: 0.65 })
 
 /**
  * The presets. Each names only the keys it sets; keys it leaves out keep whatever lies below it
@@ -78,12 +83,12 @@ const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' a
  *   `compaction_notice_token_reserve` 400 (the reserve that minimal notice needs, leaving 400
  *   more tokens of every budget to the conversation), `compaction_notice_repeat` `none`, and
  *   `token_meter` `calibrated` with `token_estimator` `typed` (budgets as the provider bills them),
- *   `protected_tool_results` 2 (older large tool results may be shortened before whole groups go).
+ *   `protected_tool_results` 2 (older large tool results may be shortened before whole groups go),
+ *   `compaction_order` `least_referenced` (what the agent stopped naming goes first).
  * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'` and
  *   `summary_hysteresis: true` (without it the summary strategy refires and doubles boundaries).
  * - `recommended-retention`: `recommended` plus `target_basis: 'compactable'` and `target_usage`
- *   0.65 and `compaction_order: 'least_referenced'`: needed-fact recall first, at a higher input
- *   cost.
+ *   0.65: needed-fact recall first, at a higher input cost.
  *
  * @example
  * const config = decodeConfig({ ...presets.recommended, max_tokens: 100_000 })
