@@ -94,7 +94,7 @@ export const applySpillsAnswered = (config: Config, state: State, event: SpillsA
   // Refused under provider_rules "refuse": the raise_error effect is last and the step has no view.
   if (shaped.output === null) return { state: next, view: undefined, effects: [...effects, ...shaped.effects] }
   const held = shaped.cacheBreakpoints === undefined ? next : { ...next, cacheBreakpoints: shaped.cacheBreakpoints }
-  return { state: held, view, effects: [...effects, ...shaped.effects], output: shaped.output }
+  return { state: held, view, effects: [...effects, ...shaped.effects], output: shaped.output, repaired: shaped.repaired }
 }
 
 /**

@@ -26,4 +26,6 @@ export interface Step {
    * `provider_rules: "refuse"` refused it (its `raise_error` effect is then among `effects`).
    */
   readonly output?: unknown
+  /** With an `output` made under `shape.repair`: whether the repair changed the view (docs/formats.md); false otherwise. */
+  readonly repaired?: boolean
 }

@@ -76,6 +76,30 @@ describe('spill pointers (SPEC 17.9)', () => {
     expect(replayed.lines[0].events.map((event) => event.name)).toContain('context:spill_failed')
   })
 
+  it('replay with a view shape: the core makes each view in that shape, after the answers to its spill writes, as the manager does', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cs-spill-'))
+    dirs.push(root)
+    const dir = join(root, 'spill')
+    const config = { tool_result_spill_dir: dir, tool_result_budget_tokens: 25, compaction_notice_enabled: false, protected_tool_results: 0, protected_recent: 1 }
+    const planted = toSpillPath(dir, 3, 'B'.repeat(3000))
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(dir)
+    symlinkSync(join(root, 'elsewhere.txt'), planted)
+    const recorder = makeRecorder(config, { now: NOW })
+    const manager = new ContextManager(config, { clock: fixedClock(NOW), logger: silentLogger, recorder })
+    await session(manager)
+    const first = await manager.getMessagesForRequest({ tokenBudget: 900, format: 'anthropic' })
+    const later = await manager.getMessagesForRequest({ tokenBudget: 900, format: 'anthropic' })
+    expect(JSON.stringify(first)).not.toContain(planted)
+    const recording = parseRecordingJsonl(recorder.toJsonLines(), 'live.jsonl')
+    const decoded = decodeConfig(recording.config)
+    if (E.isLeft(decoded)) throw decoded.left
+    const replayed = replayRecording(recording, { config: decoded.right.config, estimate: makeCachedEstimator() }, { shape: { format: 'anthropic', repair: false } })
+    expect(replayed.shaped).toEqual([{ view: first, repaired: false }, { view: later, repaired: false }])
+    // Without a shape the replay makes no such view.
+    expect(replayRecording(recording, { config: decoded.right.config, estimate: makeCachedEstimator() }).shaped).toEqual([])
+  })
+
   it('with a writable directory nothing changes: every pointer is there and names a written file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'cs-spill-'))
     dirs.push(root)

@@ -8,17 +8,16 @@ import { DEFAULT_CONFIG } from '../config.js'
 import type { Step } from '../step.js'
 import type { CoreDeps } from '../deps.js'
 import type { Effect, RequestSummary, WriteSpill } from '../effects.js'
-import type { Event } from '../events.js'
+import type { Event, SpillFailed, SpillWritten } from '../events.js'
 import type { Message } from '../messages/message.js'
 import type { Recording, RecordingOp, ReplayEvent, ReplayOutputLine } from './recording.js'
-import type { ReplayOptions, ReplayUsage } from './options.js'
+import type { ReplayOptions, ReplayUsage, ShapedView } from './options.js'
 import { makeInitialState, type State } from '../state.js'
 import { toCacheItems } from '../economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState } from '../economics/simulation.js'
 import { fitProviderModel, toBilledCount, type FitPair, type ProviderFit } from '../economics/provider-model.js'
 import { makeCachedEstimator, type TokenEstimator } from '../meter/estimate.js'
 import { isPlainObject } from '../messages/values.js'
-import { withoutSpillPointers } from '../tool-results/tool-result-budget.js'
 import { stripMessage } from '../compaction/context.js'
 import { makeDerivationMemo, type DerivationMemo } from '../memo/derivation-memo.js'
 import { toPlainArray } from '../messages/appendable.js'
@@ -89,6 +88,8 @@ export interface ReplayRun {
   spillFailures: Map<string, string>
   readonly lines: ReplayOutputLine[]
   readonly historySizes: number[]
+  /** With `options.shape`, per line: the view in that shape (null for a failed request or a peer's view). */
+  readonly shaped: Array<ShapedView | null>
   readonly spills: WriteSpill[]
   readonly logs: Effect[]
   readonly economics: Array<RequestEconomics | null>
@@ -152,6 +153,7 @@ export const startReplay = (recording: Recording, given: CoreDeps, options: Repl
     spillFailures: new Map(),
     lines: [],
     historySizes: [],
+    shaped: [],
     spills: [],
     logs: [],
     economics: [],
@@ -169,15 +171,20 @@ export const startReplay = (recording: Recording, given: CoreDeps, options: Repl
 
 /**
  * Applies `event` and interprets its effects as the shell would: hook events wait for the next
- * line, spill writes are answered (written, or failed as the spill_result lines say, SPEC 17.9),
- * summary requests go to `options.summarizer`; answers are applied in turn. Returns the view and
- * the fail-loud error of the event.
+ * line, spill writes are answered (written, or failed as the spill_result lines say) together as
+ * one `spills_answered` event, as the manager answers a call's own writes (SPEC 17.9; it gives
+ * back the view without the pointers whose write failed), summary requests go to
+ * `options.summarizer`; answers are applied in turn. Returns the view, the view in the shape the
+ * event asked for (a request's, made by the core: its finish stage, or the `spills_answered` event
+ * when it spilled, as in the manager) and the fail-loud error of the event.
  */
-const applyEvent = (run: ReplayRun, event: Event): { view: ReadonlyArray<Message> | undefined; error: string | null } => {
+const applyEvent = (run: ReplayRun, event: Event): { view: ReadonlyArray<Message> | undefined; shaped: ShapedView | undefined; error: string | null } => {
   const result = run.step(run.state, event)
   run.state = result.state
   let error: string | null = null
-  const answers: Event[] = []
+  // null: where the spill answers go, among the other answers (a step's spill writes are consecutive effects).
+  const answers: Array<Event | null> = []
+  const spillAnswers: Array<SpillWritten | SpillFailed> = []
   for (const effect of result.effects) {
     switch (effect.type) {
       case 'emit_hook':
@@ -187,7 +194,8 @@ const applyEvent = (run: ReplayRun, event: Event): { view: ReadonlyArray<Message
         // SPEC 17.9: a spill_result line after the op names a write that did not succeed.
         run.spills.push(effect)
         const failure = run.spillFailures.get(effect.path)
-        answers.push(failure === undefined ? { type: 'spill_written', path: effect.path } : { type: 'spill_failed', path: effect.path, error: failure })
+        if (spillAnswers.length === 0) answers.push(null)
+        spillAnswers.push(failure === undefined ? { type: 'spill_written', path: effect.path } : { type: 'spill_failed', path: effect.path, error: failure })
         break
       }
       case 'raise_error':
@@ -203,8 +211,20 @@ const applyEvent = (run: ReplayRun, event: Event): { view: ReadonlyArray<Message
         break
     }
   }
-  for (const answer of answers) applyEvent(run, answer)
-  return { view: result.view, error }
+  let view = result.view
+  let shaped = 'output' in result ? { view: result.output, repaired: result.repaired === true } : undefined
+  // The shape goes with the answers of a request that spilled: its view is made once they are in.
+  const shape = event.type === 'request_received' && view !== undefined ? event.shape : undefined
+  for (const answer of answers) {
+    if (answer !== null) applyEvent(run, answer)
+    else {
+      const answered = applyEvent(run, { type: 'spills_answered', answers: spillAnswers, view, ...(shape !== undefined ? { shape } : {}) })
+      view = answered.view
+      shaped = answered.shaped ?? shaped
+      error = answered.error ?? error
+    }
+  }
+  return { view, shaped, error }
 }
 
 /** The events answering a summary request from `options.summarizer` (none when it has no answer). */
@@ -314,17 +334,18 @@ export const applyOp = (run: ReplayRun, op: RecordingOp, index: number): void =>
 const applyRequestOp = (run: ReplayRun, op: Extract<RecordingOp, { op: 'get_messages_for_request' }>, index: number): void => {
   const { recording, options } = run
   const provider = op.provider ?? null
-  const { view, error } = applyEvent(run, {
+  const { view, shaped, error } = applyEvent(run, {
     type: 'request_received',
     tokenBudget: op.token_budget ?? null,
     provider,
     providerGiven: provider !== null,
     systemPrompt: run.systemPrompt,
     now: recording.now,
+    ...(options.shape !== undefined ? { shape: options.shape } : {}),
   })
   const state = run.state
-  const failed = new Set([...run.spillFailures.keys()].filter((path) => state.toolResults.spillFailed.has(path)))
-  let shown: ReadonlyArray<Message> | null = error !== null || view === undefined ? null : withoutSpillPointers(view, failed)
+  // a plain array of its own (a view may be a version of an appendable list, src/core/messages/appendable.ts)
+  let shown: ReadonlyArray<Message> | null = error !== null || view === undefined ? null : [...view]
   let shownError = error
   if (options.peer !== undefined) {
     const history = toPlainArray(state.history).map((message) => stripMessage(message, run.sentMemo))
@@ -344,6 +365,7 @@ const applyRequestOp = (run: ReplayRun, op: Extract<RecordingOp, { op: 'get_mess
   run.carried = []
   run.lines.push(line)
   run.historySizes.push(state.history.length)
+  if (options.shape !== undefined) run.shaped.push(line.view === null || options.peer !== undefined ? null : (shaped ?? null))
   if (options.usage !== undefined) recordEconomics(run, options.usage, line, index)
 }
 

@@ -1,6 +1,6 @@
 /**
  * The options of a replay (src/core/replay/replay.ts): the stand-in summarizer, the provider
- * model, a peer policy and the hand-over to a new "process".
+ * model, a peer policy, the hand-over to a new "process" and the shape of the views.
  */
 import type { RequestSummary } from '../effects.js'
 import type { Message } from '../messages/message.js'
@@ -8,6 +8,7 @@ import type { State } from '../state.js'
 import type { CacheProvider } from '../economics/cache.js'
 import type { UsageMode } from '../economics/simulation.js'
 import type { TokenEstimator } from '../meter/estimate.js'
+import type { ViewShape } from '../events.js'
 
 /**
  * A local summarizer for replay: answers a summary request immediately with text or an error, or
@@ -48,6 +49,25 @@ export interface ReplayOptions {
   readonly handOver?: ReplayHandOver
   readonly usage?: ReplayUsage
   readonly peer?: ReplayPeer
+  /**
+   * The shape every request asks its view in (as `getMessagesForRequest`'s `format` and the
+   * manager's `repair`): the core makes that view (the finish stage, or the `spills_answered`
+   * event of a request that spilled; src/core/request/provider-view.ts), `ReplayResult.shaped`
+   * holds it per line. Default: none (the lines' contract views only).
+   */
+  readonly shape?: ViewShape
+}
+
+/**
+ * A request's view in the shape the replay asked for (`ReplayOptions.shape`): `view` as the
+ * manager's `getMessagesForRequest` would return it, `repaired` whether `shape.repair` changed it.
+ *
+ * @example
+ * const shaped: ShapedView = { view: { messages: [{ role: 'user', content: 'hi' }] }, repaired: false }
+ */
+export interface ShapedView {
+  readonly view: unknown
+  readonly repaired: boolean
 }
 
 /**

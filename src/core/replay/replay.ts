@@ -9,10 +9,10 @@ import type { Recording, ReplayOutputLine } from './recording.js'
 import type { State } from '../state.js'
 import type { RequestEconomics } from '../economics/simulation.js'
 import type { ProviderFit } from '../economics/provider-model.js'
-import type { ReplayOptions } from './options.js'
+import type { ReplayOptions, ShapedView } from './options.js'
 import { applyOp, startReplay } from './fold.js'
 
-export type { ReplayHandOver, ReplayOptions, ReplayPeer, ReplaySummarizer, ReplayUsage } from './options.js'
+export type { ReplayHandOver, ReplayOptions, ReplayPeer, ReplaySummarizer, ReplayUsage, ShapedView } from './options.js'
 
 /**
  * The result of a replay: output lines, the stored history size at each line's request, every spill the requests asked for (written by the
@@ -38,6 +38,11 @@ export interface ReplayResult {
   /** The session's provider model (null without `options.usage`). */
   readonly providerFit: ProviderFit | null
   readonly historySizes: ReadonlyArray<number>
+  /**
+   * With `options.shape`, per line (same index): the request's view in that shape as the core made
+   * it (`ShapedView`; null for a failed request or a peer's line); empty without `options.shape`.
+   */
+  readonly shaped: ReadonlyArray<ShapedView | null>
   readonly spills: ReadonlyArray<WriteSpill>
   readonly logs: ReadonlyArray<Effect>
   readonly state: State
@@ -86,6 +91,6 @@ export function* iterateReplay(recording: Recording, given: CoreDeps, options: R
     }
     yield index
   }
-  const { lines, economics, simulation, providerFit, historySizes, spills, logs, state } = run
-  return { lines, economics, clampedRequests: simulation.clamped, providerFit, historySizes, spills, logs, state }
+  const { lines, economics, simulation, providerFit, historySizes, shaped, spills, logs, state } = run
+  return { lines, economics, clampedRequests: simulation.clamped, providerFit, historySizes, shaped, spills, logs, state }
 }

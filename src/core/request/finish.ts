@@ -55,6 +55,6 @@ export const finishStage = defineStage({
     // so the step has no view (src/core/effects.ts, RaiseError) and the meter records none.
     if (shaped.output === null) return { effects: shaped.effects, stop: true }
     const cacheBreakpoints = shaped.cacheBreakpoints ?? slices.cacheBreakpoints
-    return { slices: { meter, output: { value: shaped.output }, cacheBreakpoints }, effects: shaped.effects }
+    return { slices: { meter, output: { value: shaped.output, repaired: shaped.repaired }, cacheBreakpoints }, effects: shaped.effects }
   },
 })

@@ -89,7 +89,7 @@ const toStep = (draft: RequestDraft, stopped: boolean): Step => ({
   state: toState(draft.slices),
   view: stopped ? undefined : (draft.slices.view?.view ?? undefined),
   effects: draft.log.flatMap((entry) => entry.effects),
-  ...(draft.slices.output !== null ? { output: draft.slices.output.value } : {}),
+  ...(draft.slices.output !== null ? { output: draft.slices.output.value, repaired: draft.slices.output.repaired } : {}),
 })
 
 /**

@@ -43,10 +43,12 @@ const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, e
  * (`cacheBreakpoints`, the state's slice for the next view; absent otherwise).
  *
  * @example
- * const made: ProviderView = { output: [{ role: 'user', content: 'hi' }], effects: [] }
+ * const made: ProviderView = { output: [{ role: 'user', content: 'hi' }], repaired: false, effects: [] }
  */
 export interface ProviderView {
   readonly output: unknown
+  /** Whether `shape.repair` changed the view (`toRequestView`); false without it and for the contract shape. */
+  readonly repaired: boolean
   readonly effects: ReadonlyArray<Effect>
   readonly cacheBreakpoints?: CacheBreakpointPositions
 }
@@ -73,12 +75,13 @@ export const toProviderView = (
   walk?: ChatHistoryWalk,
 ): ProviderView => {
   const effects: Effect[] = []
-  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walk), effects }
+  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walk), repaired: false, effects }
   const converted = toRequestView(shape.format, view, { repair: shape.repair, history })
   if (converted.problems.length > 0) effects.push({ type: 'emit_hook', name: 'context:view-invalid', data: { format: shape.format, problems: [...converted.problems] } })
   const checked = applyProviderRules(config, shape.format, converted.view, effects, walk)
-  if (checked === null) return { output: null, effects }
-  if (shape.format !== 'anthropic' || !config.anthropic_cache_breakpoints) return { output: checked, effects }
+  const repaired = converted.repaired
+  if (checked === null) return { output: null, repaired, effects }
+  if (shape.format !== 'anthropic' || !config.anthropic_cache_breakpoints) return { output: checked, repaired, effects }
   const marked = placeCacheBreakpoints(checked as Parameters<typeof placeCacheBreakpoints>[0], undefined, breakpoints)
-  return { output: marked.view, effects, cacheBreakpoints: marked.positions }
+  return { output: marked.view, repaired, effects, cacheBreakpoints: marked.positions }
 }

@@ -106,7 +106,7 @@ export interface RequestSlices extends State {
   readonly pass: PassSlice | null
   readonly view: StrippedView | null
   /** The view in the shape the request asked for (`request_received.shape`), once the finish stage made it. */
-  readonly output: { readonly value: unknown } | null
+  readonly output: { readonly value: unknown; readonly repaired: boolean } | null
 }
 
 /**

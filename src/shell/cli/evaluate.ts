@@ -14,6 +14,7 @@ import type { CacheProvider } from '../../core/economics/cache.js'
 import { toSessionMetrics, type OverflowLimit, type SessionMetrics } from '../../core/economics/metrics.js'
 import type { ModelPrice, ModelTable, ModelWindow } from '../../core/economics/prices.js'
 import type { UsageMode } from '../../core/economics/simulation.js'
+import type { ViewShape } from '../../core/events.js'
 import { makeCachedEstimator } from '../../core/meter/estimate.js'
 import { toExtractiveSummary } from '../../core/summary/extractive-summary.js'
 import type { Log } from '../../core/effects.js'
@@ -252,7 +253,8 @@ export const prepareSessions = (
  * Replays one prepared session (the provider model on when `options.usage` is set); `onOp` is
  * called after every operation (for progress); `deps` may replace the estimator or set the
  * manager's message format; `peer` measures another policy's views in place of the library's
- * (`ReplayPeer`, used by `npm run evaluation`).
+ * (`ReplayPeer`, used by `npm run evaluation`); `options.shape` has the core make each request's
+ * view in that shape (`ReplayResult.shaped`, as `replay --view-format` prints it).
  *
  * @example
  * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
@@ -261,7 +263,7 @@ export const prepareSessions = (
  */
 export const runSession = (
   session: PreparedSession,
-  options: Pick<RunOptions, 'summarizer' | 'usage'>,
+  options: Pick<RunOptions, 'summarizer' | 'usage'> & { readonly shape?: ViewShape },
   onOp?: () => void,
   deps: Partial<Omit<CoreDeps, 'config'>> = {},
   peer?: ReplayPeer,
@@ -269,6 +271,7 @@ export const runSession = (
   const iterator = iterateReplay(session.recording, { estimate: makeEstimatorFor(session.config), ...deps, config: session.config }, {
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     ...(peer !== undefined ? { peer } : {}),
+    ...(options.shape !== undefined ? { shape: options.shape } : {}),
     ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider, count: makeProviderCounter().count } } : {}),
   })
   let next = iterator.next()

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ProviderFit } from '../../core/economics/provider-model.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
-import { isRepeatedIdProblem, toRequestView } from '../../core/formats/dispatch.js'
+import { isRepeatedIdProblem } from '../../core/formats/dispatch.js'
+import type { ShapedView } from '../../core/replay/options.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { makeFileSpillWriter } from '../node/spill-file.js'
@@ -36,7 +37,6 @@ const processIo: CliIo = {
 interface ReplayFlags extends ReplayInputFlags {
   readonly json?: boolean
   readonly views: boolean
-  readonly repair?: boolean
   readonly writeRecording?: string
 }
 
@@ -57,26 +57,28 @@ const RULE_NAMES: Readonly<Record<ProviderFormat, string>> = {
 }
 
 /**
- * The view of a replay output line in a provider format (`--view-format`), and the problems of
- * that view under the format's rules, less repeated-call-id rules (the input's own repeats).
- * With `repair: true` (`--repair`) the view is first repaired as the manager's `repair: true`
- * does (`toRequestView`, `repairToolPairing`): problems are then the repaired view's, and
- * `repaired` says whether the repair changed it (always false without the option).
+ * A replay output line with its view in a provider format (`--view-format`), as the core made it
+ * (`ReplayResult.shaped`: converted, with `--repair` repaired, and checked by the request's finish
+ * stage, src/core/request/provider-view.ts), the problems of that view under the format's rules
+ * (its `context:view-invalid` events) less repeated-call-id rules (the input's own repeats), and
+ * whether `--repair` changed it. A failed request's line is unchanged.
  *
  * @example
  * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
- * const line = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }).lines[0]
- * toFormatLine(line, 'anthropic').line.view // => { messages: [{ role: 'user', content: 'hi' }] }
- * toFormatLine(line, 'anthropic', { repair: true }).repaired // => false
+ * const result = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: estimateOne }, { shape: { format: 'anthropic', repair: true } })
+ * toFormatLine(result.lines[0], result.shaped[0]).line.view // => { messages: [{ role: 'user', content: 'hi' }] }
+ * toFormatLine(result.lines[0], result.shaped[0]).repaired // => false
  */
 export const toFormatLine = (
   line: ReplayOutputLine,
-  format: ProviderFormat,
-  options: { readonly repair?: boolean } = {},
+  shaped: ShapedView | null | undefined,
 ): { readonly line: ReplayOutputLine; readonly problems: ReadonlyArray<string>; readonly repaired: boolean } => {
-  if (line.view === null) return { line, problems: [], repaired: false }
-  const { view, problems, repaired } = toRequestView(format, line.view, { repair: options.repair === true })
-  return { line: { ...line, view: view as unknown as ReplayOutputLine['view'] }, problems: problems.filter((problem) => !isRepeatedIdProblem(problem)), repaired }
+  if (line.view === null || shaped === null || shaped === undefined) return { line, problems: [], repaired: false }
+  const problems = line.events
+    .filter((event) => event.name === 'context:view-invalid')
+    .flatMap((event) => (event.data as { readonly problems: ReadonlyArray<string> }).problems)
+    .filter((problem) => !isRepeatedIdProblem(problem))
+  return { line: { ...line, view: shaped.view as ReplayOutputLine['view'] }, problems, repaired: shaped.repaired }
 }
 
 /** A table row of `replay`: `repaired` is true when `--repair` changed the request's view. */
@@ -183,7 +185,7 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
     const result = item.result
     result.lines.forEach((line, index) => {
       if (line.error !== undefined) failed = true
-      const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, flags.viewFormat, { repair })
+      const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, result.shaped[index])
       const economics = result.economics[index] ?? null
       if (flags.json) {
         const { view: _view, ...rest } = viewed === null ? line : viewed.line

@@ -67,6 +67,8 @@ export interface ReplayInputFlags {
   readonly progress: boolean
   readonly session?: string
   readonly viewFormat?: ProviderFormat
+  /** With `viewFormat`: the views repaired before they are converted and checked, as the manager option `repair: true` does. */
+  readonly repair?: boolean
   /** `recorded` (replay's default) or `simulated` (report's default): the provider model. */
   readonly usage?: UsageMode
   readonly model?: string
@@ -233,7 +235,9 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   }
   for (const item of prepared) {
     const estimate = makeEstimatorFor(item.config)
-    const result = runSession(item, options, onOp, { estimate, ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) })
+    // --view-format: the core makes each view in that shape (the finish stage, src/core/request/provider-view.ts).
+    const shape = flags.viewFormat === undefined ? undefined : { format: flags.viewFormat, repair: flags.repair === true }
+    const result = runSession(item, { ...options, ...(shape !== undefined ? { shape } : {}) }, onOp, { estimate, ...(nativeFormat !== undefined ? { format: nativeFormat } : {}) })
     const format = nativeFormat ?? item.recording.format
     const { notices: _notices, model: _model, ...ops } = item.recording
     const replayable: Recording = { ...ops, config: mergeConfig(item.original.config, layers.preset, layers.file, layers.settings), ...(format !== undefined ? { format } : {}) }
