@@ -69,7 +69,7 @@ const billedCount = (config: Config, before: State, view: Messages): number => {
   const calibration = before.meter.calibration ?? EMPTY_CALIBRATION
   const model = fitCalibration(toCalibrationPriors(config), calibration.points)
   const estimate = view.reduce((sum, message) => sum + estimateOne(message), 0)
-  return countCalibrated(calibration, model, view, estimate, estimateOne).calibrated_tokens
+  return countCalibrated(calibration, model, view, estimate, estimateOne, config.calibration_reasoning_context).calibrated_tokens
 }
 
 const checkStrictFit = (scenario: Scenario): void => {

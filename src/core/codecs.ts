@@ -164,6 +164,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   anthropic_cache_breakpoints: { codec: FlagCodec, accepts: 'true or false' },
   calibration_overhead_tokens: { codec: CalibrationOverheadCodec, accepts: 'a number of tokens >= 0' },
   calibration_scale: { codec: CalibrationScaleCodec, accepts: 'a number > 0 (billed tokens per estimator token)' },
+  calibration_reasoning_context: { codec: t.keyof({ current_turn: null, all_turns: null }), accepts: '"current_turn" or "all_turns"' },
 }
 
 const show = (value: unknown): string => describeValue(value)
@@ -464,5 +465,6 @@ const toConfig = (given: Readonly<Record<string, unknown>>, fallbacks: FallbackK
     anthropic_cache_breakpoints: flag('anthropic_cache_breakpoints'),
     calibration_overhead_tokens: pick('calibration_overhead_tokens'),
     calibration_scale: pick('calibration_scale'),
+    calibration_reasoning_context: pick('calibration_reasoning_context'),
   }
 }

@@ -237,7 +237,25 @@ export interface Config {
    * until the readings can tell a line. Default 1.
    */
   readonly calibration_scale: number
+  /**
+   * `token_meter: "calibrated"` only (docs/contract.md 17.13): which Responses reasoning the
+   * provider bills, as its `reasoning.context` says. `"current_turn"` (default; OpenAI's behaviour
+   * for every model before the GPT-5.6 family, and `reasoning.context: "current_turn"`): the
+   * reasoning before the view's last user message is dropped, so the meter leaves it out.
+   * `"all_turns"` (the GPT-5.6 family's default): the reasoning of earlier turns passed back is
+   * rendered and billed, so the meter counts it.
+   */
+  readonly calibration_reasoning_context: ReasoningContext
 }
+
+/**
+ * Which Responses reasoning the provider bills (`calibration_reasoning_context`): the current
+ * turn's only, or every turn's passed back.
+ *
+ * @example
+ * const context: ReasoningContext = 'all_turns'
+ */
+export type ReasoningContext = 'current_turn' | 'all_turns'
 
 /**
  * What `provider_rules` does with input a provider would refuse.
@@ -367,6 +385,7 @@ export interface ContextConfig {
   readonly tool_result_ingress_cap_bytes?: number | null
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
+  readonly calibration_reasoning_context?: ReasoningContext
   readonly strict?: boolean
 }
 
@@ -437,6 +456,7 @@ export const DEFAULT_CONFIG: Config = {
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,
     calibration_scale: 1,
+    calibration_reasoning_context: 'current_turn' as ReasoningContext,
   },
 }
 

@@ -66,6 +66,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       compaction_order: 'oldest',
       calibration_overhead_tokens: 0,
       calibration_scale: 1,
+      calibration_reasoning_context: 'current_turn',
     })
     expect(Object.values(GUARD_DEFAULTS).every((value) => value === false || value === null || value === 'full' || value === 'reference' || value === 'all')).toBe(true)
   })
@@ -109,7 +110,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', protected_recent_tokens: null, compaction_order: 'oldest', calibration_overhead_tokens: 0, calibration_scale: 1 }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', protected_recent_tokens: null, compaction_order: 'oldest', calibration_overhead_tokens: 0, calibration_scale: 1, calibration_reasoning_context: 'current_turn' }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {

@@ -331,10 +331,12 @@ export const toReasoningShare = (piece: Message, estimate: TokenEstimator): numb
 }
 
 /**
- * The part of `estimate(view)` the Responses API does not bill: the `reasoning` items of the
- * pieces before the last user message of `view[0..end)` (the API drops the reasoning of earlier
- * turns from the input, and a turn ends at the next user message; OpenAI's reasoning guide, and
- * openai/codex counts only the reasoning after the last user message as part of the next request).
+ * The part of `estimate(view)` the Responses API does not bill with `reasoning.context`
+ * `"current_turn"` (every model before the GPT-5.6 family; that family renders earlier turns'
+ * reasoning by default, `calibration_reasoning_context` in docs/configuration.md): the `reasoning`
+ * items of the pieces before the last user message of `view[0..end)` (a turn ends at the next
+ * user message; OpenAI's reasoning guide, and openai/codex adds them back to the provider's last
+ * reading, which leaves them out, in `get_non_last_reasoning_items_tokens`).
  * Pieces of other formats hold no such item, so this is 0 for them. Estimator tokens; pure.
  *
  * @example

@@ -4,7 +4,7 @@
  * target and E converted into estimator units through the model, the infeasible case, and the
  * state updates when a view is sent and when its reading arrives. Pure.
  */
-import type { Config } from '../config.js'
+import type { Config, ReasoningContext } from '../config.js'
 import type { Messages } from '../messages/message.js'
 import type { MeterState, State } from '../state.js'
 import type { TokenMeterStats } from '../stats.js'
@@ -85,7 +85,7 @@ export const readCalibrated = (
 ): CalibratedReading => {
   const calibration = state.meter.calibration ?? EMPTY_CALIBRATION
   const model = fitCalibration(toCalibrationPriors(config), calibration.points)
-  const count = countCalibrated(calibration, model, candidate, candidateTokens, estimate)
+  const count = countCalibrated(calibration, model, candidate, candidateTokens, estimate, config.calibration_reasoning_context)
   const effective = stats.budget
   const used = count.calibrated_tokens
   return {
@@ -107,15 +107,16 @@ export const readCalibrated = (
 
 /**
  * The meter after a view was returned (calibrated mode): the view, less its ephemeral tail, is the
- * one the next reading describes.
+ * one the next reading describes (measured as billed under `reasoning`,
+ * `calibration_reasoning_context`).
  *
  * @example
  * import { makeInitialState, estimateOne } from 'context-simple'
  * recordSentView(makeInitialState().meter, [{ role: 'user', content: 'hi' }], estimateOne).calibration?.sent?.hashes.length // 1
  */
-export const recordSentView = (meter: MeterState, view: Messages, estimate: TokenEstimator): MeterState => ({
+export const recordSentView = (meter: MeterState, view: Messages, estimate: TokenEstimator, reasoning: ReasoningContext = 'current_turn'): MeterState => ({
   ...meter,
-  calibration: { ...(meter.calibration ?? EMPTY_CALIBRATION), sent: toSentView(view, estimate) },
+  calibration: { ...(meter.calibration ?? EMPTY_CALIBRATION), sent: toSentView(view, estimate, reasoning) },
 })
 
 /**
@@ -158,8 +159,9 @@ export const toBilledEstimator = (working: Messages, estimate: TokenEstimator): 
 
 /**
  * `context` measuring with `toBilledEstimator(working, context.estimate)` when W holds reasoning the
- * provider does not bill, else `context` itself: what a calibrated pass and the checks that judge
- * it in its units (the breaker's floor) measure with (docs/contract.md 17.13).
+ * provider does not bill, else `context` itself (always under `calibration_reasoning_context`
+ * `"all_turns"`, where every turn's reasoning is billed): what a calibrated pass and the checks
+ * that judge it in its units (the breaker's floor) measure with (docs/contract.md 17.13).
  *
  * @example
  * import { DEFAULT_CONFIG, makePassContext, makeDerivationMemo, estimateOne } from 'context-simple'
@@ -167,6 +169,7 @@ export const toBilledEstimator = (working: Messages, estimate: TokenEstimator): 
  * withBilledEstimator(context, []) === context // => true
  */
 export const withBilledEstimator = (context: PassContext, working: Messages): PassContext => {
+  if (context.config.calibration_reasoning_context === 'all_turns') return context
   const billed = toBilledEstimator(working, context.estimate)
   return billed === null ? context : { ...context, estimate: billed }
 }

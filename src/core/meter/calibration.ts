@@ -10,6 +10,19 @@ import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import type { TokenEstimator } from './estimate.js'
 import { measureUnbilledReasoning } from '../formats/openai-responses.js'
+import type { ReasoningContext } from '../config.js'
+
+/**
+ * The part of `estimate(view[0..end))` the provider does not bill under `reasoning`
+ * (`calibration_reasoning_context`, docs/contract.md 17.13): the Responses reasoning before the
+ * last user message under `"current_turn"` (`measureUnbilledReasoning`), nothing under
+ * `"all_turns"` (earlier turns' reasoning passed back is rendered and billed). Estimator tokens.
+ *
+ * @example
+ * measureUnbilled('all_turns', [{ role: 'user', content: 'hi' }], () => 10) // => 0
+ */
+export const measureUnbilled = (reasoning: ReasoningContext, view: Messages, estimate: TokenEstimator, end: number = view.length): number =>
+  reasoning === 'all_turns' ? 0 : measureUnbilledReasoning(view, estimate, end)
 
 /**
  * One pair of the fit: the estimate of a view that was sent (estimator tokens) and the provider's
@@ -199,12 +212,13 @@ const isEphemeral = (message: Message): boolean => isPlainObject(message.metadat
 
 /**
  * The `SentView` of a view about to be sent: the ephemeral tail (notice, replay) is split off;
- * `estimate` leaves out the reasoning the provider does not bill (`measureUnbilledReasoning`).
+ * `estimate` leaves out the reasoning the provider does not bill under `reasoning`
+ * (`measureUnbilled`, `calibration_reasoning_context`).
  *
  * @example
  * toSentView([{ role: 'user', content: 'hi' }], estimateOne).hashes.length // 1
  */
-export const toSentView = (view: Messages, estimate: TokenEstimator): SentView => {
+export const toSentView = (view: Messages, estimate: TokenEstimator, reasoning: ReasoningContext = 'current_turn'): SentView => {
   let end = view.length
   let tailEstimate = 0
   while (end > 0 && isEphemeral(view[end - 1])) {
@@ -222,8 +236,8 @@ export const toSentView = (view: Messages, estimate: TokenEstimator): SentView =
   // billed in this view; the prefix is measured without the tail, and the tail's share is its
   // estimate less that reasoning, so the append shape gives it back to a later view sent without
   // the tail (the pair's sum, estimate + tailEstimate, is the billed estimate of the whole view).
-  const prefixUnbilled = measureUnbilledReasoning(view, estimate, end)
-  const tailUnbilled = measureUnbilledReasoning(view, estimate) - prefixUnbilled
+  const prefixUnbilled = measureUnbilled(reasoning, view, estimate, end)
+  const tailUnbilled = measureUnbilled(reasoning, view, estimate) - prefixUnbilled
   return { estimate: Math.max(0, total - prefixUnbilled), tailEstimate: tailEstimate - tailUnbilled, hashes: hashed }
 }
 
@@ -231,7 +245,8 @@ export const toSentView = (view: Messages, estimate: TokenEstimator): SentView =
  * The calibrated count of a candidate view (the list that would be sent: sticky decisions
  * applied, no notice or replay) with its estimate `viewEstimate`: `model_tokens` = ceil(scale ×
  * billed + overhead + margin), billed = viewEstimate less the reasoning the provider does not
- * bill (`measureUnbilledReasoning`: Responses reasoning before the last user message);
+ * bill (`measureUnbilled` under `reasoning`, `calibration_reasoning_context`: by default the
+ * Responses reasoning before the last user message);
  * `calibrated_tokens` = the append shape when the anchor's view is a prefix of `view`
  * (ceil(reading − scale × its ephemeral tail + scale × (estimate(what was appended) − the
  * reasoning the appended messages stop billing))), else `model_tokens`. `shape` says which; `kind` is `calibrated` once a reading
@@ -246,9 +261,10 @@ export const countCalibrated = (
   view: Messages,
   viewEstimate: number,
   estimate: TokenEstimator,
+  reasoning: ReasoningContext = 'current_turn',
 ): { readonly calibrated_tokens: number; readonly model_tokens: number; readonly shape: 'append' | 'model'; readonly kind: 'calibrated' | 'estimated' } => {
   // Counted as billed: without the reasoning the provider drops (docs/contract.md 17.13).
-  const unbilled = measureUnbilledReasoning(view, estimate)
+  const unbilled = measureUnbilled(reasoning, view, estimate)
   // (a negative fitted overhead, readings below the estimate, never makes a count negative)
   const modelTokens = Math.max(0, Math.ceil(model.scale * Math.max(0, viewEstimate - unbilled) + model.overhead + model.margin))
   const anchor = calibration.anchor
@@ -260,7 +276,7 @@ export const countCalibrated = (
       let appended = 0
       for (let i = anchor.view.hashes.length; i < view.length; i += 1) appended += estimate(view[i])
       // A user message appended ends the turn: the reasoning before it is no longer billed.
-      appended -= unbilled - measureUnbilledReasoning(view, estimate, anchor.view.hashes.length)
+      appended -= unbilled - measureUnbilled(reasoning, view, estimate, anchor.view.hashes.length)
       const count = Math.ceil(anchor.reading - model.scale * anchor.view.tailEstimate + model.scale * appended)
       return { calibrated_tokens: Math.max(0, count), model_tokens: modelTokens, shape: 'append', kind }
     }

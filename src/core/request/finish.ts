@@ -46,7 +46,7 @@ export const finishStage = defineStage({
     if (view === null) return {}
     if (slices.pass?.kind === 'pass' && slices.pass.decided) warmAppliedView(facts.memo, facts.selected, slices, facts.event.systemPrompt, facts.factoryMessage, facts)
     const lastSent = { ...slices.meter, lastSentEstimate: view.tokens }
-    const meter = facts.reading.calibrated === null ? lastSent : recordSentView(lastSent, view.view, facts.estimate)
+    const meter = facts.reading.calibrated === null ? lastSent : recordSentView(lastSent, view.view, facts.estimate, facts.config.calibration_reasoning_context)
     const shape = facts.event.shape
     const spills = draft.log.some((entry) => entry.effects.some((effect) => effect.type === 'write_spill'))
     if (shape === undefined || spills) return { slices: { meter } }

@@ -31,7 +31,7 @@ export const isUnusableBudget = (budget: number, effective: number): boolean => 
 const measureView = (facts: StageFacts, view: StrippedView): number => {
   const calibrated = facts.reading.calibrated
   if (calibrated === null) return view.tokens
-  return countCalibrated(facts.before.meter.calibration ?? EMPTY_CALIBRATION, calibrated.model, view.view, view.tokens, facts.estimate).calibrated_tokens
+  return countCalibrated(facts.before.meter.calibration ?? EMPTY_CALIBRATION, calibrated.model, view.view, view.tokens, facts.estimate, facts.config.calibration_reasoning_context).calibrated_tokens
 }
 
 const toMessage = (budget: number, effective: number, viewTokens: number, floor: ReturnType<typeof measureFloor>, billed: string): string =>

@@ -16,6 +16,9 @@ import { makeInitialState, type State } from '../../../src/core/state.js'
 import type { Event } from '../../../src/core/events.js'
 import { makeProviderCounter } from '../../../src/shell/estimators.js'
 import { NOW, request } from '../../support/core.js'
+import { makePassContext } from '../../../src/core/compaction/context.js'
+import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
+import { withBilledEstimator } from '../../../src/core/meter/calibrated-meter.js'
 
 const SEALED = 'gAAAAABo5CPhq6X48IJyv9THtj00Aa06hDhMcl0Smrq0bBBBm-aXGw-3TpbpBS4lg_'.repeat(60) // 3,960 characters
 const reasoning = (text = 'Thinking') => ({ type: 'reasoning', summary: [{ type: 'summary_text', text }], content: null, encrypted_content: SEALED })
@@ -24,6 +27,17 @@ const turn = (...items: ReadonlyArray<Readonly<Record<string, unknown>>>): Messa
   items.slice(1).reduce<Message>((last, item) => mergeResponsesPieces(last, piece(item)) ?? last, piece(items[0]))
 const typed = makeCachedEstimator(makeFormatEstimator('openai-responses', estimateTyped))
 const REASONING = toEncryptedReasoningTokens(SEALED.length)
+
+/** A Responses session through the reducer under `config` (typed estimator): fold events, add an item, ask at 200,000, read a usage. */
+const responsesReducer = (config: Config) => {
+  const step = makeStep({ config, estimate: makeCachedEstimator(estimateTyped), format: 'openai-responses' })
+  return {
+    run: (state: State, events: ReadonlyArray<Event>): State => events.reduce((current, event) => step(current, event).state, state),
+    add: (message: Readonly<Record<string, unknown>>): Event => ({ type: 'message_added', message, timestamp: NOW }),
+    ask: request({ tokenBudget: 200_000 }) as Event,
+    read: (input: number): Event => ({ type: 'usage_observed', data: { usage: { input_tokens: input, cache_write_tokens: 0 } } }),
+  }
+}
 
 describe('the typed estimator on encrypted reasoning', () => {
   it('charges the decoded reasoning (3 bytes per 4 characters, less the envelope, 4 bytes a token), not the characters', () => {
@@ -117,11 +131,7 @@ describe('the calibrated meter counts what is billed', () => {
 
   it('through the reducer: after a reading, the next turn is predicted without the first turn’s reasoning', () => {
     const config: Config = { ...DEFAULT_CONFIG, token_meter: 'calibrated' }
-    const step = makeStep({ config, estimate: makeCachedEstimator(estimateTyped), format: 'openai-responses' })
-    const run = (state: State, events: ReadonlyArray<Event>): State => events.reduce((current, event) => step(current, event).state, state)
-    const add = (message: Readonly<Record<string, unknown>>): Event => ({ type: 'message_added', message, timestamp: NOW })
-    const ask: Event = request({ tokenBudget: 200_000 })
-    const read = (input: number): Event => ({ type: 'usage_observed', data: { usage: { input_tokens: input, cache_write_tokens: 0 } } })
+    const { run, add, ask, read } = responsesReducer(config)
     let state = run(makeInitialState(), [add({ role: 'user', content: 'go' }), ask, read(2000)])
     state = run(state, [add(reasoning()), add({ type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' }), add({ type: 'function_call_output', call_id: 'c1', output: 'ok' }), ask])
     // the current turn's reasoning is billed: the append shape adds it
@@ -132,6 +142,37 @@ describe('the calibrated meter counts what is billed', () => {
     // the new user message ends the turn: its reasoning leaves the count (append shape and model alike)
     expect(nextTurn?.calibrated_tokens).toBeLessThan(2000 + 60)
     expect(nextTurn?.calibrated_tokens).toBeGreaterThan(2000)
+  })
+})
+
+describe('calibration_reasoning_context "all_turns": every turn’s reasoning passed back is billed (the GPT-5.6 family’s default)', () => {
+  const first = piece({ role: 'user', content: 'go' })
+  const answered = turn(reasoning(), { role: 'assistant', content: 'Done.' })
+  const next = piece({ role: 'user', content: 'and now?' })
+  const total = (view: ReadonlyArray<Message>) => view.reduce((sum, message) => sum + typed(message), 0)
+
+  it('the pair, the model count and the append shape keep the earlier turns’ reasoning', () => {
+    const view = [first, answered, next]
+    expect(toSentView(view, typed, 'all_turns').estimate).toBe(total(view))
+    const model = { scale: 1, overhead: 1000, margin: 0, points: 3 }
+    expect(countCalibrated(EMPTY_CALIBRATION, model, view, total(view), typed, 'all_turns').model_tokens).toBe(1000 + total(view))
+    const anchored = { ...EMPTY_CALIBRATION, anchor: { reading: 5000, view: toSentView([first, answered], typed, 'all_turns') } }
+    // the provider bills the reading plus the new user message: nothing stops being billed
+    expect(countCalibrated(anchored, model, view, total(view), typed, 'all_turns').calibrated_tokens).toBe(5000 + typed(next))
+    // the default rule would count the first turn's reasoning as dropped: 580 under the bill
+    expect(countCalibrated(anchored, model, view, total(view), typed).calibrated_tokens).toBe(5000 + typed(next) - REASONING)
+  })
+
+  it('through the reducer: the next turn is predicted with the first turn’s reasoning, and the pass measures with the estimator itself', () => {
+    const config: Config = { ...DEFAULT_CONFIG, token_meter: 'calibrated', calibration_reasoning_context: 'all_turns' }
+    const { run, add, ask, read } = responsesReducer(config)
+    let state = run(makeInitialState(), [add({ role: 'user', content: 'go' }), ask, read(2000)])
+    state = run(state, [add(reasoning()), add({ type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' }), add({ type: 'function_call_output', call_id: 'c1', output: 'ok' }), ask])
+    state = run(state, [read(2000 + REASONING + 40), add({ role: 'assistant', content: 'Done.' }), add({ role: 'user', content: 'and now?' }), ask])
+    expect(state.meter.stats?.calibrated_tokens).toBeGreaterThanOrEqual(2000 + REASONING + 40)
+    const context = makePassContext(config, typed, {}, makeDerivationMemo())
+    expect(withBilledEstimator(context, state.history)).toBe(context)
+    expect(withBilledEstimator(makePassContext({ ...config, calibration_reasoning_context: 'current_turn' }, typed, {}, makeDerivationMemo()), state.history)).not.toBe(context)
   })
 })
 
