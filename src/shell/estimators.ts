@@ -102,18 +102,16 @@ export const makeEstimatorFor = (config: Config): TokenEstimator => {
 
 /**
  * The provider model's counter (docs/evaluation.md, "The provider model"): a measure other than
- * the meter's default estimator, so the evaluation never grades the meter against itself. The
+ * the meter's estimators, so the evaluation never grades the meter against itself: the
  * `gpt-tokenizer` split of `makeTokenizerEstimator` (o200k_base text, media as `estimateTyped`
- * charges them) when the optional package is installed, else `estimateTyped` (`name` says which).
- * Memoised per message.
+ * charges them), `load` giving the tokenizer (default `loadTokenizer`). Throws the `ConfigError`
+ * of `loadTokenizer` when the optional package is missing (there is no fallback: `estimateTyped`,
+ * the one measure left, is what `recommended` meters with). Memoised per message.
  *
  * @example
  * makeProviderCounter().name // 'gpt-tokenizer'
  */
-export const makeProviderCounter = (): { readonly count: TokenEstimator; readonly name: 'gpt-tokenizer' | 'typed' } => {
-  try {
-    return { count: makeCachedEstimator(makeTokenizerEstimator(loadTokenizer())), name: 'gpt-tokenizer' }
-  } catch {
-    return { count: makeCachedEstimator(estimateTyped), name: 'typed' }
-  }
-}
+export const makeProviderCounter = (load: () => (text: string) => number = loadTokenizer): { readonly count: TokenEstimator; readonly name: 'gpt-tokenizer' } => ({
+  count: makeCachedEstimator(makeTokenizerEstimator(load())),
+  name: 'gpt-tokenizer',
+})

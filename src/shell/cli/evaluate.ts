@@ -15,7 +15,7 @@ import { toSessionMetrics, type OverflowLimit, type SessionMetrics } from '../..
 import type { ModelPrice, ModelTable, ModelWindow } from '../../core/economics/prices.js'
 import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ViewShape } from '../../core/events.js'
-import { makeCachedEstimator } from '../../core/meter/estimate.js'
+import { makeCachedEstimator, type TokenEstimator } from '../../core/meter/estimate.js'
 import { toExtractiveSummary } from '../../core/summary/extractive-summary.js'
 import type { Log } from '../../core/effects.js'
 import { seqOf } from '../../core/messages/message.js'
@@ -250,6 +250,21 @@ export const prepareSessions = (
 }
 
 /**
+ * The provider model's counter (`makeProviderCounter`), or a `UsageError` naming the fix when the
+ * optional gpt-tokenizer package is missing: the provider model must not count with the meter's
+ * own estimators (docs/evaluation.md, "The provider model").
+ */
+const toProviderCount = (): TokenEstimator => {
+  try {
+    return makeProviderCounter().count
+  } catch (error) {
+    throw new UsageError(
+      `--usage: the provider model counts with the optional package gpt-tokenizer, so that the evaluation never grades the meter with its own estimator; npm install gpt-tokenizer (${(error as Error).message})`,
+    )
+  }
+}
+
+/**
  * Replays one prepared session (the provider model on when `options.usage` is set); `onOp` is
  * called after every operation (for progress); `deps` may replace the estimator or set the
  * manager's message format; `peer` measures another policy's views in place of the library's
@@ -272,7 +287,7 @@ export const runSession = (
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     ...(peer !== undefined ? { peer } : {}),
     ...(options.shape !== undefined ? { shape: options.shape } : {}),
-    ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider, count: makeProviderCounter().count } } : {}),
+    ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider, count: toProviderCount() } } : {}),
   })
   let next = iterator.next()
   while (next.done !== true) {

@@ -219,4 +219,10 @@ describe('the provider model keeps its own count', () => {
     // and a raw reasoning item is counted as the tokenizer counts its strings, not as decoded reasoning
     expect(counter.count(reasoning())).not.toBe(REASONING)
   })
+
+  it('without the tokenizer there is no provider counter: no fallback to the typed estimator recommended meters with', () => {
+    expect(() => makeProviderCounter(() => {
+      throw new Error('Cannot find module gpt-tokenizer')
+    })).toThrow(/gpt-tokenizer/)
+  })
 })
