@@ -11,7 +11,8 @@
 // node_modules symlinked, `npm run build` there). Workloads: manager-1000/2000/10000/100000 (quiet
 // and compacting requests through ContextManager, 100,000-token budget, 300 rounds, 150 at 100,000),
 // core-2000/100000 (quiet requests folded through makeStep), responses-2000 (openai-responses
-// format through ContextManager, 150 rounds).
+// format through ContextManager, 150 rounds), session (the 3 MB Claude Code session's requests),
+// core-session (the same requests folded through makeStep alone).
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
@@ -25,7 +26,7 @@ const option = (name, fallback) => {
   return value
 }
 const runs = Number(option('--runs', '5'))
-const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000']
+const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session']
 const only = option('--only', ALL.join(',')).split(',')
 const dirs = args.map((dir) => resolve(dir))
 if (dirs.length < 1) {
@@ -60,6 +61,8 @@ const loadBuild = async (dir) => ({
   makeCachedEstimator: await importFrom(dir, ['core/meter/estimate.js'], 'makeCachedEstimator'),
   makeStep: await importFrom(dir, ['core/reducer.js'], 'makeStep'),
   makeInitialState: await importFrom(dir, ['core/state.js'], 'makeInitialState'),
+  loadRecordings: await importFrom(dir, ['shell/importers/detect.js'], 'loadRecordings'),
+  readTextFile: await importFrom(dir, ['shell/read-text.js'], 'readTextFile'),
 })
 
 const managerRun = async (build, count) => {
@@ -121,7 +124,53 @@ const responsesRun = async (build, count) => {
   return { quiet: median(quiet) }
 }
 
+// The 3 MB Claude Code session through ContextManager, as bench/manager.mjs's "session" (default
+// configuration, window 200,000, max output 64,000), imported by each build's own importer.
+const SESSION = resolve(import.meta.dirname, '../fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz')
+const sessionRun = async (build) => {
+  build.session ??= build.loadRecordings(build.readTextFile(SESSION), SESSION, 'auto').recordings[0]
+  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+  const provider = { getModelInfo: () => ({ context_window: 200000, max_output_tokens: 64000 }) }
+  const times = []
+  // Fresh message objects every run, as a host has: a build that keeps the caller's objects would
+  // otherwise find the previous run's derivations cached on them.
+  for (const op of structuredClone(build.session.ops)) {
+    if (op.op === 'add_message') await manager.addMessage(op.message)
+    else if (op.op === 'llm_response') await manager.onLlmResponse({ usage: op.usage })
+    else if (op.op === 'set_messages') await manager.setMessages(op.messages)
+    else if (op.op === 'clear') await manager.clear()
+    else if (op.op === 'get_messages_for_request') {
+      const start = performance.now()
+      await manager.getMessagesForRequest({ provider })
+      times.push(performance.now() - start)
+    }
+  }
+  return { request: median(times) }
+}
+
+// The same session's requests folded through makeStep alone (as bench/run.mjs: window 200,000, max output 64,000).
+const coreSessionRun = (build) => {
+  build.session ??= build.loadRecordings(build.readTextFile(SESSION), SESSION, 'auto').recordings[0]
+  const step = build.makeStep({ config: build.DEFAULT_CONFIG, estimate: build.makeCachedEstimator() })
+  const now = '2026-01-01T00:00:00.000+00:00'
+  const request = { type: 'request_received', tokenBudget: null, provider: { context_window: 200000, max_output_tokens: 64000 }, providerGiven: true, systemPrompt: null, now }
+  let state = build.makeInitialState()
+  const times = []
+  for (const op of structuredClone(build.session.ops)) {
+    if (op.op === 'add_message') state = step(state, { type: 'message_added', message: op.message, timestamp: now }).state
+    else if (op.op === 'llm_response') state = step(state, { type: 'usage_observed', data: { usage: op.usage } }).state
+    else if (op.op === 'get_messages_for_request') {
+      const start = performance.now()
+      state = step(state, request).state
+      times.push(performance.now() - start)
+    }
+  }
+  return { request: median(times) }
+}
+
 const WORKLOADS = {
+  session: sessionRun,
+  'core-session': coreSessionRun,
   'manager-1000': (build) => managerRun(build, 1000),
   'manager-2000': (build) => managerRun(build, 2000),
   'manager-10000': (build) => managerRun(build, 10000),

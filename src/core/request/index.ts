@@ -45,6 +45,19 @@ export const REQUEST_STAGES: ReadonlyArray<RequestStage> = [
   finishStage,
 ]
 
+/** The state of `slices`: the request's own slices left out (named one by one: a literal of one shape, no rest copy). */
+const toState = (slices: RequestSlices): State => ({
+  history: slices.history,
+  nextSeq: slices.nextSeq,
+  toolNames: slices.toolNames,
+  budget: slices.budget,
+  meter: slices.meter,
+  summary: slices.summary,
+  compaction: slices.compaction,
+  toolResults: slices.toolResults,
+  cacheBreakpoints: slices.cacheBreakpoints,
+})
+
 /**
  * The draft a request starts from: the state's slices, no request slice written yet, W as the
  * list so far.
@@ -53,7 +66,22 @@ export const REQUEST_STAGES: ReadonlyArray<RequestStage> = [
  * startDraft(makeInitialState(), []).slices.pass // => null
  */
 export const startDraft = (state: State, working: Messages): RequestDraft => ({
-  slices: { ...state, trigger: { fires: false, breakerHolds: false }, pass: null, view: null, output: null },
+  // Every slice named: an object spread followed by more keys measured 5-14 µs here on Node 20 (docs/performance.md), a literal 0.03 µs.
+  slices: {
+    history: state.history,
+    nextSeq: state.nextSeq,
+    toolNames: state.toolNames,
+    budget: state.budget,
+    meter: state.meter,
+    summary: state.summary,
+    compaction: state.compaction,
+    toolResults: state.toolResults,
+    cacheBreakpoints: state.cacheBreakpoints,
+    trigger: { fires: false, breakerHolds: false },
+    pass: null,
+    view: null,
+    output: null,
+  },
   list: working,
   spills: [],
   log: [],
@@ -71,19 +99,6 @@ const advance = (draft: RequestDraft, stage: RequestStage, output: StageOutput):
     log: effects ? [...draft.log, { stage, effects: output.effects ?? [] }] : draft.log,
   }
 }
-
-/** The state of `slices`: the request's own slices left out (named one by one: a literal of one shape, no rest copy). */
-const toState = (slices: RequestSlices): State => ({
-  history: slices.history,
-  nextSeq: slices.nextSeq,
-  toolNames: slices.toolNames,
-  budget: slices.budget,
-  meter: slices.meter,
-  summary: slices.summary,
-  compaction: slices.compaction,
-  toolResults: slices.toolResults,
-  cacheBreakpoints: slices.cacheBreakpoints,
-})
 
 const toStep = (draft: RequestDraft, stopped: boolean): Step => ({
   state: toState(draft.slices),
