@@ -8,7 +8,8 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
 import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
-import type { DerivationMemo } from '../memo/derivation-memo.js'
+import type { DerivationMemo, MessageHandles } from '../memo/derivation-memo.js'
+import { toMessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
 
@@ -34,6 +35,8 @@ export interface PassContext {
   readonly isAnchor: (message: Message) => boolean
   /** Spill paths never pointed at again (SPEC 17.9; the state's `spillFailed`). */
   readonly failedSpills: ReadonlySet<string>
+  /** The memoized handles of a message (`compaction_order: "least_referenced"`, src/core/compaction/reference-order.ts). */
+  readonly handles: (message: Message) => MessageHandles
 }
 
 /**
@@ -65,15 +68,21 @@ export const makePassContext = (
     return result
   }
   const truncatedForm = (message: Message): Message => derive(message).message
-  const stub = (message: Message): Message => {
-    const cached = memo.stub.get(message)
+  const stub = memoizeBy(memo.stub, toStub)
+  const handles = memoizeBy(memo.handles, toMessageHandles)
+  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills, handles }
+}
+
+/** `derive` read through `table`: computed once per message object (messages are immutable). */
+const memoizeBy =
+  <T>(table: WeakMap<Message, T>, derive: (message: Message) => T) =>
+  (message: Message): T => {
+    const cached = table.get(message)
     if (cached !== undefined) return cached
-    const result = toStub(message)
-    memo.stub.set(message, result)
+    const result = derive(message)
+    table.set(message, result)
     return result
   }
-  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills }
-}
 
 /**
  * A context whose `truncate` records the spill of each truncation it makes, and `spills()`: the

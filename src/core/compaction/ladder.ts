@@ -143,7 +143,7 @@ const runRemoval = (
   const removed = new Set<number>()
   let current = estimateMessages(working, context.estimate) + systemTokens
   // compaction_order (src/core/compaction/reference-order.ts): oldest first, or least recently referenced first.
-  const order = toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order)
+  const order = toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order, context.handles)
   for (const i of order) {
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
@@ -258,7 +258,7 @@ export const runLadder = (
   // Protections by position (SPEC 6.3); the waves visit in `compaction_order` (src/core/compaction/reference-order.ts).
   let positions = toolPositions(cursor.working)
   let protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  let visits = toVisitOrder(cursor.working, positions, config.compaction_order)
+  let visits = toVisitOrder(cursor.working, positions, config.compaction_order, context.handles)
   // tool_result_truncation "mask": level 2 clears every unprotected result (src/core/compaction/retention.ts).
   const waves = toWaveRanges(positions.length, config.tool_result_truncation)
 
@@ -272,7 +272,7 @@ export const runLadder = (
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  visits = toVisitOrder(cursor.working, positions, config.compaction_order)
+  visits = toVisitOrder(cursor.working, positions, config.compaction_order, context.handles)
   runWave(cursor, visits.slice(...toWaveRanges(positions.length, config.tool_result_truncation).level4), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 4 }
 
@@ -281,7 +281,7 @@ export const runLadder = (
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  runWave(cursor, toVisitOrder(cursor.working, positions, config.compaction_order), protectedPositions, target, draft, context)
+  runWave(cursor, toVisitOrder(cursor.working, positions, config.compaction_order, context.handles), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 6 }
 
   runRemoval(cursor, 0.3, systemTokens, target, draft, context)

@@ -28,9 +28,12 @@
  * before the request, never by the answer that follows it (which the measure grades and the
  * library cannot see). The overlap is the principle both rest on: agents re-use handles.
  *
- * Pure functions over message lists; no state, no estimator.
+ * Pure functions over message lists; no state, no estimator. A message's handles are a pure
+ * function of it, so the ladder reads them through the derivation memo (`PassContext.handles`):
+ * each message is scanned once, not once per level and per compaction.
  */
 import type { Message, Messages } from '../messages/message.js'
+import type { MessageHandles } from '../memo/derivation-memo.js'
 import { isPlainObject } from '../messages/values.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 
@@ -135,13 +138,30 @@ const toProvided = (message: Message): Set<string> => {
   return handles
 }
 
+const NO_HANDLES: ReadonlySet<string> = new Set()
+
 /** The handles a message uses: user content, assistant text and tool-call argument values. */
-const toUsed = (message: Message): Set<string> => {
-  const handles = new Set<string>()
-  if (message.role !== 'user' && message.role !== 'assistant') return handles
-  addStrings(message.content, handles, 0)
-  if (message.role === 'assistant' && Array.isArray(message.tool_calls)) for (const call of message.tool_calls) addArgumentValues(call, handles)
+const toUsed = (message: Message, provided: ReadonlySet<string>): ReadonlySet<string> => {
+  if (message.role === 'user') return provided
+  if (message.role !== 'assistant') return NO_HANDLES
+  if (!Array.isArray(message.tool_calls)) return provided
+  const handles = new Set(provided)
+  for (const call of message.tool_calls) addArgumentValues(call, handles)
   return handles
+}
+
+/**
+ * The handles `message` provides (its content) and uses (user content; assistant text and
+ * tool-call argument values); see the module comment.
+ *
+ * @example
+ * const handles = toMessageHandles({ role: 'assistant', content: 'see a.ts', tool_calls: [{ id: 'c', type: 'function', function: { name: 'read', arguments: '{"path":"src/b.ts"}' } }] })
+ * [...handles.provided] // => ['a.ts']
+ * [...handles.used] // => ['a.ts', 'src/b.ts', 'b.ts']
+ */
+export const toMessageHandles = (message: Message): MessageHandles => {
+  const provided = toProvided(message)
+  return { provided, used: toUsed(message, provided) }
 }
 
 /**
@@ -149,6 +169,7 @@ const toUsed = (message: Message): Set<string> => {
  * handle the message provides (module comment), or the position itself when none does; then,
  * for every tool group (SPEC 17.3: an assistant with tool calls and its adjacent results), the
  * latest of its members' values given to all of them, so a group is ranked as one unit.
+ * `handlesOf` gives a message's handles (`toMessageHandles`, or the memoized `PassContext.handles`).
  *
  * @example
  * const working: Messages = [
@@ -159,19 +180,19 @@ const toUsed = (message: Message): Set<string> => {
  * ]
  * toLastUse(working) // => [3, 3, 2, 3]
  */
-export const toLastUse = (working: Messages): number[] => {
+export const toLastUse = (working: Messages, handlesOf: (message: Message) => MessageHandles = toMessageHandles): number[] => {
   const n = working.length
   const lastUse = new Array<number>(n).fill(0)
   const latest = new Map<string, number>()
   for (let j = n - 1; j >= 0; j -= 1) {
-    const message = working[j]
+    const { provided, used } = handlesOf(working[j])
     let use = j
-    for (const handle of toProvided(message)) {
+    for (const handle of provided) {
       const at = latest.get(handle)
       if (at !== undefined && at > use) use = at
     }
     lastUse[j] = use
-    for (const handle of toUsed(message)) if (!latest.has(handle)) latest.set(handle, j)
+    for (const handle of used) if (!latest.has(handle)) latest.set(handle, j)
   }
   for (let a = 0; a < n; a += 1) {
     if (!isToolCallMessage(working[a])) continue
@@ -187,15 +208,20 @@ export const toLastUse = (working: Messages): number[] => {
 /**
  * `positions` in the order the ladder visits them under `compaction_order`: as given (the
  * contract: oldest first) for `"oldest"`, else by their last use in `working` (`toLastUse`),
- * least recent first, ties by position. Never drops or adds a position.
+ * least recent first, ties by position (`handlesOf` as for `toLastUse`). Never drops or adds a position.
  *
  * @example
  * const working: Messages = [{ role: 'assistant', content: 'ref A-17' }, { role: 'assistant', content: 'x' }, { role: 'user', content: 'about A-17' }]
  * toVisitOrder(working, [0, 1], 'least_referenced') // => [1, 0]
  * toVisitOrder(working, [0, 1], 'oldest') // => [0, 1]
  */
-export const toVisitOrder = (working: Messages, positions: ReadonlyArray<number>, order: 'oldest' | 'least_referenced'): number[] => {
+export const toVisitOrder = (
+  working: Messages,
+  positions: ReadonlyArray<number>,
+  order: 'oldest' | 'least_referenced',
+  handlesOf: (message: Message) => MessageHandles = toMessageHandles,
+): number[] => {
   if (order === 'oldest') return [...positions]
-  const lastUse = toLastUse(working)
+  const lastUse = toLastUse(working, handlesOf)
   return [...positions].sort((x, y) => lastUse[x] - lastUse[y] || x - y)
 }

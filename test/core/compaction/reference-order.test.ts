@@ -164,3 +164,42 @@ describe('compaction_order key', () => {
     expect(wrong._tag === 'Left' && wrong.left.message).toMatch(/compaction_order/)
   })
 })
+
+describe('the handles through the derivation memo', () => {
+  it('a message is scanned once: a second compaction of the same messages through the same memo reads no content for its handles', () => {
+    let reads = 0
+    // Content behind a counting getter; the estimate reads only metadata, so only the handle scan
+    // (and the first run's truncations, memoized too) reads content.
+    const counted = (message: Message, i: number): Message => {
+      const { content, ...rest } = message
+      const out = { ...rest, metadata: { _seq: i, tokens: 100 } } as Message
+      Object.defineProperty(out, 'content', { enumerable: true, get: () => ((reads += 1), content) })
+      return out
+    }
+    const history: Message[] = [
+      say('user', 'Compare my options.'),
+      call('a', 'lookup', { key: 'k_a' }),
+      result('a', 'option OPT_A1'),
+      call('b', 'lookup', { key: 'k_b' }),
+      result('b', 'option OPT_B7'),
+      say('assistant', 'OPT_B7 looks best.'),
+      call('c', 'lookup', { key: 'k_c' }),
+      result('c', 'option OPT_C3'),
+      say('user', 'Take OPT_B7.'),
+    ].map(counted)
+    const estimate = (message: Message): number => Number((message.metadata as { tokens?: number } | undefined)?.tokens ?? 10)
+    const context = makePassContext({ ...DEFAULT_CONFIG, protected_tool_results: 0, protected_recent: 0.1, compaction_order: 'least_referenced' }, estimate, {}, makeDerivationMemo())
+    const compact = () => {
+      const draft = toStickyDraft(EMPTY_STICKY)
+      const ladder = runLadder(history, 0, 900, 600, draft, context)
+      return { level: ladder.levelReached, removed: [...draft.removed] }
+    }
+    const first = compact()
+    expect(first.level).toBeGreaterThanOrEqual(3)
+    expect(first.removed).toEqual([1, 2, 6, 7])
+    expect(reads).toBeGreaterThan(0)
+    reads = 0
+    expect(compact()).toEqual(first)
+    expect(reads).toBe(0)
+  })
+})
