@@ -175,6 +175,27 @@ export const toBudgetOverride = (flags: Pick<ReplayInputFlags, 'budget' | 'windo
 }
 
 /**
+ * The note `replay` prints when a meter that reads provider usage (`token_meter` other than
+ * `"estimate"`) is fed the recorded readings (`--usage recorded`, replay's default) and the replay
+ * compacted: each reading bills the request the agent sent, not the smaller view this replay sent
+ * after its first compaction, so from there the meter counts a size no view has (docs/evaluation.md,
+ * "The provider model"). Null when the readings still describe the views (no compaction, no
+ * readings, the estimate meter, or `--usage simulated`). `firstCompaction` is the 0-based request.
+ *
+ * @example
+ * recordedUsageNote({ usage: 'recorded', meter: 'calibrated', readings: 169, firstCompaction: 72 })?.startsWith('token_meter "calibrated"') // => true
+ * recordedUsageNote({ usage: 'simulated', meter: 'calibrated', readings: 169, firstCompaction: 72 }) // => null
+ */
+export const recordedUsageNote = (facts: { readonly usage: UsageMode; readonly meter: Config['token_meter']; readonly readings: number; readonly firstCompaction: number | null }): string | null => {
+  if (facts.usage !== 'recorded' || facts.meter === 'estimate' || facts.readings === 0 || facts.firstCompaction === null) return null
+  return (
+    `token_meter "${facts.meter}" reads the ${facts.readings} recorded readings (--usage recorded, replay's default); they bill the requests the agent sent, ` +
+    `not the smaller views this replay sent from request ${facts.firstCompaction} on (its first compaction), so from there the meter counts a size no view has. ` +
+    'To see how this configuration behaves with a provider billing the views it sends, add --usage simulated (docs/evaluation.md, "The provider model")'
+  )
+}
+
+/**
  * Read `file` (default: the bundled session), decode it, and replay each session with the flags'
  * configuration (header < `--preset` < `--config` < each `--set`) and budget. Configuration
  * warnings and the warnings the core logged go to stderr (each distinct message once, with its
@@ -245,6 +266,12 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   }
   bar?.update(totalOps)
   bar?.stop()
+  for (const { session, recording, config, result } of sessions) {
+    const first = result.lines.findIndex((line) => line.compaction_stats !== null)
+    const readings = recording.ops.filter((op) => op.op === 'llm_response' && op.usage != null).length
+    const note = recordedUsageNote({ usage, meter: config.token_meter, readings, firstCompaction: first === -1 ? null : first })
+    if (note !== null) io.stderr(`note: ${path}${session === null ? '' : `#${session}`}: ${note}\n`)
+  }
 
   // Warnings the core logged while replaying (an unparseable compact_clear_at_least, a notice
   // reserve that swallows the budget, ...), each distinct message once, with its count.
