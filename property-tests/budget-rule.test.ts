@@ -138,6 +138,22 @@ describe('the budget rule (docs/contract.md 17.14)', () => {
     checkBudgetRule(scenario)
   })
 
+  // Found by "budget rule: over E only at the floor" (FC_SEED=640515045), twice, with
+  // protected_recent_tokens 400 (a 120-token zone at levels 7 and 8) and E = 60. The floor (the first
+  // and the last message) fits E, but the ladder measured the zone again on the list it had itself
+  // shortened: under "mask" the masked result fit in the zone, so its call group could not be
+  // removed (182 tokens as the pass counts them); under "head" level 7 removed the long assistant message and the
+  // zone then reached back over the user message level 7 had stubbed, which level 8 then kept. The
+  // zone is now decided on the list the pass started from, as the floor measures it.
+  it.each(['mask', 'removal'])('the recent zone by tokens is the one the pass started from (%s)', (name) => {
+    const found = JSON.parse(readFileSync(new URL(`./counterexamples/budget-rule-640515045-${name}.json`, import.meta.url), 'utf8')) as { rawConfig: Record<string, unknown>; ops: RecordingOp[] }
+    const scenario = makeScenario({ ...found.rawConfig, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, found.ops)
+    const [request] = foldScenario(scenario).requests
+    expect(floorBefore(scenario, request)).toBeLessThanOrEqual(60)
+    expect(passTokens(scenario, request)).toBe(floorBefore(scenario, request))
+    checkBudgetRule(scenario)
+  })
+
   it('a view over E has its floor over E, and is reported once under "report" (progressive and summary)', () => {
     runProperty(
       'budget rule: over E only at the floor',

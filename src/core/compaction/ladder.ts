@@ -40,6 +40,35 @@ export interface LadderResult {
 interface Cursor {
   working: Message[]
   current: number
+  /** The list the pass started from (the sticky-applied non-system list). */
+  readonly initial: Messages
+  /**
+   * Under `protected_recent_tokens`, each message's position in `initial`, parallel to `working`
+   * (null otherwise): the recent zone by tokens is decided on the list the pass started from.
+   */
+  origins: number[] | null
+}
+
+/**
+ * The first position of the recent zone of `scale` in the cursor's list (SPEC 6.4). By tokens
+ * (`protected_recent_tokens`, src/core/compaction/retention.ts) the zone is the one of the list the
+ * pass started from, whatever the pass has since truncated, stubbed or removed: a pass never
+ * protects more because it shortened something itself, and it protects what the floor
+ * (src/core/compaction/floor.ts) counts (docs/contract.md 17.14).
+ */
+const recentStartOf = (cursor: Cursor, scale: number, context: PassContext): number => {
+  const { protected_recent, protected_recent_tokens } = context.config
+  const origins = cursor.origins
+  if (origins === null) return selectRecentStart(cursor.working, protected_recent, scale, protected_recent_tokens, context.estimate)
+  const start = selectRecentStart(cursor.initial, protected_recent, scale, protected_recent_tokens, context.estimate)
+  const position = origins.findIndex((origin) => origin >= start)
+  return position < 0 ? origins.length : position
+}
+
+/** Replace the cursor's list by `next`, the list without the positions in `removed`. */
+const dropRemoved = (cursor: Cursor, next: Message[], removed: ReadonlySet<number>): void => {
+  cursor.working = next
+  if (cursor.origins !== null) cursor.origins = cursor.origins.filter((_, i) => !removed.has(i))
 }
 
 const toolPositions = (working: Messages): number[] => {
@@ -137,7 +166,7 @@ const runRemoval = (
   const n = working.length
   const { first, last } = toAnchorPositions(working, context.isAnchor)
   // protected_recent_tokens (src/core/compaction/retention.ts): the zone by tokens, else the share.
-  const recentStart = selectRecentStart(working, context.config.protected_recent, scale, context.config.protected_recent_tokens, context.estimate)
+  const recentStart = recentStartOf(cursor, scale, context)
   const isProtected = (i: number): boolean => i === last || i >= recentStart
   const openStart = selectOpenToolGroupStart(working)
   const removed = new Set<number>()
@@ -177,11 +206,11 @@ const runRemoval = (
       next.push(message)
     }
   }
-  cursor.working = next
+  dropRemoved(cursor, next, removed)
   cursor.current = estimateMessages(next, context.estimate) + systemTokens
 }
 
-const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, draft: StickyDraft, context: PassContext): void => {
+const runLevelEight = (cursor: Cursor, target: number, draft: StickyDraft, context: PassContext): void => {
   const working = cursor.working
   const { first, last } = toAnchorPositions(working, context.isAnchor)
   if (first >= 0 && first !== last) {
@@ -193,7 +222,7 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
     }
   }
   if (cursor.current <= target) return
-  const boundary = selectRecentStart(working, protectedRecent, 0.3, context.config.protected_recent_tokens, context.estimate)
+  const boundary = recentStartOf(cursor, 0.3, context)
   const removed = new Set<number>()
   for (let i = 0; i < boundary && i < working.length; i += 1) {
     if (cursor.current <= target) break
@@ -219,7 +248,7 @@ const runLevelEight = (cursor: Cursor, protectedRecent: number, target: number, 
     if (removed.has(i)) recordRemoved(draft, working[i])
     else next.push(working[i])
   }
-  cursor.working = next
+  dropRemoved(cursor, next, removed)
 }
 
 /**
@@ -252,7 +281,8 @@ export const runLadder = (
   context: PassContext,
 ): LadderResult => {
   const config = context.config
-  const cursor: Cursor = { working: [...nonSystem], current }
+  const origins = config.protected_recent_tokens === null ? null : nonSystem.map((_, i) => i)
+  const cursor: Cursor = { working: [...nonSystem], current, initial: nonSystem, origins }
   const done = (): boolean => cursor.current <= target
 
   // Protections by position (SPEC 6.3); the waves visit in `compaction_order` (src/core/compaction/reference-order.ts).
@@ -287,6 +317,6 @@ export const runLadder = (
   runRemoval(cursor, 0.3, systemTokens, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 7 }
 
-  runLevelEight(cursor, config.protected_recent, target, draft, context)
+  runLevelEight(cursor, target, draft, context)
   return { working: cursor.working, levelReached: 8 }
 }

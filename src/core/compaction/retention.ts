@@ -3,7 +3,8 @@
  * a configuration key whose default reproduces the contract (SPEC 6.3-6.5):
  *
  * - the recent zone a removal level protects, by tokens (`protected_recent_tokens`) instead of by
- *   a share of the message count (`protected_recent`, SPEC 6.4);
+ *   a share of the message count (`protected_recent`, SPEC 6.4), measured on the list the pass
+ *   started from (src/core/compaction/ladder.ts, docs/contract.md 17.14);
  * - observation masking (`tool_result_truncation: "mask"`): the tool-result waves run over every
  *   unprotected result before any message is removed, and each result the ladder reaches becomes
  *   its identifying stub whatever its size, so user messages and assistant tool calls (with their

@@ -83,6 +83,28 @@ describe('measureFloor with protected_recent_tokens', () => {
     expect(ladder.working.filter((message) => message.role === 'user')).toHaveLength(12)
   })
 
+  // Found by "budget rule: over E only at the floor" (FC_SEED=640515045, property-tests/budget-rule.test.ts):
+  // the zone at level 7 (300 × 0.3 = 90 tokens) holds only the last message while the result is
+  // whole, so the floor is the first user message and the last message; masking the result at
+  // level 2 shrank it and a zone measured after that held the result, so its call group could not
+  // be removed and the view stayed over the floor. The zone is measured on the sizes the pass
+  // started from, so the ladder reaches the floor.
+  it('a result the pass masks itself does not widen the zone it protects: the ladder reaches the floor', () => {
+    const config = configOf({ compaction_notice_enabled: false, protected_recent: 0, protected_tool_results: 0, tool_result_truncation: 'mask', protected_recent_tokens: 300 })
+    const context = makePassContext(config, estimateOne, { c0: 'read_file' }, makeDerivationMemo())
+    const list: Message[] = [user('aaaaaaaa'), calls(['c0']), result('c0', 'a'.repeat(300)), { role: 'assistant', content: '' }].map((message, i) => ({ ...message, metadata: { _seq: i } }))
+    const floor = measureFloor(list, 0, config, context)
+    expect(floor.floor_tokens).toBe(estimateOne(list[0]) + estimateOne(list[3]))
+    // Whole, the result does not fit in the 90-token zone with the last message; masked, it does.
+    expect(estimateOne(list[3]) + estimateOne(list[2])).toBeGreaterThan(90)
+    expect(estimateOne(list[3]) + estimateOne(context.truncatedForm(list[2]))).toBeLessThanOrEqual(90)
+    const draft = toStickyDraft(EMPTY_STICKY)
+    const ladder = runLadder(list, 0, tokens(list), 6, draft, context)
+    expect(ladder.levelReached).toBe(8)
+    expect(ladder.working).toEqual([list[0], list[3]])
+    expect(tokens(ladder.working)).toBe(floor.floor_tokens)
+  })
+
   it('under "report", a view over E because of that zone is reported', () => {
     const events = [...messages.map((message) => added(message)), request({ tokenBudget: 600 })]
     const { steps } = fold(stepFor({ ...raw, compaction_floor_guard: 'report' }), events)
