@@ -32,6 +32,14 @@ echo "no install script in the published package.json"
 npx --no-install context-simple replay >/dev/null
 echo "npx context-simple replay: ok"
 session=node_modules/context-simple/sessions/claude-code-tool-heavy.jsonl
+# compare and report bill the views with the provider model, which counts with the optional peer
+# gpt-tokenizer (docs/evaluation.md, "The provider model"): without it they stop naming the fix;
+# replay (recorded readings) needs nothing. The sizes below are measured before installing it.
+installed_kib=$(du -sk --exclude=@types --exclude=undici-types node_modules | cut -f1)
+if npx --no-install context-simple compare $session --window 40000 --max-output 8000 --preset reference >/dev/null 2>compare-error.txt; then echo "FAIL: compare ran without gpt-tokenizer"; exit 1; fi
+grep -q 'npm install gpt-tokenizer' compare-error.txt || { echo "FAIL: compare without gpt-tokenizer did not name the fix"; cat compare-error.txt; exit 1; }
+echo "npx context-simple compare without gpt-tokenizer: refused, naming npm install gpt-tokenizer: ok"
+npm install --silent --no-audit --no-fund "gpt-tokenizer@$(node -p "require('$root/package.json').devDependencies['gpt-tokenizer']")" >/dev/null 2>&1
 # `script` gives the command a pseudo-terminal, so compare draws its progress bar (on stderr).
 script -qec "npx --no-install context-simple compare $session --window 40000 --max-output 8000 --preset reference --preset recommended --jobs 2" /dev/null > compare.txt
 grep -q 'comparing \[' compare.txt || { echo "FAIL: compare drew no progress bar"; cat compare.txt; exit 1; }
@@ -92,4 +100,4 @@ echo "published .d.ts compile with skipLibCheck false and no SDK: ok"
 sed -i 's/"types": \["node"\]/"types": []/' tsconfig.json
 "$root/node_modules/.bin/tsc" -p tsconfig.json
 echo "published .d.ts compile without @types/node too: ok"
-echo "tarball: $(du -k "$tarball" | cut -f1) KiB; node_modules after install: $(du -sk node_modules | cut -f1) KiB ($(du -sk --exclude=@types --exclude=undici-types node_modules | cut -f1) KiB without the test's @types/node and undici-types), of which context-simple $(du -sk node_modules/context-simple | cut -f1) KiB and the test's own @types/node $(du -sk node_modules/@types/node | cut -f1) KiB; $(ls node_modules | grep -v '^@' | wc -l) unscoped packages beside the scopes: $(ls node_modules | tr '\n' ' ')"
+echo "tarball: $(du -k "$tarball" | cut -f1) KiB; node_modules after installing the tarball: ${installed_kib} KiB without the test's @types/node and undici-types; after adding gpt-tokenizer: $(du -sk node_modules | cut -f1) KiB ($(du -sk --exclude=@types --exclude=undici-types node_modules | cut -f1) KiB without the test's @types/node and undici-types), of which context-simple $(du -sk node_modules/context-simple | cut -f1) KiB and the test's own @types/node $(du -sk node_modules/@types/node | cut -f1) KiB; $(ls node_modules | grep -v '^@' | wc -l) unscoped packages beside the scopes: $(ls node_modules | tr '\n' ' ')"

@@ -250,18 +250,31 @@ export const prepareSessions = (
 }
 
 /**
- * The provider model's counter (`makeProviderCounter`), or a `UsageError` naming the fix when the
- * optional gpt-tokenizer package is missing: the provider model must not count with the meter's
- * own estimators (docs/evaluation.md, "The provider model").
+ * The provider model's counter (`makeProviderCounter`) for `mode`. Under `simulated` the bills are
+ * made from this count, so a missing optional gpt-tokenizer package is a `UsageError` naming the
+ * fix (the provider model must not count with the meter's own estimators: docs/evaluation.md,
+ * "The provider model"). Under `recorded` the bills are the recorded readings, so without the
+ * package it is `undefined` and the replay counts the rest (views without a reading, the cache
+ * split) with the configuration's estimator: `replay`, whose default is `recorded`, runs with
+ * nothing else installed. `load` gives the tokenizer (default: the package).
+ *
+ * @example
+ * toProviderCount('recorded', () => { throw new Error('Cannot find module gpt-tokenizer') }) // => undefined
  */
-const toProviderCount = (): TokenEstimator => {
+export const toProviderCount = (mode: UsageMode, load?: () => (text: string) => number): TokenEstimator | undefined => {
   try {
-    return makeProviderCounter().count
+    return makeProviderCounter(load).count
   } catch (error) {
+    if (mode === 'recorded') return undefined
     throw new UsageError(
       `--usage: the provider model counts with the optional package gpt-tokenizer, so that the evaluation never grades the meter with its own estimator; npm install gpt-tokenizer (${(error as Error).message})`,
     )
   }
+}
+
+const toReplayUsage = (mode: UsageMode, provider: CacheProvider): { readonly mode: UsageMode; readonly provider: CacheProvider; readonly count?: TokenEstimator } => {
+  const count = toProviderCount(mode)
+  return count === undefined ? { mode, provider } : { mode, provider, count }
 }
 
 /**
@@ -287,7 +300,7 @@ export const runSession = (
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     ...(peer !== undefined ? { peer } : {}),
     ...(options.shape !== undefined ? { shape: options.shape } : {}),
-    ...(options.usage !== null ? { usage: { mode: options.usage, provider: session.provider, count: toProviderCount() } } : {}),
+    ...(options.usage !== null ? { usage: toReplayUsage(options.usage, session.provider) } : {}),
   })
   let next = iterator.next()
   while (next.done !== true) {
