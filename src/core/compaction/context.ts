@@ -8,8 +8,8 @@ import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
 import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
-import type { DerivationMemo, MessageHandles } from '../memo/derivation-memo.js'
-import { toMessageHandles } from './reference-order.js'
+import type { DerivationMemo } from '../memo/derivation-memo.js'
+import { toMessageHandles, type MessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
 
@@ -35,7 +35,10 @@ export interface PassContext {
   readonly isAnchor: (message: Message) => boolean
   /** Spill paths never pointed at again (SPEC 17.9; the state's `spillFailed`). */
   readonly failedSpills: ReadonlySet<string>
-  /** The memoized handles of a message (`compaction_order: "least_referenced"`, src/core/compaction/reference-order.ts). */
+  /**
+   * The handles of a message (`compaction_order: "least_referenced"`, src/core/compaction/reference-order.ts),
+   * scanned once and kept from one ladder run to the next for the messages both rank (`DerivationMemo.rankedHandles`).
+   */
   readonly handles: (message: Message) => MessageHandles
 }
 
@@ -69,8 +72,27 @@ export const makePassContext = (
   }
   const truncatedForm = (message: Message): Message => derive(message).message
   const stub = memoizeBy(memo.stub, toStub)
-  const handles = memoizeBy(memo.handles, toMessageHandles)
+  const handles = rankHandles(memo)
   return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills, handles }
+}
+
+/**
+ * Handles through `memo.rankedHandles`: the first call of a context starts a new generation, into
+ * which each read moves (or computes) its entry, so the memo keeps only the last run's messages.
+ */
+const rankHandles = (memo: DerivationMemo): ((message: Message) => MessageHandles) => {
+  let current: Map<Message, MessageHandles> | null = null
+  let previous: ReadonlyMap<Message, MessageHandles> = memo.rankedHandles
+  return (message) => {
+    if (current === null) {
+      previous = memo.rankedHandles
+      current = new Map()
+      memo.rankedHandles = current
+    }
+    const result = current.get(message) ?? previous.get(message) ?? toMessageHandles(message)
+    current.set(message, result)
+    return result
+  }
 }
 
 /** `derive` read through `table`: computed once per message object (messages are immutable). */

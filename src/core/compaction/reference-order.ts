@@ -29,11 +29,13 @@
  * library cannot see). The overlap is the principle both rest on: agents re-use handles.
  *
  * Pure functions over message lists; no state, no estimator. A message's handles are a pure
- * function of it, so the ladder reads them through the derivation memo (`PassContext.handles`):
- * each message is scanned once, not once per level and per compaction.
+ * function of it, so the ladder reads them through its pass context (`PassContext.handles`):
+ * each message is scanned once, not at every level of every compaction, and the memo keeps only
+ * the handles of the messages the last ladder run ranked (`DerivationMemo.rankedHandles`), not
+ * those of every message ever ranked (most of them removed since), which would stay in memory as
+ * long as the history does.
  */
 import type { Message, Messages } from '../messages/message.js'
-import type { MessageHandles } from '../memo/derivation-memo.js'
 import { isPlainObject } from '../messages/values.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 
@@ -136,6 +138,18 @@ const toProvided = (message: Message): Set<string> => {
   const handles = new Set<string>()
   addStrings(message.content, handles, 0)
   return handles
+}
+
+/**
+ * The handles a message provides (its content) and uses (user content; assistant text and
+ * tool-call argument values); see the module comment.
+ *
+ * @example
+ * const handles: MessageHandles = { provided: new Set(['HAT076']), used: new Set(['HAT076']) }
+ */
+export interface MessageHandles {
+  readonly provided: ReadonlySet<string>
+  readonly used: ReadonlySet<string>
 }
 
 const NO_HANDLES: ReadonlySet<string> = new Set()

@@ -7,6 +7,7 @@ import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
 import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
 import type { ChatHistoryWalk } from '../formats/input-rules.js'
+import type { MessageHandles } from '../compaction/reference-order.js'
 
 /**
  * A stripped view and its estimate (tokens), as sent.
@@ -89,19 +90,6 @@ export interface TruncationEntry {
 }
 
 /**
- * The handles a message provides and uses (src/core/compaction/reference-order.ts, read for
- * `compaction_order: "least_referenced"`): ids, paths and numbers its content brings into the
- * conversation, and those it names (user content; assistant text and tool-call argument values).
- *
- * @example
- * const handles: MessageHandles = { provided: new Set(['HAT076']), used: new Set(['HAT076']) }
- */
-export interface MessageHandles {
-  readonly provided: ReadonlySet<string>
-  readonly used: ReadonlySet<string>
-}
-
-/**
  * Memo tables for pure per-message derivations. Messages are immutable, so a derivation computed
  * once for a message object is reused by every later request (no re-copy, no re-estimate).
  * Tables are WeakMaps keyed by message (or stats) objects; one memo per `makeStep` reducer.
@@ -123,10 +111,15 @@ export interface DerivationMemo {
   working: WorkingEntry | null
   /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (docs/configuration.md). */
   readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
-  /** The handles of each message the ladder ranked under `compaction_order: "least_referenced"` (scanned once per message, not once per level and pass). */
-  readonly handles: WeakMap<Message, MessageHandles>
   /** The `provider_rules` chat check's walk over the last view checked, resumed by the next (src/core/request/provider-view.ts). */
   readonly historyWalk: ChatHistoryWalk
+  /**
+   * The handles (src/core/compaction/reference-order.ts) of the messages the
+   * last ladder run under `compaction_order: "least_referenced"` ranked, by message; replaced by
+   * the next run with the entries it reads, so it holds about one view's worth, never the whole
+   * history's.
+   */
+  rankedHandles: ReadonlyMap<Message, MessageHandles>
 }
 
 /**
@@ -137,7 +130,6 @@ export interface DerivationMemo {
  */
 export const makeDerivationMemo = (): DerivationMemo => ({
   media: new WeakMap(),
-  handles: new WeakMap(),
   truncation: new WeakMap(),
   stub: new WeakMap(),
   stripped: new WeakMap(),
@@ -146,4 +138,5 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   lineage: new WeakMap(),
   working: null,
   historyWalk: { messages: [], firstCall: new Map(), added: [], found: [] },
+  rankedHandles: new Map(),
 })

@@ -165,11 +165,11 @@ describe('compaction_order key', () => {
   })
 })
 
-describe('the handles through the derivation memo', () => {
-  it('a message is scanned once: a second compaction of the same messages through the same memo reads no content for its handles', () => {
+describe('the handles across ladder runs', () => {
+  it('a message is scanned once: the levels of a run and the next request ranking it read no content again, and the memo keeps only the last run\'s messages', () => {
     let reads = 0
     // Content behind a counting getter; the estimate reads only metadata, so only the handle scan
-    // (and the first run's truncations, memoized too) reads content.
+    // (and the first run's truncations, memoized) reads content.
     const counted = (message: Message, i: number): Message => {
       const { content, ...rest } = message
       const out = { ...rest, metadata: { _seq: i, tokens: 100 } } as Message
@@ -188,18 +188,27 @@ describe('the handles through the derivation memo', () => {
       say('user', 'Take OPT_B7.'),
     ].map(counted)
     const estimate = (message: Message): number => Number((message.metadata as { tokens?: number } | undefined)?.tokens ?? 10)
-    const context = makePassContext({ ...DEFAULT_CONFIG, protected_tool_results: 0, protected_recent: 0.1, compaction_order: 'least_referenced' }, estimate, {}, makeDerivationMemo())
-    const compact = () => {
+    const config: Config = { ...DEFAULT_CONFIG, protected_tool_results: 0, protected_recent: 0.1, compaction_order: 'least_referenced' }
+    const memo = makeDerivationMemo()
+    // one pass context per request, as the request pipeline makes them
+    const compact = (list: Message[], current: number) => {
       const draft = toStickyDraft(EMPTY_STICKY)
-      const ladder = runLadder(history, 0, 900, 600, draft, context)
+      const ladder = runLadder(list, 0, current, 600, draft, makePassContext(config, estimate, {}, memo))
       return { level: ladder.levelReached, removed: [...draft.removed] }
     }
-    const first = compact()
+    const first = compact(history, 900)
     expect(first.level).toBeGreaterThanOrEqual(3)
     expect(first.removed).toEqual([1, 2, 6, 7])
     expect(reads).toBeGreaterThan(0)
     reads = 0
-    expect(compact()).toEqual(first)
+    expect(compact(history, 900)).toEqual(first)
     expect(reads).toBe(0)
+    // a later run over what the first kept: still no scan, and the memo forgets the removed messages
+    const kept = history.filter((_, i) => !first.removed.includes(i))
+    compact(kept, 500)
+    expect(reads).toBe(0)
+    const ranked = [...memo.rankedHandles.keys()]
+    expect(ranked.length).toBe(kept.length)
+    expect(ranked.every((message) => kept.includes(message))).toBe(true)
   })
 })
