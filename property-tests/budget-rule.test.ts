@@ -1,17 +1,20 @@
 // The budget rule on valid input (docs/contract.md 17.14): after a pass the view fits E unless the
-// irreducible floor (system messages, the protected zones, the open tool group of 17.8) is itself
-// over E; with `compaction_floor_guard: "report"` that case is reported once as
-// `context:compaction-infeasible` and compaction is otherwise the contract's.
+// irreducible floor (system messages, the protected zones, the open tool group of 17.8) of the list
+// the pass starts from (after a summary swap, SPEC 12.6, the swapped list) is itself over E; with
+// `compaction_floor_guard: "report"` that case is reported once as `context:compaction-infeasible`
+// and compaction is otherwise the contract's.
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { makePassContext } from '../src/core/compaction/context.js'
 import { measureFloor } from '../src/core/compaction/floor.js'
+import type { Message } from '../src/core/messages/message.js'
 import { applySticky } from '../src/core/compaction/sticky.js'
 import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
 import { estimateOne } from '../src/core/meter/estimate.js'
+import { isPlainObject } from '../src/core/messages/values.js'
 import type { RecordingOp } from '../src/core/replay/recording.js'
-import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, type RequestRecord, type Scenario } from './arbitraries.js'
+import { describeConfig, foldScenario, hookNames, makeScenario, modelWorkingList, runProperty, scenarioArb, seqOfStored, type RequestRecord, type Scenario } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 
@@ -38,6 +41,42 @@ const floorBefore = (scenario: Scenario, request: RequestRecord): number => {
   return measureFloor(rest, system, scenario.config, contextOf(scenario, request.before)).floor_tokens
 }
 
+const isSummaryMessage = (message: Message): boolean => isPlainObject(message.metadata) && message.metadata.type === 'context_summary'
+
+/**
+ * The state a summary swap (SPEC 12.6) leaves before the ladder runs, or null when the request's
+ * pass swapped nothing in: the summary message the request stored (a `context_summary` message not
+ * in the history before) appended to the history before, and the pending span's messages still
+ * present recorded as removed (SPEC 7: a removal replaces a truncation or stub).
+ */
+const swappedBefore = (request: RequestRecord): RequestRecord['before'] | null => {
+  const { before, after } = request
+  const pending = before.summary.pending
+  const stored = new Set(before.history.map(seqOfStored))
+  const added = after.history.filter((message) => isSummaryMessage(message) && !stored.has(seqOfStored(message)))
+  if (pending === null || added.length === 0) return null
+  const absorbed = pending.seqs.filter((seq) => stored.has(seq))
+  const without = (set: ReadonlySet<number>): Set<number> => new Set([...set].filter((seq) => !absorbed.includes(seq)))
+  const { sticky } = before.compaction
+  return {
+    ...before,
+    history: [...before.history, ...added],
+    compaction: { ...before.compaction, sticky: { ...sticky, removed: new Set([...sticky.removed, ...absorbed]), truncated: without(sticky.truncated), stubbed: without(sticky.stubbed) } },
+  }
+}
+
+/**
+ * The floor docs/contract.md 17.14 allows the request's view: that of the list its pass started
+ * from, which after a summary swap (SPEC 12.6) is the swapped list (the swap may absorb the first
+ * user message, so the next one becomes protected); without a swap, `floorBefore`.
+ */
+const floorAllowed = (scenario: Scenario, request: RequestRecord): number => {
+  const swapped = swappedBefore(request)
+  if (swapped === null) return floorBefore(scenario, request)
+  const { system, rest } = applied(scenario, request, swapped)
+  return measureFloor(rest, system, scenario.config, contextOf(scenario, swapped)).floor_tokens
+}
+
 const checkBudgetRule = (scenario: Scenario): void => {
   // Settings where the contract itself lets a view exceed E are left out: a trigger above E
   // (compact_threshold > 1) and a target above E (target_usage > 1).
@@ -60,7 +99,7 @@ const checkBudgetRule = (scenario: Scenario): void => {
       armed = true
       continue
     }
-    expect(floorBefore(scenario, request), `${where}: a view over E with the floor under E`).toBeGreaterThan(effective)
+    expect(floorAllowed(scenario, request), `${where}: a view over E with the floor under E`).toBeGreaterThan(effective)
     expect(request.after.compaction.infeasible, `${where}: over E and not in the reported state`).toBe(true)
     expect(reported, armed ? `${where}: first view over E after one within E not reported` : `${where}: reported twice`).toBe(armed)
     armed = false
@@ -151,6 +190,32 @@ describe('the budget rule (docs/contract.md 17.14)', () => {
     const [request] = foldScenario(scenario).requests
     expect(floorBefore(scenario, request)).toBeLessThanOrEqual(60)
     expect(passTokens(scenario, request)).toBe(floorBefore(scenario, request))
+    checkBudgetRule(scenario)
+  })
+
+  // Found by "budget rule: over E only at the floor" (FC_SEED=640515045), summary strategy, E = 78.
+  // The request's pass swaps the pending summary (SPEC 12.6) of the first three messages in: the
+  // first user message is absorbed, so the next one becomes the protected first user message (17.2:
+  // stubbed, never removed) and the summary message is added. The floor of the list before the swap
+  // fits E; that of the swapped list the ladder starts from does not, and the view over E is the one
+  // 17.14 permits, reported once.
+  it('after a summary swap the floor is that of the swapped list', () => {
+    const found = JSON.parse(readFileSync(new URL('./counterexamples/budget-rule-640515045-summary-swap.json', import.meta.url), 'utf8')) as { rawConfig: Record<string, unknown>; ops: RecordingOp[] }
+    const scenario = makeScenario({ ...found.rawConfig, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, found.ops)
+    const requests = foldScenario(scenario).requests
+    expect(requests.map((request) => request.meterStats?.budget)).toEqual([78, 78, 78])
+    expect(requests.map((request) => swappedBefore(request) !== null)).toEqual([false, true, false])
+    const swap = requests[1]
+    // Measured before the swap the floor fits E (the old oracle's verdict: a violation) ...
+    expect(floorBefore(scenario, swap)).toBe(78)
+    // ... measured on the swapped list it is over E, and the pass returns exactly that floor.
+    expect(floorAllowed(scenario, swap)).toBe(142)
+    expect(passTokens(scenario, swap)).toBe(142)
+    // The episode over E starts at the first request (floor 111, no swap): reported there once, the
+    // state stays reported through the swap.
+    expect(requests.map((request) => [passTokens(scenario, request), floorAllowed(scenario, request)])).toEqual([[111, 111], [142, 142], [272, 272]])
+    expect(requests.map((request) => hookNames(request.effects).includes('context:compaction-infeasible'))).toEqual([true, false, false])
+    expect(requests.map((request) => request.after.compaction.infeasible)).toEqual([true, true, true])
     checkBudgetRule(scenario)
   })
 
