@@ -141,12 +141,6 @@ export interface RequestEconomics {
   readonly billed_sent_tokens: number
   /** The view this replay sent, in billed tokens (the items' sum). */
   readonly billed_view_tokens: number
-  /**
-   * Replay only, under `token_meter: "calibrated"`: the meter's own count of the view this replay
-   * sent, in the billed tokens it budgets in (docs/contract.md 17.13); absent under the other
-   * meters, whose count of it is `view_tokens`.
-   */
-  readonly metered_view_tokens?: number
 }
 
 /**

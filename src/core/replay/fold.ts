@@ -17,8 +17,6 @@ import { toCacheItems } from '../economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState } from '../economics/simulation.js'
 import { fitProviderModel, toBilledCount, type FitPair, type ProviderFit } from '../economics/provider-model.js'
 import { makeCachedEstimator, type TokenEstimator } from '../meter/estimate.js'
-import { countCalibrated, EMPTY_CALIBRATION, fitCalibration } from '../meter/calibration.js'
-import { toCalibrationPriors } from '../meter/calibrated-meter.js'
 import { isPlainObject } from '../messages/values.js'
 import { stripMessage } from '../compaction/context.js'
 import { makeDerivationMemo, type DerivationMemo } from '../memo/derivation-memo.js'
@@ -371,38 +369,21 @@ const applyRequestOp = (run: ReplayRun, op: Extract<RecordingOp, { op: 'get_mess
   if (options.usage !== undefined) recordEconomics(run, options.usage, line, index)
 }
 
-/**
- * The meter's own count of the view this replay sent (after compaction, its ephemeral tail
- * included) where that is not the estimate: under `token_meter: "calibrated"` the calibrated count
- * in billed tokens (docs/contract.md 17.13: the append shape when the last reading's view is a
- * prefix of it, else the model), from the calibration the request was counted with (the reading
- * for this view is not applied yet); null under the other meters or for a peer's view.
- */
-const toMeteredViewTokens = (run: ReplayRun, view: ReadonlyArray<Message>, viewTokens: number): number | null => {
-  const config = run.deps.config
-  if (config.token_meter !== 'calibrated' || run.options.peer !== undefined) return null
-  const calibration = run.state.meter.calibration ?? EMPTY_CALIBRATION
-  const model = fitCalibration(toCalibrationPriors(config), calibration.points)
-  return countCalibrated(calibration, model, view, viewTokens, run.estimate, config.calibration_reasoning_context).calibrated_tokens
-}
-
 /** The provider model's figures of one output line (null for a failed request); a simulated reading is observed. */
 const recordEconomics = (run: ReplayRun, usage: ReplayUsage, line: ReplayOutputLine, index: number): void => {
   if (line.view === null) {
     run.economics.push(null)
     return
   }
-  const viewTokens = line.view.reduce((total, message) => total + run.estimate(message), 0)
   const next = applySimulatedRequest(usage.provider, usage.mode, run.simulation, {
     recorded: toReading(run.readings.get(index)),
     sentTokens: run.sentBilledTokens,
     items: toCacheItems(line.view, usage.provider, run.billed),
     timeMs: run.timeMs,
     modelOverhead: run.providerFit?.overhead ?? 0,
-    estimated: { sent: run.sentTokens, view: viewTokens },
+    estimated: { sent: run.sentTokens, view: line.view.reduce((total, message) => total + run.estimate(message), 0) },
   })
   run.simulation = next.state
-  const metered = toMeteredViewTokens(run, line.view, viewTokens)
-  run.economics.push(metered === null ? next.economics : { ...next.economics, metered_view_tokens: metered })
+  run.economics.push(next.economics)
   if (next.economics.usage !== null) applyEvent(run, { type: 'usage_observed', data: { usage: next.economics.usage, foreground: true } })
 }

@@ -122,8 +122,7 @@ const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, show
   return table.toString()
 }
 
-// calibrated: a row's ! compares the calibrated meter's count of the view sent (billed tokens), src/shell/cli/report.ts
-const legend = (showHybrid: boolean, simulated: boolean, repair: boolean, calibrated: boolean): string =>
+const legend = (showHybrid: boolean, simulated: boolean, repair: boolean): string =>
   [
     'legend:',
     '  history msgs  messages stored when the request was made',
@@ -133,9 +132,7 @@ const legend = (showHybrid: boolean, simulated: boolean, repair: boolean, calibr
     '  budget        effective budget E (tokens, after the notice reserve)',
     simulated
       ? '  input (sim)   billed input of this request under the provider model: its recorded reading + scale x (view - what the agent sent), counted with gpt-tokenizer (tokens); ! = over the budget'
-      : calibrated
-        ? "  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = the calibrated meter's count of that view (billed tokens) over the budget"
-        : '  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = over the budget',
+      : '  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = over the budget',
     '  level         cumulative compaction level (0-8) of the last accepted pass',
     `  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)${repair ? '; repaired (--repair changed the view)' : ''}`,
   ].join('\n')
@@ -151,15 +148,7 @@ const describeFits = (fits: ReadonlyArray<ProviderFit | null>): string => {
   return `provider model fitted per session on ${known.reduce((sum, fit) => sum + fit.points, 0)} readings`
 }
 
-// calibrated (and not simulated): what the over-budget count compares, and, with readings and a
-// boundary, that the meter's count after a compaction rests on readings of other requests
-// (src/shell/cli/replay-input.ts recordedUsageNote)
-const describeOverBudget = (summary: ReplaySummary, calibrated: boolean): string =>
-  !calibrated
-    ? ''
-    : ` (the calibrated meter's count of the view sent, billed tokens${summary.compactionBoundaries > 0 && summary.drift !== null ? '; after a compaction it adds to recorded readings of requests this replay did not send: see the note, or add --usage simulated' : ''})`
-
-const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, flags: Pick<ReplayFlags, 'viewFormat' | 'repair'>, simulated: boolean, clamped: number, fits: ReadonlyArray<ProviderFit | null> = [], calibrated = false): string => {
+const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, flags: Pick<ReplayFlags, 'viewFormat' | 'repair'>, simulated: boolean, clamped: number, fits: ReadonlyArray<ProviderFit | null> = []): string => {
   const viewFormat = flags.viewFormat
   const lines = [
     `sessions: ${summary.sessions}`,
@@ -168,7 +157,7 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, f
     `highest level: ${summary.highestLevel}`,
     viewFormat === undefined ? `views that break tool pairing (R1-R3): ${summary.brokenViews}` : `views that break ${RULE_NAMES[viewFormat]}${flags.repair === true ? ' after repair' : ''}: ${summary.brokenViews}`,
     ...(flags.repair === true ? [`views changed by repair: ${rows.filter((row) => row.repaired).length}`] : []),
-    `requests over the budget: ${rows.filter((row) => row.overBudget).length}${describeOverBudget(summary, calibrated && !simulated)}`,
+    `requests over the budget: ${rows.filter((row) => row.overBudget).length}`,
     `skipped compactions: ${summary.skippedCompactions}`,
     `last-user replays: ${summary.lastUserReplays}`,
     `spill files: ${summary.spills}`,
@@ -219,9 +208,8 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
     const clamped = replayed.sessions.reduce((sum, item) => sum + item.result.clampedRequests, 0)
     io.stdout(`${replayed.path} (${replayed.format}, ${replayed.sessions.length} session${replayed.sessions.length === 1 ? '' : 's'})\n`)
     io.stdout(renderTable(rows, multiSession, showHybrid, simulated) + '\n')
-    const calibrated = replayed.sessions.some((item) => item.result.economics.some((economics) => economics?.metered_view_tokens !== undefined))
-    io.stdout(legend(showHybrid, simulated, repair, calibrated) + '\n')
-    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags, simulated, clamped, replayed.sessions.map((item) => item.result.providerFit), calibrated) + '\n')
+    io.stdout(legend(showHybrid, simulated, repair) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags, simulated, clamped, replayed.sessions.map((item) => item.result.providerFit)) + '\n')
   }
   return failed
 }

@@ -41,11 +41,7 @@ export interface RequestRow {
   readonly viewTokens: number | null
   /** Input tokens of the request under the provider model (simulated or recorded); null when unknown. */
   readonly inputTokens: number | null
-  /**
-   * True when the view sent exceeds the budget E, counted as the meter budgets (under the
-   * calibrated meter its billed count of the view sent, else the estimate) or, under simulated
-   * usage, as the provider model bills it (its input).
-   */
+  /** True when the view sent (or, under simulated usage, its input) exceeds the budget E. */
   readonly overBudget: boolean
   /** The recorded reading of this request divided by the estimate of what it describes; null without one. */
   readonly drift: number | null
@@ -135,9 +131,7 @@ const economicsCells = (context: RowContext, effectiveBudget: number | null): Pi
   const economics = context.economics
   if (economics === null) return { viewTokens: null, inputTokens: null, overBudget: false, drift: null }
   const described = context.live ? economics.view_tokens : economics.sent_tokens
-  // the meter's own count of the view sent, in the units of its budget: under the calibrated meter
-  // billed tokens (docs/contract.md 17.13), else the estimate; under simulated usage the provider model's input
-  const sent = context.simulated ? economics.split.input_tokens : (economics.metered_view_tokens ?? economics.view_tokens)
+  const sent = context.simulated ? economics.split.input_tokens : economics.view_tokens
   return {
     viewTokens: economics.view_tokens,
     inputTokens: economics.split.input_tokens,
