@@ -2,8 +2,9 @@
 // random sessions in the contract format and every provider format (Responses merges included),
 // with the ingress cap (cut at once, or after a spill), tool-result spills answered written or
 // failed in any order, a system prompt factory switching texts, the summary strategy with its
-// answers, clear and set_messages, and rewinds (stepping a state saved earlier, as a host that
-// restores an older snapshot does). Every request through the one reducer gives exactly the view,
+// answers, clear and set_messages, rewinds (stepping a state saved earlier, as a host that
+// restores an older snapshot does), and the calibrated meter (its pass measures with W's Responses
+// reasoning sums, kept per request and extended by what was appended, selectReasoningPrefix). Every request through the one reducer gives exactly the view,
 // effects and state a fresh reducer (empty memo) gives for the same state.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -12,6 +13,12 @@ import type { Event, RequestReceived } from '../src/core/events.js'
 import type { MessageFormat } from '../src/core/formats/carrier.js'
 import { toNativeHistory } from '../src/core/formats/dispatch.js'
 import { makeCachedEstimator } from '../src/core/meter/estimate.js'
+import { extendReasoningPrefix, measureUnbilledReasoning } from '../src/core/formats/openai-responses.js'
+import { recordAppend, selectReasoningPrefix, selectWorking } from '../src/core/incremental/working.js'
+import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
+import { toBilledEstimator } from '../src/core/meter/calibrated-meter.js'
+import { toPlainArray } from '../src/core/messages/appendable.js'
+import type { Message } from '../src/core/messages/message.js'
 import { makeStep } from '../src/core/reducer.js'
 import { makeInitialState, type State } from '../src/core/state.js'
 import { runProperty } from './arbitraries.js'
@@ -26,6 +33,7 @@ interface Schedule {
   readonly cap: number | null
   readonly spillDir: boolean
   readonly strategy: 'progressive' | 'summary'
+  readonly meter: 'estimate' | 'calibrated'
   readonly ticks: ReadonlyArray<{
     readonly answer: number // 0: oldest spill written, 1: oldest failed, 2: newest written, else none
     readonly prompt: number // 0-2: switch the factory to PROMPTS[n], else keep
@@ -39,6 +47,7 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc.record({
   cap: fc.constantFrom(null, 12, 40, 200),
   spillDir: fc.boolean(),
   strategy: fc.constantFrom('progressive' as const, 'summary' as const),
+  meter: fc.constantFrom('estimate' as const, 'calibrated' as const),
   ticks: fc.array(
     fc.record({ answer: fc.nat(5), prompt: fc.nat(8), request: fc.boolean(), reset: fc.nat(20), rewindTo: fc.nat() }),
     { minLength: 10, maxLength: 30 },
@@ -51,6 +60,7 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
     tool_result_ingress_cap_bytes: schedule.cap,
     tool_result_spill_dir: schedule.spillDir ? '/tmp/context-simple-spill' : null,
     compaction_strategy: schedule.strategy,
+    token_meter: schedule.meter,
   })
   if (decoded._tag === 'Left') throw decoded.left
   const deps = { config: decoded.right.config, estimate: makeCachedEstimator(), format }
@@ -119,4 +129,56 @@ describe('the memo never changes a result', () => {
       runProperty(`memo equivalence: ${format}`, fc.property(makeSessionArb(true), scheduleArb, (session, schedule) => check(format, session, schedule)), numRuns)
     })
   }
+})
+
+// The calibrated pass's reasoning sums over W (selectReasoningPrefix), kept in one memo across the
+// requests of a Responses session and extended by what was appended, against a walk over W (the
+// plain path): the same sums, and the same billed estimator for every message of W. Histories from
+// the reducer (Responses merges, the ingress cap), with factory prompts, clears and rewinds.
+const checkReasoning = (session: Session, schedule: Schedule): void => {
+  const decoded = decodeConfig({ ...session.config, tool_result_ingress_cap_bytes: schedule.cap })
+  if (decoded._tag === 'Left') throw decoded.left
+  const estimate = makeCachedEstimator()
+  const step = makeStep({ config: decoded.right.config, estimate, format: 'openai-responses' })
+  const memo = makeDerivationMemo()
+  const factory = new Map<string, Message>()
+  let state: State = makeInitialState()
+  let prompt: string | null = null
+  const saved: State[] = []
+  let tick = 0
+  const request = (label: string): void => {
+    const factoryMessage = prompt === null ? null : (factory.get(prompt) ?? factory.set(prompt, { role: 'system', content: prompt }).get(prompt) ?? null)
+    const selected = selectWorking(memo, state.history, prompt, factoryMessage, estimate)
+    const { estimate: keptEstimate, ...kept } = selectReasoningPrefix(selected, estimate)
+    const working = toPlainArray(selected.entry.working)
+    const { estimate: plainEstimate, ...plain } = extendReasoningPrefix(null, working, estimate)
+    expect(kept, `${label}: sums`).toEqual(plain)
+    expect(keptEstimate === estimate && plainEstimate === estimate).toBe(true)
+    expect(kept.unbilled).toBe(measureUnbilledReasoning(working, estimate))
+    const billed = toBilledEstimator(selected.entry.working, estimate, selectReasoningPrefix(selected, estimate))
+    const walked = toBilledEstimator(working, estimate)
+    expect(billed === null, `${label}: billed estimator`).toBe(walked === null)
+    for (const message of working) expect(billed?.(message), `${label}: billed`).toBe(walked?.(message))
+  }
+  session.turns.forEach((turn, index) => {
+    for (const message of render('openai-responses', turn, index)) {
+      const next = step(state, { type: 'message_added', message, timestamp: NOW }).state
+      recordAppend(memo, next.history, state.history)
+      state = next
+      const at = schedule.ticks[tick % schedule.ticks.length]
+      tick += 1
+      if (at.prompt <= 2) prompt = PROMPTS[at.prompt]
+      if (at.request) request(`turn ${index}`)
+      if (at.reset === 0) state = step(state, { type: 'history_cleared' }).state
+      else if (at.reset <= 3) state = saved.length > 0 ? saved[at.rewindTo % saved.length] : state
+      else if (at.reset <= 7) saved.push(state)
+    }
+    request(`turn ${index}, end`)
+  })
+}
+
+describe('the reasoning sums kept across requests equal a walk over W', () => {
+  it('openai-responses: merges, ingress cap, factory prompts, clears and rewinds', () => {
+    runProperty('memo equivalence: reasoning sums', fc.property(makeSessionArb(true), scheduleArb, (session, schedule) => checkReasoning(session, schedule)), numRuns)
+  })
 })

@@ -352,3 +352,44 @@ export const measureUnbilledReasoning = (view: Messages, estimate: TokenEstimato
   for (let i = 0; i < last; i += 1) total += toReasoningShare(view[i], estimate)
   return total
 }
+
+/**
+ * The running sums `measureUnbilledReasoning` reads, over the first `length` messages of a list
+ * (estimator tokens, for `estimate`): `running` the reasoning shares (`toReasoningShare`) of all of
+ * them, `unbilled` those before the last user message (index `lastUser`, -1 for none), which is
+ * `measureUnbilledReasoning` of those messages, summed in the same order so the figure is the same.
+ * Kept per working list and extended by what was appended (src/core/incremental/working.ts), so a
+ * request does not walk the whole history for it.
+ *
+ * @example
+ * const prefix: ReasoningPrefix = { estimate: () => 10, length: 0, running: 0, unbilled: 0, lastUser: -1 }
+ */
+export interface ReasoningPrefix {
+  readonly estimate: TokenEstimator
+  readonly length: number
+  readonly running: number
+  readonly unbilled: number
+  readonly lastUser: number
+}
+
+/**
+ * `prefix` (null: an empty list) extended by the messages `added` after it, measured with
+ * `estimate` (which must be `prefix.estimate`): O(added). Its `unbilled` equals
+ * `measureUnbilledReasoning` of the whole list.
+ *
+ * @example
+ * extendReasoningPrefix(null, [{ role: 'user', content: 'go' }, { role: 'assistant', content: 'ok' }], () => 10).lastUser // => 0
+ */
+export const extendReasoningPrefix = (prefix: ReasoningPrefix | null, added: Messages, estimate: TokenEstimator): ReasoningPrefix => {
+  let { running, unbilled, lastUser } = prefix ?? { running: 0, unbilled: 0, lastUser: -1 }
+  const start = prefix?.length ?? 0
+  for (let k = 0; k < added.length; k += 1) {
+    const message = added[k]
+    if (message.role === 'user') {
+      unbilled = running
+      lastUser = start + k
+    }
+    running += toReasoningShare(message, estimate)
+  }
+  return { estimate, length: start + added.length, running, unbilled, lastUser }
+}

@@ -12,6 +12,7 @@ import type { AppliedView, DerivationMemo, MediaCounts, StrippedView, WorkingEnt
 import { applySticky } from '../compaction/sticky.js'
 import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
 import { countMedia } from '../meter/typed-estimate.js'
+import { extendReasoningPrefix, type ReasoningPrefix } from '../formats/openai-responses.js'
 
 /**
  * The working list of one request: the new memo `entry`, and, when it extends the previous
@@ -141,6 +142,29 @@ export const selectMedia = (memo: DerivationMemo, working: Working): MediaCounts
     } else entry.media = countMedia(toPlainArray(entry.working), memo.media)
   }
   return entry.media
+}
+
+/**
+ * The running sums of W's Responses reasoning shares for `estimate` (`ReasoningPrefix`: what the
+ * calibrated meter's billed estimator reads, `toBilledEstimator`), extending the previous
+ * request's by the added messages: O(added) between requests of one lineage, O(W) when derived
+ * afresh. A history without Responses reasoning adds zeros.
+ *
+ * @example
+ * const memo = makeDerivationMemo()
+ * const history: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }]
+ * selectReasoningPrefix(selectWorking(memo, history, null, null, estimateOne), estimateOne).unbilled // => 0
+ */
+export const selectReasoningPrefix = (working: Working, estimate: TokenEstimator): ReasoningPrefix => {
+  const { entry, previous, added } = working
+  if (entry.reasoning === undefined || entry.reasoning.estimate !== estimate) {
+    const base = previous?.reasoning
+    entry.reasoning =
+      base !== undefined && base.estimate === estimate && added !== null && base.length + added.length === entry.working.length
+        ? extendReasoningPrefix(base, added, estimate)
+        : extendReasoningPrefix(null, toPlainArray(entry.working), estimate)
+  }
+  return entry.reasoning
 }
 
 const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEstimator): StrippedView => {

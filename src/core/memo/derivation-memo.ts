@@ -8,6 +8,7 @@ import type { StickyState } from '../state.js'
 import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
 import type { ChatHistoryWalk } from '../formats/input-rules.js'
 import type { MessageHandles } from '../compaction/reference-order.js'
+import type { ReasoningPrefix } from '../formats/openai-responses.js'
 
 /**
  * A stripped view and its estimate (tokens), as sent.
@@ -59,6 +60,8 @@ export interface WorkingEntry {
   plain: StrippedView | null
   applied: AppliedView | null
   media?: MediaCounts
+  /** The Responses reasoning W's last user message ends the billing of (`selectReasoningPrefix`, docs/contract.md 17.13). */
+  reasoning?: ReasoningPrefix
 }
 
 /**

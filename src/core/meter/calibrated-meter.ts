@@ -21,7 +21,7 @@ import {
 } from './calibration.js'
 import type { TokenEstimator } from './estimate.js'
 import { seqOf } from '../messages/message.js'
-import { measureUnbilledReasoning, toReasoningShare } from '../formats/openai-responses.js'
+import { measureUnbilledReasoning, toReasoningShare, type ReasoningPrefix } from '../formats/openai-responses.js'
 import type { PassContext } from '../compaction/context.js'
 
 /**
@@ -139,15 +139,18 @@ export const recordCalibrationReading = (config: Config, before: State, after: S
  * measured in the model's units: `estimate` less the reasoning the provider does not bill, for
  * every message of W (or a truncated or stubbed form of one, told by its `_seq`) before W's last
  * user message, which every level keeps (SPEC 6.3). Null when W holds no such reasoning (Responses
- * pieces only): the pass then uses `estimate` itself.
+ * pieces only): the pass then uses `estimate` itself. `prefix`, W's running reasoning sums for
+ * `estimate` (`selectReasoningPrefix`, kept per request and extended by what was appended), saves
+ * the walk over W that finds them otherwise; the result is the same.
  *
  * @example
  * import { estimateOne } from 'context-simple'
  * toBilledEstimator([{ role: 'user', content: 'hi', metadata: { _seq: 0 } }], estimateOne) // => null
  */
-export const toBilledEstimator = (working: Messages, estimate: TokenEstimator): TokenEstimator | null => {
-  if (measureUnbilledReasoning(working, estimate) === 0) return null
-  let last = working.length - 1
+export const toBilledEstimator = (working: Messages, estimate: TokenEstimator, prefix: ReasoningPrefix | null = null): TokenEstimator | null => {
+  const known = prefix !== null && prefix.estimate === estimate && prefix.length === working.length ? prefix : null
+  if ((known === null ? measureUnbilledReasoning(working, estimate) : known.unbilled) === 0) return null
+  let last = known === null ? working.length - 1 : known.lastUser
   while (last >= 0 && working[last].role !== 'user') last -= 1
   const boundary = seqOf(working[last])
   if (boundary === undefined) return null
@@ -161,15 +164,16 @@ export const toBilledEstimator = (working: Messages, estimate: TokenEstimator): 
  * `context` measuring with `toBilledEstimator(working, context.estimate)` when W holds reasoning the
  * provider does not bill, else `context` itself (always under `calibration_reasoning_context`
  * `"all_turns"`, where every turn's reasoning is billed): what a calibrated pass and the checks
- * that judge it in its units (the breaker's floor) measure with (docs/contract.md 17.13).
+ * that judge it in its units (the breaker's floor) measure with (docs/contract.md 17.13). `prefix`:
+ * W's running reasoning sums, as for `toBilledEstimator`.
  *
  * @example
  * import { DEFAULT_CONFIG, makePassContext, makeDerivationMemo, estimateOne } from 'context-simple'
  * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
  * withBilledEstimator(context, []) === context // => true
  */
-export const withBilledEstimator = (context: PassContext, working: Messages): PassContext => {
+export const withBilledEstimator = (context: PassContext, working: Messages, prefix: ReasoningPrefix | null = null): PassContext => {
   if (context.config.calibration_reasoning_context === 'all_turns') return context
-  const billed = toBilledEstimator(working, context.estimate)
+  const billed = toBilledEstimator(working, context.estimate, prefix)
   return billed === null ? context : { ...context, estimate: billed }
 }

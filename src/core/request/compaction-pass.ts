@@ -9,16 +9,18 @@ import { estimateMessages } from '../meter/estimate.js'
 import { mergeSpills, type PassContext } from '../compaction/context.js'
 import { withBilledEstimator } from '../meter/calibrated-meter.js'
 import { ARMED_BREAKER, runCompactionPass, type PassInput, type PassOutcome } from '../compaction/pass.js'
-import { selectAppliedView } from '../incremental/working.js'
+import { selectAppliedView, selectReasoningPrefix } from '../incremental/working.js'
 import type { AppliedView } from '../memo/derivation-memo.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
 
 /**
  * The context the pass measures in: under the calibrated meter, with the estimator that leaves out
  * the reasoning the provider does not bill (`toBilledEstimator`, docs/contract.md 17.13), the units
- * of the model that converted E and the target; else the request's own.
+ * of the model that converted E and the target; else the request's own. W's reasoning sums are
+ * kept per request and extended by what was appended (`selectReasoningPrefix`): no walk over W.
  */
-const toPassContext = (facts: StageFacts): PassContext => (facts.reading.calibrated === null ? facts.context : withBilledEstimator(facts.context, facts.working))
+const toPassContext = (facts: StageFacts): PassContext =>
+  facts.reading.calibrated === null ? facts.context : withBilledEstimator(facts.context, facts.working, selectReasoningPrefix(facts.selected, facts.context.estimate))
 
 /** What the pass reads, from the facts and the slices so far (the prepared list measured in `context`'s units). */
 const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null, context: PassContext): PassInput => {

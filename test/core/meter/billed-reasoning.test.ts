@@ -5,7 +5,7 @@
 // shape. The provider model of the replay keeps its own count (gpt-tokenizer on the stored pieces).
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
-import { expandResponsesItem, measureUnbilledReasoning, mergeResponsesPieces } from '../../../src/core/formats/openai-responses.js'
+import { expandResponsesItem, extendReasoningPrefix, measureUnbilledReasoning, mergeResponsesPieces } from '../../../src/core/formats/openai-responses.js'
 import { makeFormatEstimator } from '../../../src/core/formats/dispatch.js'
 import { countCalibrated, EMPTY_CALIBRATION, toSentView } from '../../../src/core/meter/calibration.js'
 import { estimateOne, makeCachedEstimator } from '../../../src/core/meter/estimate.js'
@@ -18,7 +18,9 @@ import { makeProviderCounter } from '../../../src/shell/estimators.js'
 import { NOW, request } from '../../support/core.js'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
-import { withBilledEstimator } from '../../../src/core/meter/calibrated-meter.js'
+import { toBilledEstimator, withBilledEstimator } from '../../../src/core/meter/calibrated-meter.js'
+import { recordAppend, selectReasoningPrefix, selectWorking } from '../../../src/core/incremental/working.js'
+import { appendTo } from '../../../src/core/messages/appendable.js'
 
 const SEALED = 'gAAAAABo5CPhq6X48IJyv9THtj00Aa06hDhMcl0Smrq0bBBBm-aXGw-3TpbpBS4lg_'.repeat(60) // 3,960 characters
 const reasoning = (text = 'Thinking') => ({ type: 'reasoning', summary: [{ type: 'summary_text', text }], content: null, encrypted_content: SEALED })
@@ -77,6 +79,50 @@ describe('measureUnbilledReasoning', () => {
 
   it('is 0 for messages of other formats', () => {
     expect(measureUnbilledReasoning([{ role: 'assistant', content: SEALED }, { role: 'user', content: 'hi' }], typed)).toBe(0)
+  })
+  it('the running sums extended piece by piece give measureUnbilledReasoning of every prefix, and the boundary after the last user message', () => {
+    const list = [first, answered, next, working, piece({ role: 'user', content: 'third' }), turn(reasoning('more'), { role: 'assistant', content: 'ok' })]
+    for (let split = 0; split <= list.length; split += 1) {
+      for (let end = split; end <= list.length; end += 1) {
+        const prefix = extendReasoningPrefix(extendReasoningPrefix(null, list.slice(0, split), typed), list.slice(split, end), typed)
+        expect(prefix.unbilled, `${split}..${end}`).toBe(measureUnbilledReasoning(list, typed, end))
+        expect(prefix.length).toBe(end)
+        expect(prefix.lastUser).toBe(list.slice(0, end).map((message) => message.role).lastIndexOf('user'))
+      }
+    }
+  })
+})
+
+describe('W\'s reasoning sums are kept per request, not walked again (selectReasoningPrefix)', () => {
+  const seq = (message: Message, n: number): Message => ({ ...message, metadata: { ...(message.metadata as object), _seq: n } })
+  it('a request on an appended history reads only what was appended, and the billed estimator is the one a walk gives', () => {
+    const memo = makeDerivationMemo()
+    let reads = 0
+    // the first message counts every read of its fields: a walk over W reads it, an extension does not
+    const watched = new Proxy(seq(piece({ role: 'user', content: 'go' }), 0), {
+      get: (target, key, receiver) => {
+        reads += 1
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    const items = [watched, seq(turn(reasoning(), { role: 'assistant', content: 'Done.' }), 1), seq(piece({ role: 'user', content: 'next' }), 2)]
+    const base = appendTo([], items.slice(0, 2))
+    const first = selectWorking(memo, base, null, null, typed)
+    expect(selectReasoningPrefix(first, typed).unbilled).toBe(0)
+    const history = appendTo(base, items.slice(2))
+    recordAppend(memo, history, base)
+    const second = selectWorking(memo, history, null, null, typed)
+    expect(second.added).toEqual([items[2]])
+    reads = 0
+    const known = selectReasoningPrefix(second, typed)
+    expect(reads).toBe(0)
+    expect(known.unbilled).toBe(REASONING)
+    expect(known.unbilled).toBe(measureUnbilledReasoning(history, typed))
+    const billed = toBilledEstimator(history, typed, known)
+    const walked = toBilledEstimator(history, typed)
+    expect(billed).not.toBeNull()
+    for (const message of history) expect(billed?.(message)).toBe(walked?.(message))
+    expect(billed?.(items[1])).toBe(typed(items[1]) - REASONING)
   })
 })
 
