@@ -193,6 +193,21 @@ describe('the budget rule (docs/contract.md 17.14)', () => {
     checkBudgetRule(scenario)
   })
 
+  // Found by "budget rule: over E only at the floor" (FC_SEED=640515045 FC_NUM_RUNS=1000), with
+  // protected_recent_tokens 100000 (every message in the zone) and E = 286: level 8 stubs the first
+  // user message even inside the zone (SPEC 6.5), and the stub of its 81 characters is larger than
+  // the message, which the floor counted whole (286). The floor now counts the stub (299), the view.
+  it('the first user message inside the recent zone counts as its stub', () => {
+    const found = JSON.parse(readFileSync(new URL('./counterexamples/budget-rule-640515045-first-stub.json', import.meta.url), 'utf8')) as { rawConfig: Record<string, unknown>; ops: RecordingOp[] }
+    const scenario = makeScenario({ ...found.rawConfig, compaction_floor_guard: 'report', compaction_notice_enabled: false, replay_last_user_on_compaction: false }, found.ops)
+    const [over] = foldScenario(scenario).requests
+    expect(over.meterStats?.budget).toBe(286)
+    expect(passTokens(scenario, over)).toBe(299)
+    expect(floorBefore(scenario, over)).toBe(299)
+    expect(hookNames(over.effects)).toContain('context:compaction-infeasible')
+    checkBudgetRule(scenario)
+  })
+
   // Found by "budget rule: over E only at the floor" (FC_SEED=640515045), summary strategy, E = 78.
   // The request's pass swaps the pending summary (SPEC 12.6) of the first three messages in: the
   // first user message is absorbed, so the next one becomes the protected first user message (17.2:

@@ -97,8 +97,10 @@ export const measureFloor = (nonSystem: Messages, systemTokens: number, config: 
       // Results in the recent zone, pinned groups and orphans stay, possibly truncated.
       if (i >= recentStart || pinned.has(i) || !grouped.has(i) || i >= openStart) tokens = smallestToolResult(message, keptTools.has(i), context)
     } else if (message.role === 'user') {
-      if (i === last || i >= recentStart) tokens = context.estimate(message)
+      // Level 8 stubs the first user message (not also the last) even inside the recent zone (SPEC 6.5), whose stub may be the larger.
+      if (i === last) tokens = context.estimate(message)
       else if (i === first) tokens = isStubbable(message) && !isTruthy(message._stubbed) ? context.estimate(context.stub(message)) : context.estimate(message)
+      else if (i >= recentStart) tokens = context.estimate(message)
       else if (!isTruthy(message._stubbed) && !isStubbable(message)) tokens = context.estimate(message)
     } else if (i >= recentStart || pinned.has(i) || i >= openStart) {
       tokens = context.estimate(message)

@@ -105,6 +105,22 @@ describe('measureFloor with protected_recent_tokens', () => {
     expect(tokens(ladder.working)).toBe(floor.floor_tokens)
   })
 
+  // Found by "budget rule: over E only at the floor" (FC_SEED=640515045 at 1000 runs,
+  // property-tests/counterexamples/budget-rule-640515045-first-stub.json): level 8 stubs the first
+  // user message even inside the recent zone (SPEC 6.5), and the stub of an 81-character message is
+  // larger than the message. The floor counted it whole, under the view the ladder must return.
+  it('the first user message inside the zone counts as the stub level 8 makes of it', () => {
+    const config = configOf(raw)
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    const list: Message[] = [user('a'.repeat(81)), { role: 'assistant', content: 'ok' }, user('last')].map((message, i) => ({ ...message, metadata: { _seq: i } }))
+    expect(estimateOne(context.stub(list[0]))).toBeGreaterThan(estimateOne(list[0]))
+    const floor = measureFloor(list, 0, config, context)
+    const ladder = runLadder(list, 0, tokens(list), 0, toStickyDraft(EMPTY_STICKY), context)
+    expect(ladder.levelReached).toBe(8)
+    expect(ladder.working[0]).toEqual(context.stub(list[0]))
+    expect(floor.floor_tokens).toBe(tokens(ladder.working))
+  })
+
   it('under "report", a view over E because of that zone is reported', () => {
     const events = [...messages.map((message) => added(message)), request({ tokenBudget: 600 })]
     const { steps } = fold(stepFor({ ...raw, compaction_floor_guard: 'report' }), events)
