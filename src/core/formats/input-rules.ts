@@ -186,11 +186,11 @@ export interface ChatHistoryWalk {
 /** A walk of no message. */
 const emptyChatWalk = (): ChatHistoryWalk => ({ messages: [], firstCall: new Map(), added: [], found: [] })
 
-/** How many leading messages `items` shares with the walk (the same objects at the same places). */
-const sharedPrefix = (walk: ChatHistoryWalk, items: ReadonlyArray<unknown>): number => {
-  const end = Math.min(walk.messages.length, items.length)
+/** How many leading entries `items` shares with `walked` (the same objects at the same places). */
+const sharedLength = (walked: ReadonlyArray<unknown>, items: ReadonlyArray<unknown>): number => {
+  const end = Math.min(walked.length, items.length)
   let shared = 0
-  while (shared < end && items[shared] === walk.messages[shared]) shared += 1
+  while (shared < end && items[shared] === walked[shared]) shared += 1
   return shared
 }
 
@@ -214,7 +214,7 @@ const cutChatWalk = (walk: ChatHistoryWalk, length: number): void => {
  */
 export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyChatWalk()): ChatHistoryWalk => {
   const items = partsOf(view)
-  cutChatWalk(walk, sharedPrefix(walk, items))
+  cutChatWalk(walk, sharedLength(walk.messages, items))
   for (let m = walk.messages.length; m < items.length; m += 1) {
     const message = items[m]
     walk.messages.push(message)
@@ -234,30 +234,113 @@ export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyCh
 
 const findChatHistory = (view: unknown): ReadonlyArray<ViewRefusal> => resumeChatHistory(view).found
 
-/** Responses: outputs of calls never made, reasoning items with nothing after them, computer_call_output items with no call. */
-const findResponsesHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
-  const items = partsOf(view).map((item) => (isPlainObject(item) ? item : {}))
-  const out: ViewRefusal[] = []
-  const computerCalls = new Set<unknown>()
-  const calls = new Set<unknown>()
-  items.forEach((item, i) => {
-    if (item.type === 'computer_call') computerCalls.add(item.call_id)
-    if (item.type === 'function_call' || item.type === 'custom_tool_call') calls.add(item.call_id)
-    if (item.type === 'computer_call_output' && !computerCalls.has(item.call_id)) {
-      out.push({ message: i, block: null, path: `[${i}]`, detail: `computer_call_output ${String(item.call_id)} has no computer_call before it`, fix: REPAIR_FIX })
+/**
+ * The Responses check's walk over a view, kept as the chat one is (`ChatHistoryWalk`): `items` the
+ * items walked, `calls` / `computerCalls` each `function_call`/`custom_tool_call` and each
+ * `computer_call` id with the index of the first item that made it, `added` those ids in the order
+ * first seen (`computer` for the second table), `found` the refusals so far with the index of the
+ * item that decided each (`decided`: a reasoning item is decided by the item after it; the last
+ * item's reasoning verdict is never stored, as the next view may append to it).
+ *
+ * @example
+ * const walk: ResponsesHistoryWalk = { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] }
+ */
+export interface ResponsesHistoryWalk {
+  readonly items: unknown[]
+  readonly calls: Map<unknown, number>
+  readonly computerCalls: Map<unknown, number>
+  readonly added: Array<{ readonly id: unknown; readonly index: number; readonly computer: boolean }>
+  readonly found: Array<{ readonly refusal: ViewRefusal; readonly decided: number }>
+}
+
+/**
+ * Both resumable `provider_rules` walks the derivation memo keeps (src/core/memo/derivation-memo.ts):
+ * the chat check's (contract shape and openai-chat) and the Responses check's.
+ *
+ * @example
+ * const walks: HistoryWalks = { chat: { messages: [], firstCall: new Map(), added: [], found: [] }, responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] } }
+ */
+export interface HistoryWalks {
+  readonly chat: ChatHistoryWalk
+  readonly responses: ResponsesHistoryWalk
+}
+
+/**
+ * Fresh, empty walks (one pair per reducer's memo).
+ *
+ * @example
+ * makeHistoryWalks().responses.items.length // => 0
+ */
+export const makeHistoryWalks = (): HistoryWalks => ({ chat: emptyChatWalk(), responses: emptyResponsesWalk() })
+
+const emptyResponsesWalk = (): ResponsesHistoryWalk => ({ items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] })
+
+/** The Responses walk cut back to its first `length` items: what the later ones added or decided is taken out. */
+const cutResponsesWalk = (walk: ResponsesHistoryWalk, length: number): void => {
+  while (walk.added.length > 0 && walk.added[walk.added.length - 1].index >= length) {
+    const last = walk.added.pop()
+    ;(last?.computer === true ? walk.computerCalls : walk.calls).delete(last?.id)
+  }
+  while (walk.found.length > 0 && walk.found[walk.found.length - 1].decided >= length) walk.found.pop()
+  walk.items.length = length
+}
+
+/** Whether the item after a reasoning item is one the API accepts as its following item. */
+const followsReasoning = (next: Readonly<Record<string, unknown>>): boolean =>
+  next.type !== 'reasoning' && !(next.type === undefined && next.role !== 'assistant') && !(next.type === 'message' && next.role !== 'assistant') && !String(next.type).endsWith('_output')
+
+const reasoningRefusal = (item: Readonly<Record<string, unknown>>, i: number): ViewRefusal => ({
+  message: i,
+  block: null,
+  path: `[${i}]`,
+  detail: `reasoning item ${String(item.id)} has no output item after it (the API refuses it "without its required following item")`,
+  fix: REPAIR_FIX,
+})
+
+/** A call id first seen at `index`, recorded in `table` and in the walk's order. */
+const addCall = (walk: ResponsesHistoryWalk, table: Map<unknown, number>, id: unknown, index: number): void => {
+  if (table.has(id)) return
+  table.set(id, index)
+  walk.added.push({ id, index, computer: table === walk.computerCalls })
+}
+
+/**
+ * Responses: outputs of calls never made, reasoning items with nothing after them,
+ * `computer_call_output` items with no call, found in `view` by resuming `walk` (a fresh walk when
+ * none is given) where `view` parts from the items it walked, as `resumeChatHistory` does; the
+ * walk then describes `view`. An item's verdict depends only on the items up to it (a reasoning
+ * item's on the one after it too, so it is decided when that one is walked), so the refusals are
+ * those of a walk from the start, in the same order.
+ *
+ * @example
+ * resumeResponsesHistory([{ type: 'function_call_output', call_id: 'x', output: 'ok' }])[0].path // => '[0]'
+ */
+export const resumeResponsesHistory = (view: unknown, walk: ResponsesHistoryWalk = emptyResponsesWalk()): ReadonlyArray<ViewRefusal> => {
+  const list = partsOf(view)
+  cutResponsesWalk(walk, sharedLength(walk.items, list))
+  for (let i = walk.items.length; i < list.length; i += 1) {
+    const item = isPlainObject(list[i]) ? (list[i] as Readonly<Record<string, unknown>>) : {}
+    const before = walk.items[i - 1]
+    walk.items.push(list[i])
+    const previous = isPlainObject(before) ? before : {}
+    if (i > 0 && previous.type === 'reasoning' && !followsReasoning(item)) walk.found.push({ refusal: reasoningRefusal(previous, i - 1), decided: i })
+    if (item.type === 'computer_call') addCall(walk, walk.computerCalls, item.call_id, i)
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') addCall(walk, walk.calls, item.call_id, i)
+    if (item.type === 'computer_call_output' && !walk.computerCalls.has(item.call_id)) {
+      walk.found.push({ refusal: { message: i, block: null, path: `[${i}]`, detail: `computer_call_output ${String(item.call_id)} has no computer_call before it`, fix: REPAIR_FIX }, decided: i })
     }
     // the API's "No tool call found for function call output with call_id ..."
-    if ((item.type === 'function_call_output' || item.type === 'custom_tool_call_output') && !calls.has(item.call_id)) {
-      out.push({ message: i, block: null, path: `[${i}]`, detail: `${String(item.type)} ${String(item.call_id)} answers a call that never appeared`, fix: REPAIR_FIX })
+    if ((item.type === 'function_call_output' || item.type === 'custom_tool_call_output') && !walk.calls.has(item.call_id)) {
+      walk.found.push({ refusal: { message: i, block: null, path: `[${i}]`, detail: `${String(item.type)} ${String(item.call_id)} answers a call that never appeared`, fix: REPAIR_FIX }, decided: i })
     }
-    if (item.type === 'reasoning') {
-      const next = items[i + 1]
-      const followed = next !== undefined && next.type !== 'reasoning' && !(next.type === undefined && next.role !== 'assistant') && !(next.type === 'message' && next.role !== 'assistant') && !String(next.type).endsWith('_output')
-      if (!followed) out.push({ message: i, block: null, path: `[${i}]`, detail: `reasoning item ${String(item.id)} has no output item after it (the API refuses it "without its required following item")`, fix: REPAIR_FIX })
-    }
-  })
-  return out
+  }
+  const found = walk.found.map((entry) => entry.refusal)
+  const last = list.length > 0 && isPlainObject(list[list.length - 1]) ? (list[list.length - 1] as Readonly<Record<string, unknown>>) : {}
+  if (last.type === 'reasoning') found.push(reasoningRefusal(last, list.length - 1))
+  return found
 }
+
+const findResponsesHistory = (view: unknown): ReadonlyArray<ViewRefusal> => resumeResponsesHistory(view)
 
 /** AI SDK: tool-result parts of calls never made. */
 const findAiSdkHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
@@ -288,15 +371,20 @@ const HISTORY_CHECKS: Readonly<Record<MessageFormat, (view: unknown) => Readonly
  * What only the history shows a provider would refuse, found in the provider-ready `view` of
  * `format`: a result whose call never appeared (every format), an open `server_tool_use`
  * (Anthropic), a reasoning item with nothing after it and a `computer_call_output` with no call
- * (Responses). Paths are in the view. With `walk` (the chat check only: the contract shape and
- * openai-chat), the check resumes that walk (`resumeChatHistory`, which updates it) instead of
- * walking the whole view; the refusals are the same.
+ * (Responses). Paths are in the view. With `walks` (the derivation memo's), the chat check (the
+ * contract shape and openai-chat) resumes `walks.chat` (`resumeChatHistory`) and the Responses
+ * check `walks.responses` (`resumeResponsesHistory`), each updating its walk, instead of walking
+ * the whole view; the refusals are the same.
  *
  * @example
  * findHistoryRefusals('openai-chat', [{ role: 'tool', tool_call_id: 'x', content: 'ok' }])[0].path // '[0]'
  */
-export const findHistoryRefusals = (format: MessageFormat, view: unknown, walk?: ChatHistoryWalk): ReadonlyArray<InputRefusal> =>
-  (walk !== undefined && HISTORY_CHECKS[format] === findChatHistory ? resumeChatHistory(view, walk).found : HISTORY_CHECKS[format](view)).map(({ path, detail, fix }) => ({ path, detail, fix }))
+export const findHistoryRefusals = (format: MessageFormat, view: unknown, walks?: HistoryWalks): ReadonlyArray<InputRefusal> => {
+  const check = HISTORY_CHECKS[format]
+  const found =
+    walks === undefined ? check(view) : check === findChatHistory ? resumeChatHistory(view, walks.chat).found : check === findResponsesHistory ? resumeResponsesHistory(view, walks.responses) : check(view)
+  return found.map(({ path, detail, fix }) => ({ path, detail, fix }))
+}
 
 /**
  * The view with every history problem left out (the block, or the message / item when it has no

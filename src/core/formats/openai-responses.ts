@@ -218,9 +218,40 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
 }
 
 /**
+ * The items of one view piece (`toResponsesView`): a Responses piece's items (only the API's keys
+ * kept; a truncated output with its new `output` text, a stubbed message with the stub text), a
+ * contract message converted.
+ */
+const toPieceItems = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  const carrier = carrierOf(piece)
+  if (carrier === null || carrier.format !== 'openai-responses' || carrier.items === undefined) return fromContract(piece)
+  const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+  const text = typeof piece.content === 'string' ? piece.content : ''
+  const out: Array<Readonly<Record<string, unknown>>> = []
+  for (const item of carrier.items) {
+    const kept = pickKeys(item, responsesKeysOf(item))
+    if (!modified) out.push(kept)
+    else if (OUTPUT_TYPES.has(itemType(item))) out.push({ ...kept, output: text })
+    else if (itemType(item) === 'message') out.push(withText(kept, text))
+    else out.push(kept)
+  }
+  return out
+}
+
+/**
+ * The items of each piece converted so far. Messages are immutable (docs/architecture.md), and a
+ * view between compactions holds the same piece objects request after request, so their items are
+ * the same objects too: the conversion is O(new pieces), and the `provider_rules` check resumes
+ * on the items it walked before (`resumeResponsesHistory`, ./input-rules.ts).
+ */
+const pieceItems = new WeakMap<Message, ReadonlyArray<Readonly<Record<string, unknown>>>>()
+
+/**
  * The provider-ready Responses view: the `input` array; untouched items as added (only the API's
  * keys kept), a truncated output with its new `output` text, a stubbed message with the stub
  * text, contract messages converted (system messages as `{role: 'system', content}` in place).
+ * A fresh array; the items of a piece are the same objects on every call for that piece (memoised
+ * per piece, as the pieces are immutable), so treat them as read-only.
  *
  * @example
  * toResponsesView([{ role: 'system', content: 'Be terse.' }]) // => [{ role: 'system', content: 'Be terse.' }]
@@ -228,20 +259,12 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
 export const toResponsesView = (view: Messages): ReadonlyArray<ResponsesItem> => {
   const out: Array<Readonly<Record<string, unknown>>> = []
   for (const piece of view) {
-    const carrier = carrierOf(piece)
-    if (carrier === null || carrier.format !== 'openai-responses' || carrier.items === undefined) {
-      out.push(...fromContract(piece))
-      continue
+    let items = pieceItems.get(piece)
+    if (items === undefined) {
+      items = toPieceItems(piece)
+      pieceItems.set(piece, items)
     }
-    const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
-    const text = typeof piece.content === 'string' ? piece.content : ''
-    for (const item of carrier.items) {
-      const kept = pickKeys(item, responsesKeysOf(item))
-      if (!modified) out.push(kept)
-      else if (OUTPUT_TYPES.has(itemType(item))) out.push({ ...kept, output: text })
-      else if (itemType(item) === 'message') out.push(withText(kept, text))
-      else out.push(kept)
-    }
+    for (const item of items) out.push(item)
   }
   return out
 }

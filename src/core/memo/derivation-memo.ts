@@ -6,7 +6,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
 import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
-import type { ChatHistoryWalk } from '../formats/input-rules.js'
+import type { HistoryWalks } from '../formats/input-rules.js'
 import type { MessageHandles } from '../compaction/reference-order.js'
 import type { ReasoningPrefix } from '../formats/openai-responses.js'
 
@@ -114,8 +114,8 @@ export interface DerivationMemo {
   working: WorkingEntry | null
   /** Media counts per message for the meter stats of `token_estimator` typed/tokenizer (docs/configuration.md). */
   readonly media: WeakMap<Message, { readonly media: number; readonly unmeasured: number }>
-  /** The `provider_rules` chat check's walk over the last view checked, resumed by the next (src/core/request/provider-view.ts). */
-  readonly historyWalk: ChatHistoryWalk
+  /** The `provider_rules` chat and Responses checks' walks over the last view checked, resumed by the next (src/core/request/provider-view.ts). */
+  readonly historyWalks: HistoryWalks
   /**
    * The handles (src/core/compaction/reference-order.ts) of the messages the
    * last ladder run under `compaction_order: "least_referenced"` ranked, by message; replaced by
@@ -140,6 +140,9 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   factoryMessage: null,
   lineage: new WeakMap(),
   working: null,
-  historyWalk: { messages: [], firstCall: new Map(), added: [], found: [] },
+  historyWalks: {
+    chat: { messages: [], firstCall: new Map(), added: [], found: [] },
+    responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] },
+  },
   rankedHandles: new Map(),
 })

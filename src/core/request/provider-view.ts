@@ -9,17 +9,17 @@ import type { Messages } from '../messages/message.js'
 import type { MessageFormat } from '../formats/carrier.js'
 import type { ViewShape } from '../events.js'
 import { toRequestView } from '../formats/dispatch.js'
-import { findHistoryRefusals, repairHistoryRefusals, resolveProviderRules, type ChatHistoryWalk } from '../formats/input-rules.js'
+import { findHistoryRefusals, repairHistoryRefusals, resolveProviderRules, type HistoryWalks } from '../formats/input-rules.js'
 import { NO_CACHE_BREAKPOINTS, placeCacheBreakpoints, type CacheBreakpointPositions } from '../formats/anthropic-cache.js'
 
 /**
  * `provider_rules` on a view (docs/formats.md): what only the history shows a provider would
  * refuse is a warning logged once per manager (`"warn"`), left out of the view with such a warning
  * (`"repair"`), or an `InvalidMessageError` naming the view path (`"refuse"`: null, the
- * `raise_error` effect appended). `walk`: the chat check's walk to resume (`findHistoryRefusals`).
+ * `raise_error` effect appended). `walks`: the walks to resume (`findHistoryRefusals`).
  */
-const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, effects: Effect[], walk?: ChatHistoryWalk): V | null => {
-  const found = findHistoryRefusals(format, view, walk)
+const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, effects: Effect[], walks?: HistoryWalks): V | null => {
+  const found = findHistoryRefusals(format, view, walks)
   if (found.length === 0) return view
   const mode = resolveProviderRules(config.provider_rules, format)
   if (mode === 'refuse') {
@@ -59,9 +59,9 @@ export interface ProviderView {
  * when the converted view breaks the format's rules, `provider_rules` applied, and for Anthropic
  * under `anthropic_cache_breakpoints` the cache breakpoints placed, keeping the marks of
  * `breakpoints` (the positions of the last view sent, `State.cacheBreakpoints`) whose prefix is
- * unchanged (`placeCacheBreakpoints`); a contract view only has `provider_rules` applied. `walk`
- * (the derivation memo's, src/core/memo/derivation-memo.ts): the `provider_rules` chat check
- * resumes it instead of walking the whole view; the same result.
+ * unchanged (`placeCacheBreakpoints`); a contract view only has `provider_rules` applied. `walks`
+ * (the derivation memo's, src/core/memo/derivation-memo.ts): the `provider_rules` chat and
+ * Responses checks resume them instead of walking the whole view; the same result.
  *
  * @example
  * toProviderView(DEFAULT_CONFIG, { format: 'contract', repair: false }, [{ role: 'user', content: 'hi' }], []).output // => [{ role: 'user', content: 'hi' }]
@@ -72,13 +72,13 @@ export const toProviderView = (
   view: Messages,
   history: Messages,
   breakpoints: CacheBreakpointPositions = NO_CACHE_BREAKPOINTS,
-  walk?: ChatHistoryWalk,
+  walks?: HistoryWalks,
 ): ProviderView => {
   const effects: Effect[] = []
-  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walk), repaired: false, effects }
+  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walks), repaired: false, effects }
   const converted = toRequestView(shape.format, view, { repair: shape.repair, history })
   if (converted.problems.length > 0) effects.push({ type: 'emit_hook', name: 'context:view-invalid', data: { format: shape.format, problems: [...converted.problems] } })
-  const checked = applyProviderRules(config, shape.format, converted.view, effects, walk)
+  const checked = applyProviderRules(config, shape.format, converted.view, effects, walks)
   const repaired = converted.repaired
   if (checked === null) return { output: null, repaired, effects }
   if (shape.format !== 'anthropic' || !config.anthropic_cache_breakpoints) return { output: checked, repaired, effects }

@@ -6,7 +6,7 @@
 // SDK one walks parts (`toolCallId`), a shape selectPairingProblems does not read.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findHistoryRefusals, repairHistoryRefusals, resumeChatHistory } from '../../../src/core/formats/input-rules.js'
+import { findHistoryRefusals, makeHistoryWalks, repairHistoryRefusals, resumeChatHistory, resumeResponsesHistory } from '../../../src/core/formats/input-rules.js'
 import { selectPairingProblems } from '../../../src/core/formats/tool-pairing.js'
 import type { Message } from '../../../src/core/messages/message.js'
 
@@ -78,7 +78,7 @@ describe('the chat check resumed where the next view parts from the last (resume
         for (const edit of chain) {
           view = [...view.slice(0, edit.keep), ...edit.append.map((index) => pool[index])]
           expect(resumeChatHistory(view, walk).found).toEqual(resumeChatHistory(view).found)
-          expect(findHistoryRefusals('contract', view, walk)).toEqual(findHistoryRefusals('contract', view))
+          expect(findHistoryRefusals('contract', view, { ...makeHistoryWalks(), chat: walk })).toEqual(findHistoryRefusals('contract', view))
         }
       }),
       { seed: 18, numRuns: 500 },
@@ -91,5 +91,53 @@ describe('the chat check resumed where the next view parts from the last (resume
     resumeChatHistory([ALPHABET[1], ALPHABET[5], ALPHABET[4], ALPHABET[6]], walk)
     expect(walk.found.map((refusal) => refusal.message)).toEqual([1])
     expect([...walk.firstCall]).toEqual([['a', 2], ['b', 2]])
+  })
+})
+
+describe('the Responses check resumed where the next view parts from the last (resumeResponsesHistory)', () => {
+  // Items as converted views hold them: calls, outputs (answered or not), computer calls, reasoning
+  // followed or not (by the next item, which a cut may replace), messages, non-objects.
+  const pool: ReadonlyArray<unknown> = [
+    { type: 'function_call', call_id: 'a', name: 'f', arguments: '{}' },
+    { type: 'custom_tool_call', call_id: 'b', name: 'g', input: 'x' },
+    { type: 'function_call_output', call_id: 'a', output: 'ra' },
+    { type: 'custom_tool_call_output', call_id: 'b', output: 'rb' },
+    { type: 'function_call_output', call_id: 'c', output: 'rc' },
+    { type: 'computer_call', call_id: 'a', action: {} },
+    { type: 'computer_call_output', call_id: 'a', output: {} },
+    { type: 'reasoning', id: 'rs_1', summary: [] },
+    { type: 'reasoning', id: 'rs_2', summary: [] },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: 'go' },
+    { type: 'message', role: 'assistant', content: 'done' },
+    null,
+    'text',
+  ]
+  const edits = fc.array(fc.record({ keep: fc.nat(12), append: fc.array(fc.nat(pool.length - 1), { maxLength: 6 }) }), { maxLength: 12 })
+
+  it('finds what a walk from the start finds, in the same order, on every view of a chain', () => {
+    fc.assert(
+      fc.property(edits, (chain) => {
+        const walks = makeHistoryWalks()
+        let view: unknown[] = []
+        for (const edit of chain) {
+          view = [...view.slice(0, edit.keep), ...edit.append.map((index) => pool[index])]
+          expect(findHistoryRefusals('openai-responses', view, walks)).toEqual(findHistoryRefusals('openai-responses', view))
+          expect(walks.responses.items).toEqual(view)
+        }
+      }),
+      { seed: 18, numRuns: 500 },
+    )
+  })
+
+  it('decides a reasoning item by the item after it, again when a cut replaces that item', () => {
+    const walks = makeHistoryWalks()
+    const [call, , output, , , , , reasoning, , answer] = pool
+    expect(resumeResponsesHistory([reasoning], walks.responses).map((refusal) => refusal.message)).toEqual([0])
+    expect(resumeResponsesHistory([reasoning, call, output], walks.responses)).toEqual([])
+    expect(resumeResponsesHistory([reasoning, output], walks.responses).map((refusal) => refusal.message)).toEqual([0, 1])
+    expect(resumeResponsesHistory([reasoning, answer], walks.responses)).toEqual([])
+    expect(walks.responses.found).toEqual([])
+    expect([...walks.responses.calls]).toEqual([])
   })
 })
