@@ -34,6 +34,9 @@ interface Schedule {
   readonly spillDir: boolean
   readonly strategy: 'progressive' | 'summary'
   readonly meter: 'estimate' | 'calibrated'
+  readonly order: 'oldest' | 'least_referenced'
+  readonly reasoning: 'current_turn' | 'all_turns'
+  readonly breakpoints: boolean
   readonly ticks: ReadonlyArray<{
     readonly answer: number // 0: oldest spill written, 1: oldest failed, 2: newest written, else none
     readonly prompt: number // 0-2: switch the factory to PROMPTS[n], else keep
@@ -48,6 +51,9 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc.record({
   spillDir: fc.boolean(),
   strategy: fc.constantFrom('progressive' as const, 'summary' as const),
   meter: fc.constantFrom('estimate' as const, 'calibrated' as const),
+  order: fc.constantFrom('oldest' as const, 'least_referenced' as const),
+  reasoning: fc.constantFrom('current_turn' as const, 'all_turns' as const),
+  breakpoints: fc.boolean(),
   ticks: fc.array(
     fc.record({ answer: fc.nat(5), prompt: fc.nat(8), request: fc.boolean(), reset: fc.nat(20), rewindTo: fc.nat() }),
     { minLength: 10, maxLength: 30 },
@@ -61,6 +67,9 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
     tool_result_spill_dir: schedule.spillDir ? '/tmp/context-simple-spill' : null,
     compaction_strategy: schedule.strategy,
     token_meter: schedule.meter,
+    compaction_order: schedule.order,
+    calibration_reasoning_context: schedule.reasoning,
+    anthropic_cache_breakpoints: schedule.breakpoints,
   })
   if (decoded._tag === 'Left') throw decoded.left
   const deps = { config: decoded.right.config, estimate: makeCachedEstimator(), format }
