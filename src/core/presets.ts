@@ -1,7 +1,8 @@
 /**
  * Named configurations: `reference` (the contract's defaults), `recommended` (what we would ship
- * as defaults after measuring on real sessions) and `recommended-summary` (`recommended` with the
- * LLM rolling-summary strategy). Reasons and measurements: docs/evaluation.md.
+ * as defaults after measuring on real sessions), `recommended-summary` (`recommended` with the
+ * LLM rolling-summary strategy) and `recommended-retention` (`recommended` with a target that keeps
+ * more). Reasons and measurements: docs/evaluation.md.
  */
 import type { Config } from './config.js'
 
@@ -84,7 +85,8 @@ const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' a
  *   more tokens of every budget to the conversation), `compaction_notice_repeat` `none`, and
  *   `token_meter` `calibrated` with `token_estimator` `typed` (budgets as the provider bills them),
  *   `protected_tool_results` 2 (older large tool results may be shortened before whole groups go),
- *   `compaction_order` `least_referenced` (what the agent stopped naming goes first).
+ *   `compaction_order` `least_referenced` (what the agent stopped naming goes first),
+ *   `compaction_breaker_passes` 1 (after a pass that ends over E, no re-escalation until the floor fits E again).
  * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'` and
  *   `summary_hysteresis: true` (without it the summary strategy refires and doubles boundaries).
  * - `recommended-retention`: `recommended` plus `target_basis: 'compactable'` and `target_usage`

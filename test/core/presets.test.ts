@@ -1,4 +1,5 @@
 // The presets export: names, shapes, and that every preset decodes cleanly over any header.
+import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { isRight } from 'fp-ts/lib/Either.js'
 import { describe, expect, it } from 'vitest'
@@ -25,6 +26,23 @@ describe('presets', () => {
   it('recognises exactly the preset names', () => {
     fc.assert(fc.property(fc.oneof(fc.string(), fc.constantFrom(...PRESET_NAMES)), (name) => isPresetName(name) === (PRESET_NAMES as ReadonlyArray<string>).includes(name)))
     expect(isPresetName('recommended')).toBe(true)
+  })
+
+  // docs/evaluation.md "`recommended`" justifies each key of the preset with its contract default
+  // and its value; the table and src/core/presets.ts must name the same keys with the same values.
+  it('docs/evaluation.md\'s recommended table names exactly the preset\'s keys, values and contract defaults', () => {
+    const text = readFileSync(new URL('../../docs/evaluation.md', import.meta.url), 'utf8')
+    const section = text.slice(text.indexOf('## `recommended`\n'), text.indexOf('\n## ', text.indexOf('## `recommended`\n') + 1))
+    const rows = section.split('\n').filter((line) => /^\| `[a-z_]+`/.test(line))
+    const cell = (value: string): unknown => JSON.parse(value.trim().replace(/^`|`$/g, ''))
+    const table = rows.map((line) => {
+      const [key, contract, recommended] = line.split('|').slice(1, 4)
+      return [/`([a-z_]+)`/.exec(key)?.[1], cell(contract), cell(recommended)]
+    })
+    const preset = presets.recommended as Readonly<Record<string, unknown>>
+    const defaults = DEFAULT_CONFIG as unknown as Readonly<Record<string, unknown>>
+    expect(table.map(([key]) => key).sort()).toEqual(Object.keys(preset).sort())
+    for (const [key, contract, recommended] of table) expect([key, contract, recommended]).toEqual([key, defaults[key as string], preset[key as string]])
   })
 
   it('is frozen', () => {
