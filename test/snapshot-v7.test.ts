@@ -1,5 +1,5 @@
 // Snapshots of versions 7 and 8 (fixtures/snapshots/v7/ and v8/, each written by the code of that
-// version with the generate.mts beside them) restore through src/core/snapshot/migrations.ts (7 -> 8
+// version by fixtures/snapshots/generate.mts) restore through src/core/snapshot/migrations.ts (7 -> 8
 // -> 9, 8 -> 9) and continue exactly as that code continued: the same views, events and stats for
 // the requests that followed (docs/embedding.md, "Snapshots across versions").
 import { createHash } from 'node:crypto'
