@@ -16,7 +16,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
-import { responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
+import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => {
@@ -131,20 +131,9 @@ const sessionRun = async (build) => {
   build.session ??= build.loadRecordings(build.readTextFile(SESSION), SESSION, 'auto').recordings[0]
   const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
   const provider = { getModelInfo: () => ({ context_window: 200000, max_output_tokens: 64000 }) }
-  const times = []
   // Fresh message objects every run, as a host has: a build that keeps the caller's objects would
   // otherwise find the previous run's derivations cached on them.
-  for (const op of structuredClone(build.session.ops)) {
-    if (op.op === 'add_message') await manager.addMessage(op.message)
-    else if (op.op === 'llm_response') await manager.onLlmResponse({ usage: op.usage })
-    else if (op.op === 'set_messages') await manager.setMessages(op.messages)
-    else if (op.op === 'clear') await manager.clear()
-    else if (op.op === 'get_messages_for_request') {
-      const start = performance.now()
-      await manager.getMessagesForRequest({ provider })
-      times.push(performance.now() - start)
-    }
-  }
+  const times = await replayOpsThroughManager(manager, structuredClone(build.session.ops), provider)
   return { request: median(times) }
 }
 

@@ -16,7 +16,7 @@ import { silentLogger } from '../dist/shell/logger.js'
 import { makeMemorySpillWriter } from '../dist/shell/spill-fs.js'
 import { loadRecordings } from '../dist/shell/importers/detect.js'
 import { readTextFile } from '../dist/shell/read-text.js'
-import { responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
+import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const SECTIONS = ['requests', 'core', 'responses', 'session', 'snapshot', 'sessions']
@@ -90,22 +90,7 @@ const claudeSession = () => {
 }
 
 /** Replays a recording's ops through a ContextManager; returns the time of each request (ms). */
-const replayThroughManager = async (recording, provider) => {
-  const manager = new ContextManager(recording.config, options())
-  const times = []
-  for (const op of recording.ops) {
-    if (op.op === 'add_message') await manager.addMessage(op.message)
-    else if (op.op === 'llm_response') await manager.onLlmResponse({ usage: op.usage })
-    else if (op.op === 'set_messages') await manager.setMessages(op.messages)
-    else if (op.op === 'clear') await manager.clear()
-    else if (op.op === 'get_messages_for_request') {
-      const start = performance.now()
-      await manager.getMessagesForRequest({ provider })
-      times.push(performance.now() - start)
-    }
-  }
-  return times
-}
+const replayThroughManager = (recording, provider) => replayOpsThroughManager(new ContextManager(recording.config, options()), recording.ops, provider)
 
 if (only.length === 0) {
   // Each section in a process of its own, so one section's garbage never shows in another's heap figures.

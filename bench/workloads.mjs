@@ -1,4 +1,23 @@
-// The synthetic workloads of bench/manager.mjs and bench/ab.mjs (docs/performance.md, "Workloads").
+// The synthetic workloads of bench/manager.mjs and bench/ab.mjs (docs/performance.md, "Workloads"),
+// and the loop both use to replay a recording's ops through a ContextManager.
+import { performance } from 'node:perf_hooks'
+
+/** Replays recording ops through a ContextManager (any build's); returns the time of each request (ms). */
+export const replayOpsThroughManager = async (manager, ops, provider) => {
+  const times = []
+  for (const op of ops) {
+    if (op.op === 'add_message') await manager.addMessage(op.message)
+    else if (op.op === 'llm_response') await manager.onLlmResponse({ usage: op.usage })
+    else if (op.op === 'set_messages') await manager.setMessages(op.messages)
+    else if (op.op === 'clear') await manager.clear()
+    else if (op.op === 'get_messages_for_request') {
+      const start = performance.now()
+      await manager.getMessagesForRequest({ provider })
+      times.push(performance.now() - start)
+    }
+  }
+  return times
+}
 
 /** Synthetic agent turns: a user message, an assistant with 1-4 tool calls, their results (about 40-7,000 chars). */
 export const syntheticTurn = (i, callBase) => {
