@@ -7,20 +7,11 @@ import type { Effect } from '../effects.js'
 import { hasStickyDecisions } from '../state.js'
 import { estimateMessages } from '../meter/estimate.js'
 import { mergeSpills, type PassContext } from '../compaction/context.js'
-import { withBilledEstimator } from '../meter/calibrated-meter.js'
 import { ARMED_BREAKER, runCompactionPass, type PassInput, type PassOutcome } from '../compaction/pass.js'
-import { selectAppliedView, selectReasoningPrefix } from '../incremental/working.js'
+import { selectAppliedView } from '../incremental/working.js'
+import { selectPassContext } from './facts.js'
 import type { AppliedView } from '../memo/derivation-memo.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
-
-/**
- * The context the pass measures in: under the calibrated meter, with the estimator that leaves out
- * the reasoning the provider does not bill (`toBilledEstimator`, docs/contract.md 17.13), the units
- * of the model that converted E and the target; else the request's own. W's reasoning sums are
- * kept per request and extended by what was appended (`selectReasoningPrefix`): no walk over W.
- */
-const toPassContext = (facts: StageFacts): PassContext =>
-  facts.reading.calibrated === null ? facts.context : withBilledEstimator(facts.context, facts.working, selectReasoningPrefix(facts.selected, facts.context.estimate))
 
 /** What the pass reads, from the facts and the slices so far (the prepared list measured in `context`'s units). */
 const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null, context: PassContext): PassInput => {
@@ -91,7 +82,7 @@ export const compactionPassStage = defineStage({
     const stickyOnly = !fires || breakerHolds
     const applied =
       stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context) : null
-    const context = toPassContext(facts)
+    const context = selectPassContext(facts)
     const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied, context), context)
     const spillEffects = toSpillEffects(facts, draft, applied, pass)
     const effects = spillEffects.length === 0 ? pass.effects : [...spillEffects, ...pass.effects]

@@ -10,8 +10,9 @@ import { estimateMessages } from '../meter/estimate.js'
 import type { PassContext } from '../compaction/context.js'
 import { measureFloor, type InfeasiblePayload } from '../compaction/floor.js'
 import { ARMED_BREAKER } from '../compaction/pass.js'
-import { withBilledEstimator, type CalibratedReading } from '../meter/calibrated-meter.js'
-import { selectAppliedView, selectReasoningPrefix } from '../incremental/working.js'
+import type { CalibratedReading } from '../meter/calibrated-meter.js'
+import { selectAppliedView } from '../incremental/working.js'
+import { selectPassContext } from './facts.js'
 import { defineStage, type StageFacts } from './types.js'
 
 /**
@@ -51,8 +52,7 @@ const isFloorWithinE = (facts: StageFacts): boolean => {
   const effective = facts.reading.calibrated?.effectiveUnits ?? facts.effective
   if (effective <= 0) return false
   const applied = selectAppliedView(facts.memo, facts.selected, facts.before.compaction.sticky, facts.context)
-  const context = facts.reading.calibrated === null ? facts.context : withBilledEstimator(facts.context, facts.working, selectReasoningPrefix(facts.selected, facts.context.estimate))
-  return measureFloor(applied.stickyApplied, applied.systemTokens, facts.config, context).floor_tokens <= effective
+  return measureFloor(applied.stickyApplied, applied.systemTokens, facts.config, selectPassContext(facts)).floor_tokens <= effective
 }
 
 /**

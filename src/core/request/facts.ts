@@ -7,9 +7,10 @@ import type { CoreDeps } from '../deps.js'
 import type { RequestReceived } from '../events.js'
 import type { Message, Messages } from '../messages/message.js'
 import type { State } from '../state.js'
-import { makePassContext } from '../compaction/context.js'
+import { makePassContext, type PassContext } from '../compaction/context.js'
 import type { DerivationMemo } from '../memo/derivation-memo.js'
-import { isReplacedSystem, selectWorking } from '../incremental/working.js'
+import { isReplacedSystem, selectReasoningPrefix, selectWorking } from '../incremental/working.js'
+import { withBilledEstimator } from '../meter/calibrated-meter.js'
 import { toPlainArray } from '../messages/appendable.js'
 import { readMeter } from './meter.js'
 import type { StageFacts } from './types.js'
@@ -75,3 +76,20 @@ export const toRequestFacts = (deps: CoreDeps, memo: DerivationMemo, state: Stat
     reading: readMeter(config, memo, state, selected, effective, context),
   }
 }
+
+/**
+ * The context a compaction pass measures in, and the checks that judge a pass in its units (the
+ * breaker's floor): under the calibrated meter, with the estimator that leaves out the reasoning
+ * the provider does not bill (`withBilledEstimator`, docs/contract.md 17.13), the units of the
+ * model that converted E and the target; else the request's own `facts.context`. W's reasoning
+ * sums are kept per request and extended by what was appended (`selectReasoningPrefix`): no walk
+ * over W.
+ *
+ * @example
+ * const deps = { config: DEFAULT_CONFIG, estimate: estimateOne }
+ * const event: RequestReceived = { type: 'request_received', tokenBudget: 10000, provider: null, providerGiven: false, systemPrompt: null, now: DEFAULT_REPLAY_NOW }
+ * const facts = toRequestFacts(deps, makeDerivationMemo(), makeInitialState(), event)
+ * selectPassContext(facts) === facts.context // => true
+ */
+export const selectPassContext = (facts: StageFacts): PassContext =>
+  facts.reading.calibrated === null ? facts.context : withBilledEstimator(facts.context, facts.working, selectReasoningPrefix(facts.selected, facts.context.estimate))
