@@ -368,19 +368,14 @@ export const toReasoningShare = (piece: Message, estimate: TokenEstimator): numb
  * measureUnbilledReasoning(view, () => 10) // => 10
  * measureUnbilledReasoning(view, () => 10, 2) // => 0
  */
-export const measureUnbilledReasoning = (view: Messages, estimate: TokenEstimator, end: number = view.length): number => {
-  let last = end - 1
-  while (last >= 0 && view[last].role !== 'user') last -= 1
-  let total = 0
-  for (let i = 0; i < last; i += 1) total += toReasoningShare(view[i], estimate)
-  return total
-}
+export const measureUnbilledReasoning = (view: Messages, estimate: TokenEstimator, end: number = view.length): number =>
+  extendReasoningPrefix(null, view, estimate, end).unbilled
 
 /**
  * The running sums `measureUnbilledReasoning` reads, over the first `length` messages of a list
  * (estimator tokens, for `estimate`): `running` the reasoning shares (`toReasoningShare`) of all of
  * them, `unbilled` those before the last user message (index `lastUser`, -1 for none), which is
- * `measureUnbilledReasoning` of those messages, summed in the same order so the figure is the same.
+ * `measureUnbilledReasoning` of those messages.
  * Kept per working list and extended by what was appended (src/core/incremental/working.ts), so a
  * request does not walk the whole history for it.
  *
@@ -396,17 +391,17 @@ export interface ReasoningPrefix {
 }
 
 /**
- * `prefix` (null: an empty list) extended by the messages `added` after it, measured with
- * `estimate` (which must be `prefix.estimate`): O(added). Its `unbilled` equals
- * `measureUnbilledReasoning` of the whole list.
+ * `prefix` (null: an empty list) extended by the first `count` messages of `added` (all of them by
+ * default), measured with `estimate` (which must be `prefix.estimate`): O(count). Its `unbilled`
+ * is `measureUnbilledReasoning` of the whole list, which is this from an empty prefix.
  *
  * @example
  * extendReasoningPrefix(null, [{ role: 'user', content: 'go' }, { role: 'assistant', content: 'ok' }], () => 10).lastUser // => 0
  */
-export const extendReasoningPrefix = (prefix: ReasoningPrefix | null, added: Messages, estimate: TokenEstimator): ReasoningPrefix => {
+export const extendReasoningPrefix = (prefix: ReasoningPrefix | null, added: Messages, estimate: TokenEstimator, count: number = added.length): ReasoningPrefix => {
   let { running, unbilled, lastUser } = prefix ?? { running: 0, unbilled: 0, lastUser: -1 }
   const start = prefix?.length ?? 0
-  for (let k = 0; k < added.length; k += 1) {
+  for (let k = 0; k < count; k += 1) {
     const message = added[k]
     if (message.role === 'user') {
       unbilled = running
@@ -414,5 +409,5 @@ export const extendReasoningPrefix = (prefix: ReasoningPrefix | null, added: Mes
     }
     running += toReasoningShare(message, estimate)
   }
-  return { estimate, length: start + added.length, running, unbilled, lastUser }
+  return { estimate, length: start + count, running, unbilled, lastUser }
 }
