@@ -632,7 +632,7 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     target_basis: fc.constantFrom('budget', 'compactable'),
     tool_result_truncation: fc.constantFrom('head', 'stub', 'mask'),
     protected_recent_tokens: fc.constantFrom(null, 1, 40, 400),
-    compaction_order: fc.constantFrom('oldest', 'least_referenced'),
+    compaction_order: fc.constantFrom('oldest', 'least_referenced', 'least_referenced_per_token'),
   },
   { requiredKeys: [] },
 )

@@ -112,7 +112,7 @@ const retentionKeysArb = fc.record(
     target_basis: fc.constantFrom('budget', 'compactable'),
     tool_result_truncation: fc.constantFrom('head', 'stub', 'mask'),
     protected_recent_tokens: fc.constantFrom(null, 1, 40, 400, 100_000),
-    compaction_order: fc.constantFrom('oldest', 'least_referenced'),
+    compaction_order: fc.constantFrom('oldest', 'least_referenced', 'least_referenced_per_token'),
   },
   { requiredKeys: [] },
 )

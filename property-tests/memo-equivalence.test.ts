@@ -34,7 +34,7 @@ interface Schedule {
   readonly spillDir: boolean
   readonly strategy: 'progressive' | 'summary'
   readonly meter: 'estimate' | 'calibrated'
-  readonly order: 'oldest' | 'least_referenced'
+  readonly order: 'oldest' | 'least_referenced' | 'least_referenced_per_token'
   readonly reasoning: 'current_turn' | 'all_turns'
   readonly breakpoints: boolean
   readonly ticks: ReadonlyArray<{
@@ -51,7 +51,7 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc.record({
   spillDir: fc.boolean(),
   strategy: fc.constantFrom('progressive' as const, 'summary' as const),
   meter: fc.constantFrom('estimate' as const, 'calibrated' as const),
-  order: fc.constantFrom('oldest' as const, 'least_referenced' as const),
+  order: fc.constantFrom('oldest' as const, 'least_referenced' as const, 'least_referenced_per_token' as const),
   reasoning: fc.constantFrom('current_turn' as const, 'all_turns' as const),
   breakpoints: fc.boolean(),
   ticks: fc.array(

@@ -1,6 +1,7 @@
-// Least recently referenced first (src/core/compaction/reference-order.ts) on generated histories
-// whose messages share handles from a small pool, so the order really differs from the contract's:
-// the visit order is a permutation that ranks a tool group as one unit, and the ladder under it
+// Least recently referenced first and its per-token variant (src/core/compaction/reference-order.ts)
+// on generated histories whose messages share handles from a small pool and differ in size, so the
+// orders really differ from the contract's: the visit order is a permutation that ranks a tool
+// group as one unit (one last use, one size, its members visited together), and the ladder under it
 // keeps tool groups atomic (R1-R3), the last user message, and never shortens the protected tool results, stops
 // at the target whenever it stops below level 8, and reaches the same level as the contract's
 // order at the removal levels' bottom (level 7 or 8) whenever the contract's does.
@@ -8,10 +9,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { makePassContext } from '../src/core/compaction/context.js'
 import { runLadder } from '../src/core/compaction/ladder.js'
-import { toLastUse, toVisitOrder } from '../src/core/compaction/reference-order.js'
+import { toLastUse, toUnitSizes, toVisitOrder } from '../src/core/compaction/reference-order.js'
 import { toStickyDraft } from '../src/core/compaction/sticky.js'
 import { isToolCallMessage, selectResultRunEnd } from '../src/core/compaction/tool-pairs.js'
-import { DEFAULT_CONFIG, type Config } from '../src/core/config.js'
+import { DEFAULT_CONFIG, type CompactionOrder, type Config } from '../src/core/config.js'
 import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
 import type { Message } from '../src/core/messages/message.js'
 import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
@@ -58,6 +59,8 @@ const caseArb = fc.record({
   fraction: fc.double({ min: 0, max: 1, noNaN: true }),
 })
 
+const orderArb = fc.constantFrom<CompactionOrder>('oldest', 'least_referenced', 'least_referenced_per_token')
+
 const ladderOf = (working: Message[], config: Config, fraction: number) => {
   const current = estimateMessages(working, estimateOne)
   const target = Math.floor(current * fraction)
@@ -67,14 +70,22 @@ const ladderOf = (working: Message[], config: Config, fraction: number) => {
 }
 
 describe('least recently referenced first', () => {
-  it('the visit order is a permutation, and a tool group shares one last use', () => {
+  it('the visit order is a permutation that visits a tool group\'s members one after another, and a group shares one last use and one size', () => {
     runProperty(
       'reference order: permutation and groups',
-      fc.property(caseArb, ({ turns }) => {
+      fc.property(caseArb, orderArb, ({ turns }, compactionOrder) => {
         const working = toWorking(turns)
         const positions = working.map((_, i) => i)
-        const order = toVisitOrder(working, positions, 'least_referenced')
+        const order = toVisitOrder(working, positions, compactionOrder)
         expect([...order].sort((x, y) => x - y)).toEqual(positions)
+        const sizes = toUnitSizes(working, estimateOne)
+        for (let a = 0; a < working.length; a += 1) {
+          if (!isToolCallMessage(working[a])) continue
+          const end = selectResultRunEnd(working, a)
+          const at = order.indexOf(a)
+          for (let i = a; i < end; i += 1) expect(order[at + i - a]).toBe(i)
+          for (let i = a; i < end; i += 1) expect(sizes[i]).toBe(estimateMessages(working.slice(a, end), estimateOne))
+        }
         const lastUse = toLastUse(working)
         for (let a = 0; a < working.length; a += 1) {
           expect(lastUse[a]).toBeGreaterThanOrEqual(a)
@@ -90,12 +101,12 @@ describe('least recently referenced first', () => {
   it('the ladder keeps groups atomic and the protections, and stops at the target below level 8', () => {
     runProperty(
       'reference order: ladder',
-      fc.property(caseArb, ({ turns, share, tools, fraction }) => {
+      fc.property(caseArb, fc.constantFrom<CompactionOrder>('least_referenced', 'least_referenced_per_token'), ({ turns, share, tools, fraction }, compactionOrder) => {
         const working = toWorking(turns)
-        const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, compaction_order: 'least_referenced' }
+        const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, compaction_order: compactionOrder }
         const { target, ladder, draft } = ladderOf(working, config, fraction)
         const contract = ladderOf(working, { ...config, compaction_order: 'oldest' }, fraction)
-        const where = JSON.stringify({ turns: turns.length, share, tools, fraction })
+        const where = JSON.stringify({ turns: turns.length, share, tools, fraction, compactionOrder })
         expect(findPairingViolations(ladder.working), where).toEqual([])
         // the last user message stays as it was
         expect(ladder.working[ladder.working.length - 1], where).toBe(working[working.length - 1])

@@ -47,7 +47,7 @@ const retentionScenarios = fc
     fc.constantFrom('head', 'stub', 'mask'),
     fc.constantFrom(null, 1, 60, 500),
     fc.constantFrom('budget', 'compactable'),
-    fc.constantFrom('oldest', 'least_referenced'),
+    fc.constantFrom('oldest', 'least_referenced', 'least_referenced_per_token'),
   )
   .map(([scenario, truncation, tokens, basis, order]): Scenario => {
     const made = makeScenario({ ...scenario.rawConfig, tool_result_truncation: truncation, protected_recent_tokens: tokens, target_basis: basis, compaction_order: order }, scenario.ops)

@@ -152,7 +152,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   target_basis: { codec: t.keyof({ budget: null, compactable: null }), accepts: '"budget" or "compactable"' },
   tool_result_truncation: { codec: t.keyof({ head: null, stub: null, mask: null }), accepts: '"head", "stub" or "mask"' },
   protected_recent_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
-  compaction_order: { codec: t.keyof({ oldest: null, least_referenced: null }), accepts: '"oldest" or "least_referenced"' },
+  compaction_order: { codec: t.keyof({ oldest: null, least_referenced: null, least_referenced_per_token: null }), accepts: '"oldest", "least_referenced" or "least_referenced_per_token"' },
   summary_hysteresis: { codec: FlagCodec, accepts: 'true or false' },
   summary_target_usage: { codec: t.union([t.null, NumberCodec]), accepts: 'null or a number (fraction of the effective budget)' },
   summary_min_span_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },

@@ -168,9 +168,11 @@ export interface Config {
    * and removal candidates: `"oldest"` (the contract, SPEC 6.3 and 6.4: by position, oldest
    * first) or `"least_referenced"` (least recently used first: a group's last use is the latest
    * later user or assistant message, text or tool-call argument values, naming one of the
-   * handles its content holds, or its own position when none does; ties by position). Tool groups
-   * stay atomic and every protection stays as it is. src/core/compaction/reference-order.ts;
-   * docs/evaluation.md, "Least recently referenced first".
+   * handles its content holds, or its own position when none does; ties by position) or
+   * `"least_referenced_per_token"` (cost-aware: the unit's estimated tokens times the messages
+   * since its last use, largest first; in no preset). Tool groups stay atomic and every
+   * protection stays as it is. src/core/compaction/reference-order.ts; docs/evaluation.md, "Least
+   * recently referenced first".
    */
   readonly compaction_order: CompactionOrder
   /**
@@ -301,13 +303,14 @@ export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 
 /**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):
- * `"oldest"` first (the contract, SPEC 6.3-6.4) or `"least_referenced"` first
+ * `"oldest"` first (the contract, SPEC 6.3-6.4), `"least_referenced"` first, or
+ * `"least_referenced_per_token"`: the most tokens kept for the longest time since last use first
  * (src/core/compaction/reference-order.ts).
  *
  * @example
  * const order: CompactionOrder = 'least_referenced'
  */
-export type CompactionOrder = 'oldest' | 'least_referenced'
+export type CompactionOrder = 'oldest' | 'least_referenced' | 'least_referenced_per_token'
 
 /**
  * What requests after the first full notice of a compaction carry (`compaction_notice_repeat`).

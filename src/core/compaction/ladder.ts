@@ -172,7 +172,7 @@ const runRemoval = (
   const removed = new Set<number>()
   let current = estimateMessages(working, context.estimate) + systemTokens
   // compaction_order (src/core/compaction/reference-order.ts): oldest first, or least recently referenced first.
-  const order = toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order, context.handles)
+  const order = toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order, context.handles, context.estimate)
   for (const i of order) {
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
@@ -288,7 +288,7 @@ export const runLadder = (
   // Protections by position (SPEC 6.3); the waves visit in `compaction_order` (src/core/compaction/reference-order.ts).
   let positions = toolPositions(cursor.working)
   let protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  let visits = toVisitOrder(cursor.working, positions, config.compaction_order, context.handles)
+  let visits = toVisitOrder(cursor.working, positions, config.compaction_order, context.handles, context.estimate)
   // tool_result_truncation "mask": level 2 clears every unprotected result (src/core/compaction/retention.ts).
   const waves = toWaveRanges(positions.length, config.tool_result_truncation)
 
@@ -302,7 +302,7 @@ export const runLadder = (
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  visits = toVisitOrder(cursor.working, positions, config.compaction_order, context.handles)
+  visits = toVisitOrder(cursor.working, positions, config.compaction_order, context.handles, context.estimate)
   runWave(cursor, visits.slice(...toWaveRanges(positions.length, config.tool_result_truncation).level4), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 4 }
 
@@ -311,7 +311,7 @@ export const runLadder = (
 
   positions = toolPositions(cursor.working)
   protectedPositions = protectedToolPositions(positions, config.protected_tool_results)
-  runWave(cursor, toVisitOrder(cursor.working, positions, config.compaction_order, context.handles), protectedPositions, target, draft, context)
+  runWave(cursor, toVisitOrder(cursor.working, positions, config.compaction_order, context.handles, context.estimate), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 6 }
 
   runRemoval(cursor, 0.3, systemTokens, target, draft, context)

@@ -3,7 +3,11 @@
  * docs/evaluation.md, "Least recently referenced first"): the order in which the ladder's waves
  * and removal levels visit their candidates, by when the agent last *used* what a message
  * brought into the conversation instead of by its age (the contract, SPEC 6.3-6.4, visits oldest
- * first). The cache analogy: LRU instead of FIFO.
+ * first). The cache analogy: LRU instead of FIFO. `"least_referenced_per_token"` is the
+ * cost-aware LRU of caches: a unit's tokens times the messages since its last use, largest first
+ * (`toVisitOrder`); measured better on tau-bench and worse on Claude Code and Codex, where the
+ * large file read just used is what the next answer quotes (docs/evaluation.md, "Cost-aware least
+ * recently referenced, and superseded results (not taken)").
  *
  * What counts as a use. An agent carries forward *handles*: the ids, paths, file names and
  * numbers it read in a tool result and passes on in its next tool call or names in its answer.
@@ -37,6 +41,8 @@
  */
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject } from '../messages/values.js'
+import type { CompactionOrder } from '../config.js'
+import { estimateOne } from '../meter/estimate.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 
 /** Shortest handle, in characters. */
@@ -220,22 +226,60 @@ export const toLastUse = (working: Messages, handlesOf: (message: Message) => Me
 }
 
 /**
+ * What keeping each position of `working` costs, in `sizeOf` tokens: the sum over its tool group
+ * (SPEC 17.3: an assistant with tool calls and its adjacent results) for every member of one, its
+ * own size otherwise, so a group is weighed as one unit.
+ *
+ * @example
+ * const working: Messages = [
+ *   { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+ *   { role: 'tool', tool_call_id: 'a', content: 'x' },
+ *   { role: 'user', content: 'y' },
+ * ]
+ * toUnitSizes(working, () => 10) // => [20, 20, 10]
+ */
+export const toUnitSizes = (working: Messages, sizeOf: (message: Message) => number): number[] => {
+  const sizes = working.map(sizeOf)
+  for (let a = 0; a < working.length; a += 1) {
+    if (!isToolCallMessage(working[a])) continue
+    const end = selectResultRunEnd(working, a)
+    let total = 0
+    for (let i = a; i < end; i += 1) total += sizes[i]
+    for (let i = a; i < end; i += 1) sizes[i] = total
+    a = end - 1
+  }
+  return sizes
+}
+
+/**
  * `positions` in the order the ladder visits them under `compaction_order`: as given (the
- * contract: oldest first) for `"oldest"`, else by their last use in `working` (`toLastUse`),
- * least recent first, ties by position (`handlesOf` as for `toLastUse`). Never drops or adds a position.
+ * contract: oldest first) for `"oldest"`; by their last use in `working` (`toLastUse`), least
+ * recent first, for `"least_referenced"`; for `"least_referenced_per_token"` by what keeping them
+ * costs against how long ago they were last used, largest first: the unit's tokens (`toUnitSizes`
+ * with `sizeOf`) times the messages since its last use (`working.length - lastUse`, at least 1).
+ * That is the cost-aware LRU of caches (evict the lowest value per token, with the value of a
+ * unit falling with the time since its last use): a large result unused for long goes before a
+ * small message unused as long, and one removal frees what several would. Ties by position
+ * (`handlesOf` as for `toLastUse`). Never drops or adds a position.
  *
  * @example
  * const working: Messages = [{ role: 'assistant', content: 'ref A-17' }, { role: 'assistant', content: 'x' }, { role: 'user', content: 'about A-17' }]
  * toVisitOrder(working, [0, 1], 'least_referenced') // => [1, 0]
  * toVisitOrder(working, [0, 1], 'oldest') // => [0, 1]
+ * toVisitOrder(working, [0, 1], 'least_referenced_per_token', toMessageHandles, (message) => (message.content === 'x' ? 1 : 50)) // => [0, 1]
  */
 export const toVisitOrder = (
   working: Messages,
   positions: ReadonlyArray<number>,
-  order: 'oldest' | 'least_referenced',
+  order: CompactionOrder,
   handlesOf: (message: Message) => MessageHandles = toMessageHandles,
+  sizeOf: (message: Message) => number = estimateOne,
 ): number[] => {
   if (order === 'oldest') return [...positions]
   const lastUse = toLastUse(working, handlesOf)
-  return [...positions].sort((x, y) => lastUse[x] - lastUse[y] || x - y)
+  if (order === 'least_referenced') return [...positions].sort((x, y) => lastUse[x] - lastUse[y] || x - y)
+  const sizes = toUnitSizes(working, sizeOf)
+  const n = working.length
+  const weight = (i: number): number => sizes[i] * Math.max(1, n - lastUse[i])
+  return [...positions].sort((x, y) => weight(y) - weight(x) || x - y)
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../../../src/core/codecs.js'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { runLadder } from '../../../src/core/compaction/ladder.js'
-import { addHandles, toLastUse, toVisitOrder } from '../../../src/core/compaction/reference-order.js'
+import { addHandles, toLastUse, toUnitSizes, toVisitOrder } from '../../../src/core/compaction/reference-order.js'
 import { toStickyDraft } from '../../../src/core/compaction/sticky.js'
 import { EMPTY_STICKY } from '../../../src/core/state.js'
 import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
@@ -86,6 +86,27 @@ describe('toVisitOrder', () => {
     expect(toVisitOrder(working, [2, 4], 'least_referenced')).toEqual([4, 2])
     expect(toVisitOrder(working, [0, 1, 2, 3, 4, 5], 'least_referenced')).toEqual([0, 3, 4, 1, 2, 5])
   })
+  it('least_referenced_per_token weighs a unit by its tokens times the messages since its last use, largest first', () => {
+    const size = (message: Message): number => String(message.content).length
+    // sizes: group a (1-2) 31, group b (3-4) 21, 0: 4, 5: 19; last uses: a 5, b 4, 0 0, 5 5; n = 6
+    expect(toUnitSizes(working, size)).toEqual([4, 31, 31, 21, 21, 19])
+    // weights: 0: 4 x 6 = 24, a: 31 x 1 = 31, b: 21 x 2 = 42, 5: 19 x 1 = 19
+    expect(toVisitOrder(working, [0, 1, 2, 3, 4, 5], 'least_referenced_per_token', undefined, size)).toEqual([3, 4, 1, 2, 0, 5])
+    // with equal sizes it is least recently referenced first
+    expect(toVisitOrder(working, [0, 1, 2, 3, 4, 5], 'least_referenced_per_token', undefined, () => 1)).toEqual([0, 3, 4, 1, 2, 5])
+  })
+  it('least_referenced_per_token puts a large stale result before a small one unused as long, where least_referenced keeps their age order', () => {
+    const stale: Message[] = [
+      say('user', 'go'),
+      call('s', 'lookup', { key: 'k_s' }),
+      result('s', 'small S_1'),
+      call('l', 'lookup', { key: 'k_l' }),
+      result('l', `large L_2 ${'.'.repeat(2000)}`),
+      say('assistant', 'Done.'),
+    ]
+    expect(toVisitOrder(stale, [2, 4], 'least_referenced')).toEqual([2, 4])
+    expect(toVisitOrder(stale, [2, 4], 'least_referenced_per_token')).toEqual([4, 2])
+  })
 })
 
 describe('the ladder under compaction_order', () => {
@@ -153,6 +174,8 @@ describe('the tool-result waves under compaction_order', () => {
   it('level 1 shortens the oldest result under "oldest", the least recently referenced under "least_referenced"', () => {
     expect(wave('oldest')).toEqual({ level: 1, truncated: [2] })
     expect(wave('least_referenced')).toEqual({ level: 1, truncated: [4] })
+    // equal sizes: the per-token order is the least recently referenced one
+    expect(wave('least_referenced_per_token')).toEqual({ level: 1, truncated: [4] })
   })
 })
 
