@@ -12,7 +12,9 @@
 // and compacting requests through ContextManager, 100,000-token budget, 300 rounds, 150 at 100,000),
 // core-2000/100000 (quiet requests folded through makeStep), responses-2000 (openai-responses
 // format through ContextManager, 150 rounds), session (the 3 MB Claude Code session's requests),
-// core-session (the same requests folded through makeStep alone).
+// core-session (the same requests folded through makeStep alone), anthropic-session (the session's
+// requests through ContextManager with the view asked for in the anthropic format under
+// anthropic_cache_breakpoints: true).
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
@@ -26,7 +28,7 @@ const option = (name, fallback) => {
   return value
 }
 const runs = Number(option('--runs', '5'))
-const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session']
+const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session', 'anthropic-session']
 const only = option('--only', ALL.join(',')).split(',')
 const dirs = args.map((dir) => resolve(dir))
 if (dirs.length < 1) {
@@ -137,6 +139,16 @@ const sessionRun = async (build) => {
   return { request: median(times) }
 }
 
+// The session through ContextManager with anthropic_cache_breakpoints on, each view asked for in
+// the anthropic format (as replay --view-format anthropic --set anthropic_cache_breakpoints=true).
+const anthropicSessionRun = async (build) => {
+  build.session ??= build.loadRecordings(build.readTextFile(SESSION), SESSION, 'auto').recordings[0]
+  const manager = new build.ContextManager({ anthropic_cache_breakpoints: true }, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+  const provider = { getModelInfo: () => ({ context_window: 200000, max_output_tokens: 64000 }) }
+  const times = await replayOpsThroughManager(manager, structuredClone(build.session.ops), provider, 'anthropic')
+  return { request: median(times) }
+}
+
 // The same session's requests folded through makeStep alone (as bench/run.mjs: window 200,000, max output 64,000).
 const coreSessionRun = (build) => {
   build.session ??= build.loadRecordings(build.readTextFile(SESSION), SESSION, 'auto').recordings[0]
@@ -160,6 +172,7 @@ const coreSessionRun = (build) => {
 const WORKLOADS = {
   session: sessionRun,
   'core-session': coreSessionRun,
+  'anthropic-session': anthropicSessionRun,
   'manager-1000': (build) => managerRun(build, 1000),
   'manager-2000': (build) => managerRun(build, 2000),
   'manager-10000': (build) => managerRun(build, 10000),

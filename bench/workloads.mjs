@@ -2,8 +2,13 @@
 // and the loop both use to replay a recording's ops through a ContextManager.
 import { performance } from 'node:perf_hooks'
 
-/** Replays recording ops through a ContextManager (any build's); returns the time of each request (ms). */
-export const replayOpsThroughManager = async (manager, ops, provider) => {
+/**
+ * Replays recording ops through a ContextManager (any build's); returns the time of each request
+ * (ms). `format`: the view format each request asks for (`getMessagesForRequest({ format })`;
+ * the manager's own when omitted).
+ */
+export const replayOpsThroughManager = async (manager, ops, provider, format) => {
+  const request = format === undefined ? { provider } : { provider, format }
   const times = []
   for (const op of ops) {
     if (op.op === 'add_message') await manager.addMessage(op.message)
@@ -12,7 +17,7 @@ export const replayOpsThroughManager = async (manager, ops, provider) => {
     else if (op.op === 'clear') await manager.clear()
     else if (op.op === 'get_messages_for_request') {
       const start = performance.now()
-      await manager.getMessagesForRequest({ provider })
+      await manager.getMessagesForRequest(request)
       times.push(performance.now() - start)
     }
   }

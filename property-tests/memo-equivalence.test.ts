@@ -4,8 +4,10 @@
 // failed in any order, a system prompt factory switching texts, the summary strategy with its
 // answers, clear and set_messages, rewinds (stepping a state saved earlier, as a host that
 // restores an older snapshot does), and the calibrated meter (its pass measures with W's Responses
-// reasoning sums, kept per request and extended by what was appended, selectReasoningPrefix). Every request through the one reducer gives exactly the view,
-// effects and state a fresh reducer (empty memo) gives for the same state.
+// reasoning sums, kept per request and extended by what was appended, selectReasoningPrefix), and
+// Anthropic cache breakpoints (the view asked for as Anthropic's: the marks' prefix fingerprints
+// resume from the last view's running hashes). Every request through the one reducer gives exactly
+// the view, output, effects and state a fresh reducer (empty memo) gives for the same state.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../src/core/codecs.js'
@@ -85,6 +87,7 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
     if (event.type === 'request_received') {
       const fresh = makeStep(deps)(state, event)
       expect(result.view, `${label}: view`).toEqual(fresh.view)
+      expect(result.output, `${label}: output`).toEqual(fresh.output)
       expect(result.effects, `${label}: effects`).toEqual(fresh.effects)
       expect(result.state, `${label}: state`).toEqual(fresh.state)
     }
@@ -98,7 +101,10 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
     }
   }
   const request = (label: string): void => {
-    const event: RequestReceived = { type: 'request_received', tokenBudget: null, provider: null, providerGiven: true, systemPrompt: prompt, now: NOW }
+    // Under anthropic_cache_breakpoints the view is asked for as Anthropic's, so the breakpoints'
+    // prefix fingerprints resume from the memo's running hashes (src/core/formats/anthropic-cache.ts).
+    const shape = schedule.breakpoints ? { shape: { format: 'anthropic', repair: false } as const } : {}
+    const event: RequestReceived = { type: 'request_received', tokenBudget: null, provider: null, providerGiven: true, systemPrompt: prompt, now: NOW, ...shape }
     apply(event, label)
   }
   const between = (label: string): void => {

@@ -113,21 +113,115 @@ export interface CacheBreakpointPositions {
  */
 export const NO_CACHE_BREAKPOINTS: CacheBreakpointPositions = { marks: [] }
 
+/** A running SHA-256 (`@noble/hashes`), cloned to branch. */
+type Hasher = ReturnType<typeof sha256.create>
+
+/**
+ * The running hashes of the last view's prefixes, kept so that the next view hashes only what
+ * it does not share with it (`prefixFingerprints`): `system`, the system prompt they start with,
+ * `base`, the hasher after its line (null before the first view), and per message of that view
+ * from the first, up to the last one a fingerprint was asked for, the message and the hasher
+ * after its line. Invariant: `entries[i].state` is the hash of `system`'s line and the lines of
+ * `entries[0..i]`'s messages, whatever view comes next; a view resumes from the longest run of
+ * its messages that are JSON-equal to them (`isSameJson`). One per reducer, in the derivation
+ * memo (src/core/memo/derivation-memo.ts); a pure cache: the fingerprints are those of a hash
+ * from the start. Holds one small hasher per message of the last view.
+ *
+ * @example
+ * const hashes: PrefixHashes = makePrefixHashes()
+ * hashes.entries.length // => 0
+ */
+export interface PrefixHashes {
+  system: unknown
+  base: Hasher | null
+  readonly entries: Array<{ readonly message: unknown; readonly state: Hasher }>
+}
+
+/**
+ * Empty running hashes: the first view is hashed from the start.
+ *
+ * @example
+ * makePrefixHashes().base // => null
+ */
+export const makePrefixHashes = (): PrefixHashes => ({ system: undefined, base: null, entries: [] })
+
+const isPlainRecord = (value: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * True when `a` and `b` are the same value, or plain arrays and objects (keys in the same order)
+ * whose members are: then `JSON.stringify` writes the same text for both (messages are immutable,
+ * docs/architecture.md, so one object is one text). Anything else (a class instance, a function,
+ * NaN) only when it is the same value: false is always safe, it costs a hash.
+ *
+ * @example
+ * isSameJson({ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }) // => true
+ * // another key order writes another text:
+ * isSameJson({ a: 1, b: 2 }, { b: 2, a: 1 }) // => false
+ */
+export const isSameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || Object.getPrototypeOf(a) !== Array.prototype || Object.getPrototypeOf(b) !== Array.prototype || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i += 1) if (!isSameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b) || !isPlainRecord(a) || !isPlainRecord(b)) return false
+  const left = a as Readonly<Record<string, unknown>>
+  const right = b as Readonly<Record<string, unknown>>
+  const keys = Object.keys(left)
+  const others = Object.keys(right)
+  if (keys.length !== others.length) return false
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]
+    if (key !== others[i] || typeof left[key] === 'function' || !isSameJson(left[key], right[key])) return false
+  }
+  return true
+}
+
+const lineOf = (value: unknown): Uint8Array => utf8ToBytes(`${JSON.stringify(value) ?? 'null'}\n`)
+
 /**
  * The prefix fingerprints of the view after each message index in `at` (ascending or not): the
- * system prompt first (a new system prompt changes every prefix, as it does Anthropic's cache
- * key), then the messages up to and including the index.
+ * SHA-256 (64 hex digits) of the system prompt's JSON line first (a new system prompt changes
+ * every prefix, as it does Anthropic's cache key), then each message's JSON line up to and
+ * including the index (`JSON.stringify(x) ?? 'null'` and a newline each; the definition the
+ * positions held in snapshots carry, `CacheBreakpointPositions`). `hashes`: the running hashes of
+ * the last view (`PrefixHashes`), resumed after the longest run of messages this view shares with
+ * it and updated for the next; the same fingerprints as a hash from the start (fresh ones when
+ * omitted). Indexes outside the view hash its missing messages as `null`.
+ *
+ * @example
+ * const hashes = makePrefixHashes()
+ * const messages = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]
+ * prefixFingerprints('Be terse.', messages, [1], hashes).get(1) === prefixFingerprints('Be terse.', messages, [1]).get(1) // => true
  */
-const prefixFingerprints = (system: unknown, messages: ReadonlyArray<unknown>, at: ReadonlyArray<number>): ReadonlyMap<number, string> => {
-  const wanted = new Set(at)
+export const prefixFingerprints = (system: unknown, messages: ReadonlyArray<unknown>, at: ReadonlyArray<number>, hashes: PrefixHashes = makePrefixHashes()): ReadonlyMap<number, string> => {
   const out = new Map<number, string>()
-  const last = Math.max(-1, ...at)
-  const hasher = sha256.create()
-  hasher.update(utf8ToBytes(`${JSON.stringify(system) ?? 'null'}\n`))
-  for (let index = 0; index <= last; index += 1) {
-    hasher.update(utf8ToBytes(`${JSON.stringify(messages[index]) ?? 'null'}\n`))
-    if (wanted.has(index)) out.set(index, bytesToHex(hasher.clone().digest()))
+  // The last message hashed; none when no index is a number from 0 (a hash from the start writes none either).
+  const last = Math.floor(Math.max(-1, ...at))
+  if (!(last >= 0)) return out
+  const entries = hashes.entries
+  if (hashes.base === null || !isSameJson(hashes.system, system)) {
+    hashes.system = system
+    hashes.base = sha256.create().update(lineOf(system))
+    entries.length = 0
   }
+  const shared = Math.min(entries.length, last + 1)
+  let kept = 0
+  while (kept < shared && isSameJson(entries[kept].message, messages[kept])) kept += 1
+  if (kept < shared) entries.length = kept
+  if (entries.length <= last) {
+    const hasher = (entries.length > 0 ? entries[entries.length - 1].state : hashes.base).clone()
+    for (let index = entries.length; index <= last; index += 1) {
+      hasher.update(lineOf(messages[index]))
+      entries.push({ message: messages[index], state: hasher.clone() })
+    }
+  }
+  for (const index of at) if (Number.isInteger(index) && index >= 0) out.set(index, bytesToHex(entries[index].state.clone().digest()))
   return out
 }
 
@@ -155,7 +249,9 @@ const markMessages = (messages: ReadonlyArray<unknown>, indexes: ReadonlyArray<n
  * (newest first), so the entries they wrote are read exactly even when the conversation grew by
  * more than Anthropic's 20-block lookback since. A mark moves only when the view's prefix changes
  * (a compaction): then it is dropped. Never more than the API's 4 with the caller's own marks
- * (nested ones counted). The view is returned unchanged when nothing is placed.
+ * (nested ones counted). The view is returned unchanged when nothing is placed. `hashes`: the
+ * running prefix hashes of the last view (`PrefixHashes`, the derivation memo's), so that the
+ * fingerprints cost what the view does not share with the last one; the same result without.
  *
  * @example
  * placeCacheBreakpoints({ system: 'Be terse.', messages: [{ role: 'user', content: 'hi' }] }).view.system
@@ -165,6 +261,7 @@ export const placeCacheBreakpoints = <V extends { readonly system?: unknown; rea
   view: V,
   mark: AnthropicCacheControl = { type: 'ephemeral' },
   previous: CacheBreakpointPositions = NO_CACHE_BREAKPOINTS,
+  hashes: PrefixHashes = makePrefixHashes(),
 ): { readonly view: V; readonly placed: CachePlacement; readonly positions: CacheBreakpointPositions } => {
   const caller = countMarks(view.system) + view.messages.reduce<number>((total, message) => total + (isPlainObject(message) ? countMarks(message.content) : 0), 0)
   let free = ANTHROPIC_MAX_BREAKPOINTS - caller
@@ -184,7 +281,7 @@ export const placeCacheBreakpoints = <V extends { readonly system?: unknown; rea
     }
   }
   const candidates = previous.marks.filter((entry) => entry.index < stable && entry.index >= 0)
-  const fingerprints = prefixFingerprints(view.system, view.messages, [...candidates.map((entry) => entry.index), ...tail.marked])
+  const fingerprints = prefixFingerprints(view.system, view.messages, [...candidates.map((entry) => entry.index), ...tail.marked], hashes)
   const kept = candidates.filter((entry) => fingerprints.get(entry.index) === entry.prefix).map((entry) => entry.index)
   const slots = free - TOOL_DEFINITIONS_SLOT
   const anchors = slots > 0 ? markMessages(tail.messages, kept.slice(-slots).reverse(), mark) : { messages: tail.messages, marked: [] }

@@ -9,6 +9,7 @@ import type { SpillRequest, Truncation } from '../tool-results/tool-result-budge
 import type { HistoryWalks } from '../formats/input-rules.js'
 import type { MessageHandles } from '../compaction/reference-order.js'
 import type { ReasoningPrefix } from '../formats/openai-responses.js'
+import { makePrefixHashes, type PrefixHashes } from '../formats/anthropic-cache.js'
 
 /**
  * A stripped view and its estimate (tokens), as sent.
@@ -123,6 +124,12 @@ export interface DerivationMemo {
    * history's.
    */
   rankedHandles: ReadonlyMap<Message, MessageHandles>
+  /**
+   * The running prefix hashes of the last Anthropic view placed under
+   * `anthropic_cache_breakpoints` (src/core/formats/anthropic-cache.ts), resumed by the next
+   * view where the two part: one small hasher per message of that view.
+   */
+  readonly cachePrefixes: PrefixHashes
 }
 
 /**
@@ -145,4 +152,5 @@ export const makeDerivationMemo = (): DerivationMemo => ({
     responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] },
   },
   rankedHandles: new Map(),
+  cachePrefixes: makePrefixHashes(),
 })

@@ -10,7 +10,7 @@ import type { MessageFormat } from '../formats/carrier.js'
 import type { ViewShape } from '../events.js'
 import { toRequestView } from '../formats/dispatch.js'
 import { findHistoryRefusals, repairHistoryRefusals, resolveProviderRules, type HistoryWalks } from '../formats/input-rules.js'
-import { NO_CACHE_BREAKPOINTS, placeCacheBreakpoints, type CacheBreakpointPositions } from '../formats/anthropic-cache.js'
+import { NO_CACHE_BREAKPOINTS, placeCacheBreakpoints, type CacheBreakpointPositions, type PrefixHashes } from '../formats/anthropic-cache.js'
 
 /**
  * `provider_rules` on a view (docs/formats.md): what only the history shows a provider would
@@ -61,7 +61,9 @@ export interface ProviderView {
  * `breakpoints` (the positions of the last view sent, `State.cacheBreakpoints`) whose prefix is
  * unchanged (`placeCacheBreakpoints`); a contract view only has `provider_rules` applied. `walks`
  * (the derivation memo's, src/core/memo/derivation-memo.ts): the `provider_rules` chat and
- * Responses checks resume them instead of walking the whole view; the same result.
+ * Responses checks resume them instead of walking the whole view; the same result. `prefixes`
+ * (the derivation memo's too): the running hashes the breakpoints' prefix fingerprints resume
+ * from (`PrefixHashes`); the same result.
  *
  * @example
  * toProviderView(DEFAULT_CONFIG, { format: 'contract', repair: false }, [{ role: 'user', content: 'hi' }], []).output // => [{ role: 'user', content: 'hi' }]
@@ -73,6 +75,7 @@ export const toProviderView = (
   history: Messages,
   breakpoints: CacheBreakpointPositions = NO_CACHE_BREAKPOINTS,
   walks?: HistoryWalks,
+  prefixes?: PrefixHashes,
 ): ProviderView => {
   const effects: Effect[] = []
   if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walks), repaired: false, effects }
@@ -82,6 +85,6 @@ export const toProviderView = (
   const repaired = converted.repaired
   if (checked === null) return { output: null, repaired, effects }
   if (shape.format !== 'anthropic' || !config.anthropic_cache_breakpoints) return { output: checked, repaired, effects }
-  const marked = placeCacheBreakpoints(checked as Parameters<typeof placeCacheBreakpoints>[0], undefined, breakpoints)
+  const marked = placeCacheBreakpoints(checked as Parameters<typeof placeCacheBreakpoints>[0], undefined, breakpoints, prefixes)
   return { output: marked.view, repaired, effects, cacheBreakpoints: marked.positions }
 }
