@@ -8,7 +8,7 @@ import type { CompactionStats, TokenMeterStats } from '../stats.js'
 import { selectPairingProblems, type PairingProblem } from '../formats/tool-pairing.js'
 import { isPlainObject } from '../messages/values.js'
 import { toInputCostUsd, type InputSplit, type ModelPrice } from './prices.js'
-import type { ComparedCacheMode } from './simulation.js'
+import type { ComparedCacheMode, RequestEconomics } from './simulation.js'
 import { toRecallFigures } from './recall.js'
 
 /**
@@ -23,14 +23,15 @@ import { toRecallFigures } from './recall.js'
  * the bill: the mean over the requests that returned a view whose `used_tokens` counts that view
  * (before the run's first compaction boundary, where the view is W, which every meter counts; under
  * `token_meter: "calibrated"`, which counts the view with the sticky decisions applied, every
- * request that made no boundary) of |`used_tokens` − billed input| / billed input, a fraction (0.5 = 50 %); null when no such
+ * request that made no boundary; in both, only where the economics bill that view,
+ * `RequestEconomics.bills_view`) of |`used_tokens` − billed input| / billed input, a fraction (0.5 = 50 %); null when no such
  * request has a bill. `fit_requests` is the number of requests that mean was taken over (the
  * weight of a session in a pooled mean). The reference estimate misses the system prompt and tool
  * definitions a provider bills beside the messages (about 50 % on the Claude Code sessions); the
  * calibrated meter (docs/contract.md 17.13) about 1 %.
  *
  * @example
- * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 1 }
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, overflows_unknown: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 1 }
  */
 export interface SessionMetrics {
   readonly budget: number | null
@@ -39,6 +40,11 @@ export interface SessionMetrics {
   readonly highest_level: number
   readonly invalid_views: number
   readonly overflows: number
+  /**
+   * Requests whose overflow is unknown (`judgeOverBudget`): no bill of the view sent, so neither
+   * counted in `overflows` nor as within the limit; 0 under simulated usage.
+   */
+  readonly overflows_unknown: number
   readonly prefix_breaks: number
   readonly input_tokens: number
   readonly cache_read_tokens: number
@@ -82,6 +88,33 @@ export const toRelativeCost = (split: InputSplit): number =>
 export type OverflowLimit = { readonly kind: 'budget' } | { readonly kind: 'window'; readonly tokens: number } | { readonly kind: 'none' }
 
 /**
+ * Whether one request went over `limit` (tokens: the request's E, or a model window), judged on a
+ * bill of the view the replay sent: `true` / `false` when the economics are such a bill
+ * (`RequestEconomics.bills_view`: every request under simulated usage; under recorded usage a
+ * request with a reading whose view is the request the agent sent), `'unknown'` when none bills
+ * that view (recorded usage after the replay's first compaction, or no reading). Never the meter's
+ * own count: that would grade the meter against itself. `false` without a limit.
+ *
+ * @example
+ * const split: InputSplit = { input_tokens: 70000, cache_read_tokens: 0, cache_write_tokens: 70000, cache_write_1h_tokens: 0, uncached_input_tokens: 0 }
+ * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 70000, prefix_break: false, usage: null, sent_tokens: 58000, view_tokens: 58000, billed_sent_tokens: 58000, billed_view_tokens: 58000, bills_view: true }
+ * judgeOverBudget(economics, 60000) // => true
+ * judgeOverBudget({ ...economics, bills_view: false }, 60000) // => 'unknown'
+ * judgeOverBudget(economics, null) // => false
+ */
+export const judgeOverBudget = (economics: RequestEconomics, limit: number | null): OverBudget =>
+  limit === null ? false : economics.bills_view ? economics.split.input_tokens > limit : 'unknown'
+
+/**
+ * A request's over-budget judgement (`judgeOverBudget`): over, within, or `'unknown'` when no bill
+ * of the view sent exists (recorded readings after the replay's first compaction).
+ *
+ * @example
+ * const judged: OverBudget = 'unknown'
+ */
+export type OverBudget = boolean | 'unknown'
+
+/**
  * Tool-call ids that the recording itself declares more than once (in several assistant
  * messages, or twice in one): views repeating them only repeat the input and are not counted
  * as invalid.
@@ -121,7 +154,8 @@ export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, re
  * The figures of one replay run with `options.usage` (its `economics` filled): boundaries are
  * requests that emitted `context:compaction`; invalid views break R1-R3 (`selectPairingProblems`)
  * other than by repeating the input's repeated call ids; an overflow is a request whose input
- * (under the provider model) exceeds the limit; costs use `price` (0 when null); recall is
+ * (under the provider model) exceeds the limit (`judgeOverBudget`: `overflows_unknown` counts the
+ * requests no bill of the view sent judges); costs use `price` (0 when null); recall is
  * `toRecallFigures` of `recording` (the input as given) against the views sent.
  *
  * @example
@@ -135,6 +169,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
   let highest = 0
   let invalid = 0
   let overflows = 0
+  let unknown = 0
   let breaks = 0
   let failed = 0
   let cost = 0
@@ -170,14 +205,15 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     }
     relative += toRelativeCost(split)
     const meter = line.token_meter_stats as TokenMeterStats | null
-    const bound = limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null
-    if (bound !== null && split.input_tokens > bound) overflows += 1
+    const over = judgeOverBudget(economics, limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null)
+    if (over === true) overflows += 1
+    if (over === 'unknown') unknown += 1
     // only where used_tokens counts the view sent: before the run's first boundary (the view is W,
     // which the estimate / hybrid / actual meters count), and under the calibrated meter on every
     // request that made no boundary (it counts the view with the sticky decisions applied)
     const boundary = line.events.some((event) => event.name === 'context:compaction')
     const describesView = boundaries === 0 || (meter?.mode === 'calibrated' && !boundary)
-    if (meter !== null && meter !== undefined && split.input_tokens > 0 && describesView) {
+    if (meter !== null && meter !== undefined && split.input_tokens > 0 && describesView && economics.bills_view) {
       fitSum += Math.abs(meter.used_tokens - split.input_tokens) / split.input_tokens
       fitCount += 1
     }
@@ -191,6 +227,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     highest_level: highest,
     invalid_views: invalid,
     overflows,
+    overflows_unknown: unknown,
     prefix_breaks: breaks,
     ...totals,
     cost_usd: cost,

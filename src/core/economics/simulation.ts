@@ -100,10 +100,11 @@ export const EMPTY_SIMULATION: SimulationState = { overhead: null, lifetime: '5m
  * `src/core/economics/provider-model.ts`), the request time (epoch milliseconds or null), the
  * fitted overhead for a request without a reading (billed tokens; absent: the last known one), and
  * the meter estimator's tokens of the same two lists (for `sent_tokens` / `view_tokens`; absent:
- * the billed counts).
+ * the billed counts), and `sentView`: the view this replay sent is, on the wire, the request the
+ * original agent sent (the same messages; absent: false), so a recorded reading bills it.
  *
  * @example
- * const facts: RequestFacts = { recorded: null, sentTokens: 0, items: [], timeMs: null }
+ * const facts: RequestFacts = { recorded: null, sentTokens: 0, items: [], timeMs: null, sentView: true }
  */
 export interface RequestFacts {
   readonly recorded: Reading | null
@@ -112,6 +113,7 @@ export interface RequestFacts {
   readonly timeMs: number | null
   readonly modelOverhead?: number
   readonly estimated?: { readonly sent: number; readonly view: number }
+  readonly sentView?: boolean
 }
 
 /**
@@ -122,7 +124,7 @@ export interface RequestFacts {
  *
  * @example
  * const split: InputSplit = { input_tokens: 25353, cache_read_tokens: 0, cache_write_tokens: 25353, cache_write_1h_tokens: 0, uncached_input_tokens: 0 }
- * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: null, sent_tokens: 13000, view_tokens: 13353, billed_sent_tokens: 13000, billed_view_tokens: 13353 }
+ * const economics: RequestEconomics = { split, overhead: 12000, clamped: false, recorded_input: 25353, prefix_break: false, usage: null, sent_tokens: 13000, view_tokens: 13353, billed_sent_tokens: 13000, billed_view_tokens: 13353, bills_view: true }
  */
 export interface RequestEconomics {
   readonly split: InputSplit
@@ -141,6 +143,14 @@ export interface RequestEconomics {
   readonly billed_sent_tokens: number
   /** The view this replay sent, in billed tokens (the items' sum). */
   readonly billed_view_tokens: number
+  /**
+   * `split` is a bill of the view this replay sent: always under `simulated` (the provider model
+   * bills every view); under `recorded` only when the request has a reading and the view is, on the
+   * wire, the request the original agent sent (`RequestFacts.sentView`). False after the replay's
+   * first compaction changed the view, and for a request without a reading: the split then is the
+   * original request's reading or the provider model's count, a bill of no view this replay sent.
+   */
+  readonly bills_view: boolean
 }
 
 /**
@@ -225,6 +235,7 @@ export const applySimulatedRequest = (
       view_tokens: facts.estimated?.view ?? billedView,
       billed_sent_tokens: facts.sentTokens,
       billed_view_tokens: billedView,
+      bills_view: mode === 'simulated' || (facts.recorded !== null && facts.sentView === true),
       ...(cacheModes === undefined ? {} : { cache_modes: cacheModes }),
     },
   }

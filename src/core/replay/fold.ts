@@ -13,7 +13,7 @@ import type { Message } from '../messages/message.js'
 import type { Recording, RecordingOp, ReplayEvent, ReplayOutputLine } from './recording.js'
 import type { ReplayOptions, ReplayUsage, ShapedView } from './options.js'
 import { makeInitialState, type State } from '../state.js'
-import { toCacheItems } from '../economics/items.js'
+import { toCacheItems, toWireKey } from '../economics/items.js'
 import { applySimulatedRequest, EMPTY_SIMULATION, toReading, type RequestEconomics, type SimulationState } from '../economics/simulation.js'
 import { fitProviderModel, toBilledCount, type FitPair, type ProviderFit } from '../economics/provider-model.js'
 import { makeCachedEstimator, type TokenEstimator } from '../meter/estimate.js'
@@ -369,6 +369,14 @@ const applyRequestOp = (run: ReplayRun, op: Extract<RecordingOp, { op: 'get_mess
   if (options.usage !== undefined) recordEconomics(run, options.usage, line, index)
 }
 
+/**
+ * The view is, on the wire (`toWireKey`: metadata is never sent), the stored history, i.e. the
+ * request the original agent sent: no compaction, tail or summary changed it, so that request's
+ * recorded reading bills it.
+ */
+const isSentRequest = (view: ReadonlyArray<Message>, history: ReadonlyArray<Message>): boolean =>
+  view.length === history.length && view.every((message, index) => message === history[index] || toWireKey(message) === toWireKey(history[index]))
+
 /** The provider model's figures of one output line (null for a failed request); a simulated reading is observed. */
 const recordEconomics = (run: ReplayRun, usage: ReplayUsage, line: ReplayOutputLine, index: number): void => {
   if (line.view === null) {
@@ -382,6 +390,8 @@ const recordEconomics = (run: ReplayRun, usage: ReplayUsage, line: ReplayOutputL
     timeMs: run.timeMs,
     modelOverhead: run.providerFit?.overhead ?? 0,
     estimated: { sent: run.sentTokens, view: line.view.reduce((total, message) => total + run.estimate(message), 0) },
+    // only recorded readings need it: a simulated reading bills every view
+    sentView: usage.mode === 'recorded' && isSentRequest(line.view, run.state.history),
   })
   run.simulation = next.state
   run.economics.push(next.economics)

@@ -106,6 +106,7 @@ type Totals = Pick<
   | 'highest_level'
   | 'invalid_views'
   | 'overflows'
+  | 'overflows_unknown'
   | 'prefix_breaks'
   | 'input_tokens'
   | 'cache_read_tokens'
@@ -136,6 +137,7 @@ const total = (rows: ReadonlyArray<CompareRow>): Totals => ({
       highest_level: Math.max(sum.highest_level, row.highest_level),
       invalid_views: sum.invalid_views + row.invalid_views,
       overflows: sum.overflows + row.overflows,
+      overflows_unknown: sum.overflows_unknown + row.overflows_unknown,
       prefix_breaks: sum.prefix_breaks + row.prefix_breaks,
       input_tokens: sum.input_tokens + row.input_tokens,
       cache_read_tokens: sum.cache_read_tokens + row.cache_read_tokens,
@@ -154,6 +156,7 @@ const total = (rows: ReadonlyArray<CompareRow>): Totals => ({
       highest_level: 0,
       invalid_views: 0,
       overflows: 0,
+      overflows_unknown: 0,
       prefix_breaks: 0,
       input_tokens: 0,
       cache_read_tokens: 0,
@@ -170,6 +173,9 @@ const total = (rows: ReadonlyArray<CompareRow>): Totals => ({
   fit_error: pooledFitError(rows),
 })
 
+// Unknown overflows (no bill of the view sent, judgeOverBudget) are counted apart, never as within.
+const overflowCell = (figures: Totals): string => `${fmt(figures.overflows)}${figures.overflows_unknown > 0 ? ` (${fmt(figures.overflows_unknown)} unknown)` : ''}`
+
 const HEAD = ['session', 'budget', 'requests', 'boundaries', 'level', 'invalid', 'overflows', 'prefix breaks', 'input', 'cache read', 'cache write', 'uncached', 'cost (input)', 'needed', 'recalled', 'recall', 'fit error']
 
 const cells = (name: string, budget: string, figures: Totals): string[] => [
@@ -179,7 +185,7 @@ const cells = (name: string, budget: string, figures: Totals): string[] => [
   fmt(figures.boundaries),
   String(figures.highest_level),
   fmt(figures.invalid_views),
-  fmt(figures.overflows),
+  overflowCell(figures),
   fmt(figures.prefix_breaks),
   fmt(figures.input_tokens),
   fmt(figures.cache_read_tokens),
@@ -213,7 +219,7 @@ const cacheModeCells = (modes: CacheModes | undefined): string[] =>
  * the totals with relative cost, recall and ratios against the first configuration.
  *
  * @example
- * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 10 }
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, overflows_unknown: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 10 }
  * const rows: CompareRow[] = [{ config: 'reference', session: 'a.jsonl', model: null, ...metrics }, { config: 'recommended', session: 'a.jsonl', model: null, ...metrics, boundaries: 1 }]
  * const text = renderCompareTables(rows, ['reference', 'recommended'])
  * text.startsWith('configuration 1: reference') // => true
@@ -242,7 +248,7 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
       label,
       fmt(figures.boundaries),
       fmt(figures.invalid_views),
-      fmt(figures.overflows),
+      overflowCell(figures),
       fmt(figures.prefix_breaks),
       fmt(figures.input_tokens),
       usd(figures.cost_usd),

@@ -9,6 +9,8 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ProviderFit } from '../../core/economics/provider-model.js'
+import { judgeOverBudget } from '../../core/economics/metrics.js'
+import type { TokenMeterStats } from '../../core/stats.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
 import { isRepeatedIdProblem } from '../../core/formats/dispatch.js'
 import type { ShapedView } from '../../core/replay/options.js'
@@ -38,6 +40,8 @@ interface ReplayFlags extends ReplayInputFlags {
   readonly json?: boolean
   readonly views: boolean
   readonly writeRecording?: string
+  /** `--usage` was given on the command line: `--json` lines then carry `over_budget`. */
+  readonly usageGiven?: boolean
 }
 
 interface CompareFlags extends Omit<ReplayInputFlags, 'preset' | 'config' | 'session' | 'viewFormat'> {
@@ -87,7 +91,6 @@ type ReplayRow = RequestRow & { readonly repaired: boolean }
 const fmt = (value: number | null): string => (value === null ? '' : value.toLocaleString('en-US'))
 
 const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, showHybrid: boolean, simulated: boolean): string => {
-  const sentHead = simulated ? 'input (sim)' : 'view tokens'
   const head = [
     ...(multiSession ? ['session'] : []),
     'request',
@@ -96,15 +99,16 @@ const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, show
     'measured',
     ...(showHybrid ? ['hybrid'] : []),
     'budget',
-    sentHead,
+    ...(simulated ? ['input (sim)'] : ['view tokens', 'input (rec)']),
     'level',
     'boundary',
     'view msgs',
   ]
   const table = new Table({ head, style: { head: [], border: [], compact: true }, colAligns: head.map((name) => (name === 'session' || name === 'boundary' ? 'left' : 'right')) })
   for (const row of rows) {
-    const marks = [row.boundary, row.overBudget ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.lastUserReplayed ? 'replay' : '', row.repaired ? 'repaired' : ''].filter((mark) => mark !== '')
-    const sent = simulated ? row.inputTokens : row.viewTokens
+    const marks = [row.boundary, row.overBudget === true ? 'OVER BUDGET' : '', row.pairingProblems.length > 0 ? 'BROKEN PAIRING' : '', row.lastUserReplayed ? 'replay' : '', row.repaired ? 'repaired' : ''].filter((mark) => mark !== '')
+    // the input of a bill of the view sent, marked over the budget, or ? where none bills it
+    const billed = row.overBudget === 'unknown' ? '?' : `${fmt(row.inputTokens)}${row.overBudget ? ' !' : ''}`
     table.push([
       ...(multiSession ? [row.session ?? ''] : []),
       row.request,
@@ -113,7 +117,7 @@ const renderTable = (rows: ReadonlyArray<ReplayRow>, multiSession: boolean, show
       fmt(row.measuredTokens),
       ...(showHybrid ? [row.hybridTokens === null ? '' : `${fmt(row.hybridTokens)}${row.hybridKind === 'usage' ? '' : ' (est)'}`] : []),
       fmt(row.effectiveBudget),
-      `${fmt(sent)}${row.overBudget ? ' !' : ''}`,
+      ...(simulated ? [billed] : [fmt(row.viewTokens), billed]),
       row.level === null ? '' : row.level,
       marks.join(', '),
       row.viewMessages === null ? 'ERROR' : row.viewMessages,
@@ -130,9 +134,13 @@ const legend = (showHybrid: boolean, simulated: boolean, repair: boolean): strin
     `  measured      the provider reading the token meter holds${simulated ? ' (simulated: the previous request as billed)' : ''}`,
     ...(showHybrid ? ['  hybrid        anchor reading + estimated tail; (est) = no usable reading'] : []),
     '  budget        effective budget E (tokens, after the notice reserve)',
-    simulated
-      ? '  input (sim)   billed input of this request under the provider model: its recorded reading + scale x (view - what the agent sent), counted with gpt-tokenizer (tokens); ! = over the budget'
-      : '  view tokens   estimator tokens of the view sent, i.e. after compaction; ! = over the budget',
+    ...(simulated
+      ? ['  input (sim)   billed input of this request under the provider model: its recorded reading + scale x (view - what the agent sent), counted with gpt-tokenizer (tokens); ! = over the budget']
+      : [
+          '  view tokens   estimator tokens of the view sent, i.e. after compaction',
+          '  input (rec)   the recorded reading of this request where it bills the view sent (the view is the request the agent sent); ! = over the budget;',
+          '                ? = no reading bills the view sent (after the replay\'s first compaction, or no reading): over the budget unknown',
+        ]),
     '  level         cumulative compaction level (0-8) of the last accepted pass',
     `  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)${repair ? '; repaired (--repair changed the view)' : ''}`,
   ].join('\n')
@@ -148,6 +156,13 @@ const describeFits = (fits: ReadonlyArray<ProviderFit | null>): string => {
   return `provider model fitted per session on ${known.reduce((sum, fit) => sum + fit.points, 0)} readings`
 }
 
+// Unknowns are counted apart: no bill of the view sent says whether it was over (judgeOverBudget).
+const describeOverBudget = (rows: ReadonlyArray<RequestRow>): string => {
+  const unknown = rows.filter((row) => row.overBudget === 'unknown').length
+  const over = `requests over the budget: ${rows.filter((row) => row.overBudget === true).length}`
+  return unknown === 0 ? over : `${over} (unknown on ${unknown}: no recorded reading bills the view sent there; --usage simulated bills every view)`
+}
+
 const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, flags: Pick<ReplayFlags, 'viewFormat' | 'repair'>, simulated: boolean, clamped: number, fits: ReadonlyArray<ProviderFit | null> = []): string => {
   const viewFormat = flags.viewFormat
   const lines = [
@@ -157,7 +172,7 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, f
     `highest level: ${summary.highestLevel}`,
     viewFormat === undefined ? `views that break tool pairing (R1-R3): ${summary.brokenViews}` : `views that break ${RULE_NAMES[viewFormat]}${flags.repair === true ? ' after repair' : ''}: ${summary.brokenViews}`,
     ...(flags.repair === true ? [`views changed by repair: ${rows.filter((row) => row.repaired).length}`] : []),
-    `requests over the budget: ${rows.filter((row) => row.overBudget).length}`,
+    describeOverBudget(rows),
     `skipped compactions: ${summary.skippedCompactions}`,
     `last-user replays: ${summary.lastUserReplays}`,
     `spill files: ${summary.spills}`,
@@ -194,6 +209,8 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
           ...(flags.views ? (viewed === null ? line : viewed.line) : rest),
           ...(repair && viewed !== null ? { view_repaired: viewed.repaired } : {}),
           ...(simulated && economics !== null ? { simulated_usage: economics.usage } : {}),
+          // only when asked with --usage: without it the lines are exactly the replay-output lines (docs/recording-format.md)
+          ...(flags.usageGiven === true && economics !== null ? { over_budget: judgeOverBudget(economics, (line.token_meter_stats as TokenMeterStats | null)?.budget ?? null) } : {}),
         }
         io.stdout(JSON.stringify(out) + '\n')
       } else {
@@ -291,8 +308,8 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .addOption(new Option('--view-format <format>', 'print views as a provider request wants them (default: the contract shape)').choices(['anthropic', 'openai-chat', 'openai-responses', 'ai-sdk']))
     .option('--repair', 'with --view-format: repair each view before converting and checking it, as the manager option repair: true does')
     .option('--write-recording <file>', 'write the session as replayed (imported ops, budget flags, merged configuration) as a recording file that replays the same with no flags')
-    .action(async (inputs: string[], flags: ReplayFlags) => {
-      exitCode = await runReplay(inputs, flags, io)
+    .action(async (inputs: string[], flags: ReplayFlags, command: Command) => {
+      exitCode = await runReplay(inputs, { ...flags, usageGiven: command.getOptionValueSource('usage') === 'cli' }, io)
     })
   addReplayOptions(
     program

@@ -10,6 +10,8 @@ import { loadChartLibrary } from '../report/chart-library.js'
 import { renderHtmlReport, type ReportAbout } from '../report/html.js'
 import { toEconomicsInputs, toReportSection, type ReportSection } from '../report/model.js'
 import { toRecallFigures } from '../../core/economics/recall.js'
+import { judgeOverBudget } from '../../core/economics/metrics.js'
+import type { TokenMeterStats } from '../../core/stats.js'
 import type { BudgetOverride } from './options.js'
 import { UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
@@ -27,7 +29,8 @@ export interface ReportFlags extends ReplayInputFlags {
 
 /**
  * The report sections of a replayed input, one per session in file order, with the provider
- * model's readings (`replayed.usage`), the needed-fact recall of every request and, where the
+ * model's readings (`replayed.usage`), each request's over-budget judgement (`judgeOverBudget`
+ * against its E), the needed-fact recall of every request and, where the
  * session's model has a price, the cumulative input cost. Titles name the session (`<task_id>-t<trial>` for multi-session files, else the
  * file's base name), prefixed by `label` when given (the demo's configuration names).
  *
@@ -47,6 +50,7 @@ export const toReportSections = (replayed: ReplayedInput, label: string | null =
         readingSource: replayed.usage,
         ...toEconomicsInputs(item.result.economics, item.price),
         recall: toRecallFigures(item.recording, item.result.lines.map((line) => line.view)),
+        overBudget: item.result.economics.map((economics, index) => (economics === null ? null : judgeOverBudget(economics, (item.result.lines[index].token_meter_stats as TokenMeterStats | null)?.budget ?? null))),
       },
       item.estimate,
     ),

@@ -5,6 +5,7 @@
 import type { Message } from '../../core/messages/message.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import type { RequestEconomics } from '../../core/economics/simulation.js'
+import { judgeOverBudget, type OverBudget } from '../../core/economics/metrics.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
 import { findPairingViolations } from '../../core/formats/tool-pairing.js'
 
@@ -41,8 +42,12 @@ export interface RequestRow {
   readonly viewTokens: number | null
   /** Input tokens of the request under the provider model (simulated or recorded); null when unknown. */
   readonly inputTokens: number | null
-  /** True when the view sent (or, under simulated usage, its input) exceeds the budget E. */
-  readonly overBudget: boolean
+  /**
+   * The input of a bill of the view sent over the budget E (`judgeOverBudget`): `true` / `false`,
+   * or `'unknown'` where no bill of that view exists (recorded usage after the replay's first
+   * compaction, or a request without a reading). Under simulated usage every view has a bill.
+   */
+  readonly overBudget: OverBudget
   /** The recorded reading of this request divided by the estimate of what it describes; null without one. */
   readonly drift: number | null
 }
@@ -131,11 +136,10 @@ const economicsCells = (context: RowContext, effectiveBudget: number | null): Pi
   const economics = context.economics
   if (economics === null) return { viewTokens: null, inputTokens: null, overBudget: false, drift: null }
   const described = context.live ? economics.view_tokens : economics.sent_tokens
-  const sent = context.simulated ? economics.split.input_tokens : economics.view_tokens
   return {
     viewTokens: economics.view_tokens,
     inputTokens: economics.split.input_tokens,
-    overBudget: effectiveBudget !== null && sent > effectiveBudget,
+    overBudget: judgeOverBudget(economics, effectiveBudget),
     drift: context.simulated || economics.recorded_input === null || described <= 0 ? null : economics.recorded_input / described,
   }
 }

@@ -5,6 +5,7 @@
 import { estimateMessages, type TokenEstimator } from '../../core/meter/estimate.js'
 import { toInputCostUsd, type ModelPrice } from '../../core/economics/prices.js'
 import type { RequestEconomics } from '../../core/economics/simulation.js'
+import type { OverBudget } from '../../core/economics/metrics.js'
 import type { RecallFigures } from '../../core/economics/recall.js'
 import type { ReplayOutputLine } from '../../core/replay/recording.js'
 import type { CompactionStats, TokenMeterStats } from '../../core/stats.js'
@@ -33,7 +34,8 @@ export interface ProviderReading {
  * prompt-cache and cost model (`toEconomicsInputs`); null leaves them out of the report.
  *
  * `recall` is the needed-fact recall of the session's views (`toRecallFigures`, one entry per
- * line); absent or null leaves it out.
+ * line); absent or null leaves it out. `overBudget` is each request's over-budget judgement
+ * (`judgeOverBudget`, one per line, null for a failed request); absent or null leaves it out.
  *
  * @example
  * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
@@ -49,6 +51,7 @@ export interface ReportSectionInput {
   readonly prefixBreaks: ReadonlyArray<boolean> | null
   readonly cumulativeCostUsd: ReadonlyArray<number | null> | null
   readonly recall?: RecallFigures | null
+  readonly overBudget?: ReadonlyArray<OverBudget | null> | null
 }
 
 /**
@@ -88,7 +91,8 @@ export interface ReportBoundary {
  * break, else null) and `cumulativeCostUsd` are null when nothing provides them. With recall:
  * `recall` per request (recalled / needed as a fraction, null when nothing was needed),
  * `lostFacts` (the count at requests that lost facts, else null), the totals and the lossy
- * requests; all null without it.
+ * requests; all null without it. `overBudget` counts the requests whose bill of the view sent is over
+ * E and `overBudgetUnknown` those no bill judges (`judgeOverBudget`); both null without judgements.
  *
  * @example
  * const recording: Recording = { config: {}, now: DEFAULT_REPLAY_NOW, ops: [{ op: 'add_message', message: { role: 'user', content: 'hi' } }, { op: 'get_messages_for_request', token_budget: 1000 }] }
@@ -121,6 +125,8 @@ export interface ReportSection {
   readonly neededFacts: number | null
   readonly recalledFacts: number | null
   readonly lossyRequests: ReadonlyArray<ReportLossyRequest> | null
+  readonly overBudget: number | null
+  readonly overBudgetUnknown: number | null
 }
 
 const toNumber = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
@@ -190,6 +196,7 @@ export const toReportSection = (input: ReportSectionInput, estimator: TokenEstim
   const costs = input.cumulativeCostUsd
   const recall = input.recall ?? null
   const perRequest = recall === null ? null : input.lines.map((_, request) => recall.requests[request] ?? null)
+  const judged = input.overBudget ?? null
   return {
     title: input.title,
     requests: input.lines.length,
@@ -217,5 +224,7 @@ export const toReportSection = (input: ReportSectionInput, estimator: TokenEstim
       perRequest === null
         ? null
         : perRequest.flatMap((item, request) => (item === null || item.recalled === item.needed ? [] : [{ request, needed: item.needed, recalled: item.recalled, lost: item.lost.slice(0, 12) }])),
+    overBudget: judged === null ? null : judged.filter((value) => value === true).length,
+    overBudgetUnknown: judged === null ? null : judged.filter((value) => value === 'unknown').length,
   }
 }

@@ -21,6 +21,7 @@ const split = (input: number, read: number, write: number): RequestEconomics => 
   view_tokens: input,
   billed_sent_tokens: input,
   billed_view_tokens: input,
+  bills_view: true,
   prefix_break: read === 0,
   usage: null,
 })
