@@ -8,6 +8,7 @@ import { makePassContext } from '../compaction/context.js'
 import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { selectAppliedView, selectWorking, type Working } from '../incremental/working.js'
 import { recordSentView } from '../meter/calibrated-meter.js'
+import { withMeterReading } from '../meter/token-meter.js'
 import { defineStage, type RequestSlices } from './types.js'
 import { toProviderView } from './provider-view.js'
 
@@ -45,7 +46,7 @@ export const finishStage = defineStage({
     const view = slices.view
     if (view === null) return {}
     if (slices.pass?.kind === 'pass' && slices.pass.decided) warmAppliedView(facts.memo, facts.selected, slices, facts.event.systemPrompt, facts.factoryMessage, facts)
-    const lastSent = { ...slices.meter, lastSentEstimate: view.tokens }
+    const lastSent = withMeterReading(slices.meter, slices.meter.stats, view.tokens)
     const meter = facts.reading.calibrated === null ? lastSent : recordSentView(lastSent, view.view, facts.estimate, facts.config.calibration_reasoning_context)
     const shape = facts.event.shape
     const spills = draft.log.some((entry) => entry.effects.some((effect) => effect.type === 'write_spill'))

@@ -10,7 +10,7 @@ import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { selectAppliedView, selectMedia, selectPlainView, type Working } from '../incremental/working.js'
 import { readCalibrated } from '../meter/calibrated-meter.js'
 import { withForegroundStats } from '../meter/foreground.js'
-import { copyMeterStats, decideTrigger, measureRequest } from '../meter/token-meter.js'
+import { copyMeterStats, decideTrigger, measureRequest, withMeterReading } from '../meter/token-meter.js'
 import { defineStage, type MeterReading } from './types.js'
 
 /**
@@ -56,7 +56,7 @@ export const meterStage = defineStage({
   writes: ['meter'],
   observes: true,
   run: (facts) => ({
-    slices: { meter: { ...facts.reading.decision.meter, stats: facts.reading.stats } },
+    slices: { meter: withMeterReading(facts.reading.decision.meter, facts.reading.stats, facts.reading.decision.meter.lastSentEstimate) },
     effects: [{ type: 'emit_hook', name: 'context:token_meter', data: copyMeterStats(facts.reading.stats) }],
     spills: facts.reading.spills,
   }),
