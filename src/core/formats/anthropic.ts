@@ -197,7 +197,7 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
  * message or text block (the API refuses both): an assistant turn with no text and no calls
  * becomes its refusal text or nothing, an empty user turn nothing.
  */
-const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+const convertContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
   if (piece.role === 'tool') {
     return [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: piece.tool_call_id, content: contentText(piece.content) }] }]
   }
@@ -218,12 +218,53 @@ const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unk
 }
 
 /**
+ * The Anthropic messages of each piece converted so far. Messages are immutable
+ * (docs/architecture.md), and a view between compactions holds the same piece objects request
+ * after request, so their messages are the same objects too: converting a view makes messages for
+ * the new pieces only, and what the library does per view message afterwards (the cache
+ * breakpoints' prefix fingerprints, ./anthropic-cache.ts; the manager's freezing) finds the
+ * objects of the last view.
+ */
+const contractMessages = new WeakMap<Message, ReadonlyArray<Readonly<Record<string, unknown>>>>()
+
+/** `convertContract`, memoised per piece (`contractMessages`). */
+const fromContract = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  let messages = contractMessages.get(piece)
+  if (messages === undefined) {
+    messages = convertContract(piece)
+    contractMessages.set(piece, messages)
+  }
+  return messages
+}
+
+/**
  * The assembly codec of the Anthropic format (used by `toAnthropicView` and the estimator).
  *
  * @example
  * anthropicCodec.allowedKeys.has('cache_control') // false: only role and content on messages
  */
 export const anthropicCodec: AssemblyCodec = { format: 'anthropic', allowedKeys: MESSAGE_KEYS, rebuildBlocks, fromContract }
+
+/**
+ * The turn two result-only turns merge into, per pair of turns merged so far: the turns of
+ * converted pieces are the same objects from view to view (`contractMessages`), so a merge of them
+ * is too (a turn of three results is the merge of a merge and a turn).
+ */
+const mergedTurns = new WeakMap<object, WeakMap<object, Readonly<Record<string, unknown>>>>()
+
+const mergeTurns = (first: Readonly<Record<string, unknown>>, second: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  let merges = mergedTurns.get(first)
+  if (merges === undefined) {
+    merges = new WeakMap()
+    mergedTurns.set(first, merges)
+  }
+  let merged = merges.get(second)
+  if (merged === undefined) {
+    merged = { ...first, content: [...(first.content as unknown[]), ...(second.content as unknown[])] }
+    merges.set(second, merged)
+  }
+  return merged
+}
 
 /** Consecutive generated `user` messages made only of tool results are merged (one turn of results). */
 const mergeResultTurns = (entries: ReadonlyArray<AssembledMessage>): Array<Readonly<Record<string, unknown>>> => {
@@ -233,7 +274,7 @@ const mergeResultTurns = (entries: ReadonlyArray<AssembledMessage>): Array<Reado
   for (const entry of entries) {
     const last = out[out.length - 1]
     if (last !== undefined && last.generated && entry.generated && onlyResults(last.message) && onlyResults(entry.message)) {
-      out[out.length - 1] = { message: { ...last.message, content: [...(last.message.content as unknown[]), ...(entry.message.content as unknown[])] }, generated: true }
+      out[out.length - 1] = { message: mergeTurns(last.message, entry.message), generated: true }
     } else {
       out.push(entry)
     }
@@ -244,7 +285,10 @@ const mergeResultTurns = (entries: ReadonlyArray<AssembledMessage>): Array<Reado
 /**
  * The provider-ready Anthropic view of a (contract-piece) view: every system message hoisted in
  * order into `system`, the rest as `MessageParam`s; untouched messages are the objects that were
- * added (only `role` and `content` kept); consecutive result-only user turns are merged.
+ * added (only `role` and `content` kept); consecutive result-only user turns are merged. The
+ * messages converted from contract pieces, and their merges, are the same objects on every call
+ * for the same pieces (memoised per piece, as the pieces are immutable), so treat them as
+ * read-only.
  *
  * @example
  * toAnthropicView([{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'hi' }])

@@ -5,6 +5,8 @@ import { applyCacheRequest, EMPTY_CACHE, type AnthropicCacheMode, type CacheItem
 import { countBlocks } from '../../../src/core/economics/items.js'
 import { placeCacheBreakpoints } from '../../../src/core/formats/anthropic-cache.js'
 import { toMutableView } from '../../../src/core/formats/mutable.js'
+import { toAnthropicView } from '../../../src/core/formats/anthropic.js'
+import type { Messages } from '../../../src/core/messages/message.js'
 import { ContextManager } from '../../../src/shell/context-manager.js'
 import { memoryLogger } from '../../../src/shell/logger.js'
 
@@ -186,5 +188,34 @@ describe('the cache model per breakpoint placement', () => {
     expect(splits[1].cache_read_tokens).toBe(0)
     // with the option the previous request's mark is held (State.cacheBreakpoints): its entry is read exactly
     expect(run('breakpoints', [first, long])[1].cache_read_tokens).toBe(1500)
+  })
+})
+
+describe('the Anthropic view keeps the objects of the last view', () => {
+  // Contract pieces are converted once (toAnthropicView memoises per piece), so the prefix
+  // fingerprints resume on identity and the manager does not freeze the same messages again.
+  const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'bash', arguments: `{"q":"${id}"}` } })
+  const pieces: Messages = [
+    { role: 'system', content: 'Be terse.' },
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: '', tool_calls: [call('a'), call('b'), call('c')] },
+    { role: 'tool', tool_call_id: 'a', content: 'A' },
+    { role: 'tool', tool_call_id: 'b', content: 'B' },
+    { role: 'tool', tool_call_id: 'c', content: 'C' },
+  ]
+  it('converts the same pieces to the same objects, the merged turn of results included', () => {
+    const first = toAnthropicView(pieces)
+    const again = toAnthropicView([...pieces, { role: 'assistant', content: 'done' }])
+    expect(first.messages).toHaveLength(3)
+    expect(first.messages[2]).toEqual({ role: 'user', content: ['A', 'B', 'C'].map((text) => ({ type: 'tool_result', tool_use_id: text.toLowerCase(), content: text })) })
+    first.messages.forEach((message, index) => expect(again.messages[index]).toBe(message))
+    expect(again.messages[3]).toEqual({ role: 'assistant', content: 'done' })
+  })
+  it('merges a changed result afresh, the results before it as they were', () => {
+    const first = toAnthropicView(pieces)
+    const changed = toAnthropicView([...pieces.slice(0, 5), { role: 'tool', tool_call_id: 'c', content: 'C, truncated' }])
+    expect(changed.messages[1]).toBe(first.messages[1])
+    expect(changed.messages[2]).not.toBe(first.messages[2])
+    expect((changed.messages[2].content as ReadonlyArray<{ content: unknown }>).map((block) => block.content)).toEqual(['A', 'B', 'C, truncated'])
   })
 })
