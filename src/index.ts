@@ -7,6 +7,6 @@
  */
 export * from './core/index.js'
 export * from './shell/index.js'
-export { loadRecordings, detectFormat } from './shell/importers/index.js'
+export { loadRecordings, detectFormat, type InputFormat, type InputFormatChoice, type LoadedRecordings } from './shell/importers/index.js'
 export { parseRecordingJsonl, serializeRecording, RecordingFormatError } from './shell/recording-file.js'
 export { BUNDLED_PRICE_TABLE, BUNDLED_WINDOW_TABLE, decodePriceTable, decodeWindowTable, lookupModel, toCacheProvider, ModelDataError } from './shell/model-tables.js'

@@ -293,8 +293,9 @@ export type TokenEstimatorKind = 'reference' | 'typed' | 'tokenizer'
 export type TargetBasis = 'budget' | 'compactable'
 
 /**
- * How an old tool result is shortened (`tool_result_truncation`): its head (the contract) or an
- * identifying stub.
+ * How an old tool result is shortened (`tool_result_truncation`, docs/configuration.md): its head
+ * (`'head'`, the contract), an identifying stub for a result over its budget (`'stub'`), or a stub
+ * for every result the ladder reaches (`'mask'`, observation masking).
  *
  * @example
  * const truncation: ToolResultTruncation = 'stub'

@@ -82,7 +82,13 @@ export interface SimulationState {
  */
 export const COMPARED_CACHE_MODES = ['breakpoints', 'automatic', 'none'] as const
 
-/** One of `COMPARED_CACHE_MODES`. */
+/**
+ * One of `COMPARED_CACHE_MODES`: a breakpoint placement whose Anthropic cache figures every
+ * request also gets (`RequestEconomics.cache_modes`, `SessionMetrics.cache_modes`).
+ *
+ * @example
+ * const mode: ComparedCacheMode = 'automatic'
+ */
 export type ComparedCacheMode = (typeof COMPARED_CACHE_MODES)[number] & AnthropicCacheMode
 
 /**
