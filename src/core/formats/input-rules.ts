@@ -174,17 +174,19 @@ const findAnthropicHistory = (view: unknown): ReadonlyArray<ViewRefusal> => {
  * it (`resumeChatHistory`) updates them for the new view.
  *
  * @example
- * const walk: ChatHistoryWalk = { messages: [], firstCall: new Map(), added: [], found: [] }
+ * const walk: ChatHistoryWalk = { messages: [], firstCall: new Map(), added: [], found: [], view: null }
  */
 export interface ChatHistoryWalk {
   readonly messages: unknown[]
   readonly firstCall: Map<unknown, number>
   readonly added: Array<{ readonly id: unknown; readonly index: number }>
   readonly found: ViewRefusal[]
+  /** The view last walked (`messages` are its items), null before the first: that view again, or one known to extend it, resumes without comparing items. */
+  view: unknown
 }
 
 /** A walk of no message. */
-const emptyChatWalk = (): ChatHistoryWalk => ({ messages: [], firstCall: new Map(), added: [], found: [] })
+const emptyChatWalk = (): ChatHistoryWalk => ({ messages: [], firstCall: new Map(), added: [], found: [], view: null })
 
 /** How many leading entries `items` shares with `walked` (the same objects at the same places). */
 const sharedLength = (walked: ReadonlyArray<unknown>, items: ReadonlyArray<unknown>): number => {
@@ -207,14 +209,18 @@ const cutChatWalk = (walk: ChatHistoryWalk, length: number): void => {
  * describes `view`. A message's verdict depends only on the messages up to it, so the refusals are
  * those of a walk from the start, in the same order. Narrower than the R1 problems of
  * `selectPairingProblems` (./tool-pairing.ts): a result whose call was made earlier but not right
- * before it is R1 and not refused here (test/core/formats/input-rules.test.ts).
+ * before it is R1 and not refused here (test/core/formats/input-rules.test.ts). `base`: a view
+ * whose items are `view`'s leading items (the same objects; `StrippedView.prefix`): when it is the
+ * view the walk last walked, or `view` is that view, the items it shares are not compared (else
+ * an O(view) comparison on every request; docs/performance.md, "The 3 MB session").
  *
  * @example
  * resumeChatHistory([{ role: 'tool', tool_call_id: 'x', content: 'ok' }]).found[0].path // => '[0]'
  */
-export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyChatWalk()): ChatHistoryWalk => {
+export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyChatWalk(), base?: unknown): ChatHistoryWalk => {
   const items = partsOf(view)
-  cutChatWalk(walk, sharedLength(walk.messages, items))
+  const known = walk.view !== null && (view === walk.view || base === walk.view)
+  cutChatWalk(walk, known ? walk.messages.length : sharedLength(walk.messages, items))
   for (let m = walk.messages.length; m < items.length; m += 1) {
     const message = items[m]
     walk.messages.push(message)
@@ -229,6 +235,7 @@ export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyCh
       walk.found.push({ message: m, block: null, path: `[${m}]`, detail: `tool message ${String(message.tool_call_id)} answers a call that never appeared`, fix: REPAIR_FIX })
     }
   }
+  walk.view = view
   return walk
 }
 
@@ -258,7 +265,7 @@ export interface ResponsesHistoryWalk {
  * the chat check's (contract shape and openai-chat) and the Responses check's.
  *
  * @example
- * const walks: HistoryWalks = { chat: { messages: [], firstCall: new Map(), added: [], found: [] }, responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] } }
+ * const walks: HistoryWalks = { chat: { messages: [], firstCall: new Map(), added: [], found: [], view: null }, responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] } }
  */
 export interface HistoryWalks {
   readonly chat: ChatHistoryWalk
@@ -374,15 +381,16 @@ const HISTORY_CHECKS: Readonly<Record<MessageFormat, (view: unknown) => Readonly
  * (Responses). Paths are in the view. With `walks` (the derivation memo's), the chat check (the
  * contract shape and openai-chat) resumes `walks.chat` (`resumeChatHistory`) and the Responses
  * check `walks.responses` (`resumeResponsesHistory`), each updating its walk, instead of walking
- * the whole view; the refusals are the same.
+ * the whole view; the refusals are the same. `base`: a view `view` extends, for the chat walk
+ * (`resumeChatHistory`).
  *
  * @example
  * findHistoryRefusals('openai-chat', [{ role: 'tool', tool_call_id: 'x', content: 'ok' }])[0].path // '[0]'
  */
-export const findHistoryRefusals = (format: MessageFormat, view: unknown, walks?: HistoryWalks): ReadonlyArray<InputRefusal> => {
+export const findHistoryRefusals = (format: MessageFormat, view: unknown, walks?: HistoryWalks, base?: unknown): ReadonlyArray<InputRefusal> => {
   const check = HISTORY_CHECKS[format]
   const found =
-    walks === undefined ? check(view) : check === findChatHistory ? resumeChatHistory(view, walks.chat).found : check === findResponsesHistory ? resumeResponsesHistory(view, walks.responses) : check(view)
+    walks === undefined ? check(view) : check === findChatHistory ? resumeChatHistory(view, walks.chat, base).found : check === findResponsesHistory ? resumeResponsesHistory(view, walks.responses) : check(view)
   return found.map(({ path, detail, fix }) => ({ path, detail, fix }))
 }
 

@@ -173,7 +173,7 @@ const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEst
 }
 
 const concat = (base: StrippedView, more: StrippedView): StrippedView =>
-  more.view.length === 0 ? base : { view: base.view.concat(more.view), tokens: base.tokens + more.tokens }
+  more.view.length === 0 ? base : { view: base.view.concat(more.view), tokens: base.tokens + more.tokens, prefix: base.view }
 
 /**
  * The stripped view of W itself (no sticky decision exists, SPEC 2.3 step 7), extending the

@@ -20,6 +20,8 @@ import { makePrefixHashes, type PrefixHashes } from '../formats/anthropic-cache.
 export interface StrippedView {
   readonly view: Messages
   readonly tokens: number
+  /** When this view was made by appending to another (src/core/incremental/working.ts): that view, whose items are this one's leading items (the same objects). */
+  readonly prefix?: Messages
 }
 
 /**
@@ -148,7 +150,7 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   lineage: new WeakMap(),
   working: null,
   historyWalks: {
-    chat: { messages: [], firstCall: new Map(), added: [], found: [] },
+    chat: { messages: [], firstCall: new Map(), added: [], found: [], view: null },
     responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] },
   },
   rankedHandles: new Map(),

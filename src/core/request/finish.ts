@@ -51,7 +51,7 @@ export const finishStage = defineStage({
     const shape = facts.event.shape
     const spills = draft.log.some((entry) => entry.effects.some((effect) => effect.type === 'write_spill'))
     if (shape === undefined || spills) return { slices: { meter } }
-    const shaped = toProviderView(facts.config, shape, view.view, slices.history, slices.cacheBreakpoints, facts.memo.historyWalks, facts.memo.cachePrefixes)
+    const shaped = toProviderView(facts.config, shape, view.view, slices.history, slices.cacheBreakpoints, facts.memo.historyWalks, facts.memo.cachePrefixes, view.prefix)
     // Refused under provider_rules "refuse" (docs/formats.md): the request raises, nothing is sent,
     // so the step has no view (src/core/effects.ts, RaiseError) and the meter records none.
     if (shaped.output === null) return { effects: shaped.effects, stop: true }

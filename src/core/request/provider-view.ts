@@ -16,10 +16,10 @@ import { NO_CACHE_BREAKPOINTS, placeCacheBreakpoints, type CacheBreakpointPositi
  * `provider_rules` on a view (docs/formats.md): what only the history shows a provider would
  * refuse is a warning logged once per manager (`"warn"`), left out of the view with such a warning
  * (`"repair"`), or an `InvalidMessageError` naming the view path (`"refuse"`: null, the
- * `raise_error` effect appended). `walks`: the walks to resume (`findHistoryRefusals`).
+ * `raise_error` effect appended). `walks`: the walks to resume, `base` a view `view` extends (`findHistoryRefusals`).
  */
-const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, effects: Effect[], walks?: HistoryWalks): V | null => {
-  const found = findHistoryRefusals(format, view, walks)
+const applyProviderRules = <V>(config: Config, format: MessageFormat, view: V, effects: Effect[], walks?: HistoryWalks, base?: Messages): V | null => {
+  const found = findHistoryRefusals(format, view, walks, base)
   if (found.length === 0) return view
   const mode = resolveProviderRules(config.provider_rules, format)
   if (mode === 'refuse') {
@@ -63,7 +63,9 @@ export interface ProviderView {
  * (the derivation memo's, src/core/memo/derivation-memo.ts): the `provider_rules` chat and
  * Responses checks resume them instead of walking the whole view; the same result. `prefixes`
  * (the derivation memo's too): the running hashes the breakpoints' prefix fingerprints resume
- * from (`PrefixHashes`); the same result.
+ * from (`PrefixHashes`); the same result. `base`: a view `view` extends (its leading items, the
+ * same objects: `StrippedView.prefix`), which the contract shape's walk resumes from without
+ * comparing them; the same result.
  *
  * @example
  * toProviderView(DEFAULT_CONFIG, { format: 'contract', repair: false }, [{ role: 'user', content: 'hi' }], []).output // => [{ role: 'user', content: 'hi' }]
@@ -76,9 +78,10 @@ export const toProviderView = (
   breakpoints: CacheBreakpointPositions = NO_CACHE_BREAKPOINTS,
   walks?: HistoryWalks,
   prefixes?: PrefixHashes,
+  base?: Messages,
 ): ProviderView => {
   const effects: Effect[] = []
-  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walks), repaired: false, effects }
+  if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walks, base), repaired: false, effects }
   const converted = toRequestView(shape.format, view, { repair: shape.repair, history })
   if (converted.problems.length > 0) effects.push({ type: 'emit_hook', name: 'context:view-invalid', data: { format: shape.format, problems: [...converted.problems] } })
   const checked = applyProviderRules(config, shape.format, converted.view, effects, walks)

@@ -85,6 +85,24 @@ describe('the chat check resumed where the next view parts from the last (resume
     )
   })
 
+  it('with the view it extends (base, as StrippedView.prefix gives it), or the same view again, finds the same without comparing', () => {
+    fc.assert(
+      fc.property(edits, fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), (chain, extend) => {
+        const walk = resumeChatHistory([])
+        let view: unknown[] = []
+        chain.forEach((edit, index) => {
+          const previous = view
+          // An extension is made from the last view by appending (its base is that view); a cut is not, and has no base.
+          view = extend[index] ? previous.concat(edit.append.map((item) => pool[item])) : [...previous.slice(0, edit.keep), ...edit.append.map((item) => pool[item])]
+          expect(resumeChatHistory(view, walk, extend[index] ? previous : undefined).found).toEqual(resumeChatHistory(view).found)
+          expect(walk.view).toBe(view)
+          expect(resumeChatHistory(view, walk).found).toEqual(resumeChatHistory(view).found)
+        })
+      }),
+      { seed: 18, numRuns: 500 },
+    )
+  })
+
   it('resumes from the first message that differs (a refusal before it is kept, one after it is dropped)', () => {
     const walk = resumeChatHistory([ALPHABET[1], ALPHABET[5], ALPHABET[3], ALPHABET[6]])
     expect(walk.found.map((refusal) => refusal.message)).toEqual([1, 3])
