@@ -14,7 +14,7 @@ import { isPlainObject } from '../messages/values.js'
 import { isProviderFormat, type MessageFormat } from '../formats/carrier.js'
 import { findInconsistency } from './consistency.js'
 import { sliceFrom } from '../messages/appendable.js'
-import { migrateSnapshot, OLDEST_RESTORABLE_VERSION } from './migrations.js'
+import { migrateSnapshot, OLDEST_RESTORABLE_VERSION, toSnapshotPath } from './migrations.js'
 
 /**
  * The snapshot format version. Bump it whenever the JSON form of `State` changes (a field added,
@@ -234,8 +234,10 @@ const show = (value: unknown): string => {
 /** The first io-ts error as a SnapshotError: the field path and what it expected. */
 const toSnapshotError = (prefix: string, errors: t.Errors): SnapshotError => {
   const error = errors[0]
-  // An intersection (a slice made of several codecs) adds the index of its member: not a field.
-  const path = error.context.filter((entry, index) => entry.key !== '' && !(index > 0 && error.context[index - 1].type instanceof t.IntersectionType)).map((entry) => entry.key)
+  // An intersection (a slice made of several codecs) or a union (a nullable field) adds the index
+  // of its member: not a field.
+  const isMember = (index: number): boolean => index > 0 && (error.context[index - 1].type instanceof t.IntersectionType || error.context[index - 1].type instanceof t.UnionType)
+  const path = error.context.filter((entry, index) => entry.key !== '' && !isMember(index)).map((entry) => entry.key)
   const expected = error.context[error.context.length - 1].type.name
   return new SnapshotError([prefix, ...path].join('.'), `expected ${expected}, got ${show(error.value)}`)
 }
@@ -283,7 +285,24 @@ export const decodeSnapshot = (value: unknown): E.Either<SnapshotError, Restored
       ),
     )
   }
-  return decodeCurrent(migrated)
+  const decoded = decodeCurrent(migrated)
+  return E.isLeft(decoded) && migrated !== value ? E.left(toGivenFieldError(decoded.left, value.version as number)) : decoded
+}
+
+const STATE_PREFIX = 'snapshot.state.'
+
+/**
+ * An error about a migrated snapshot's state names the field as the snapshot of `version` holds it
+ * (`toSnapshotPath`), and the field it became, when they differ: a version-7 snapshot has no
+ * `compaction.breaker.tripped`, it has `guards.breakerTripped`.
+ */
+const toGivenFieldError = (error: SnapshotError, version: number): SnapshotError => {
+  if (!error.field.startsWith(STATE_PREFIX)) return error
+  const migrated = error.field.slice(STATE_PREFIX.length).split('.')
+  const given = toSnapshotPath(migrated, version, SNAPSHOT_VERSION)
+  if (given.join('.') === migrated.join('.')) return error
+  const detail = error.message.slice(error.field.length + 2)
+  return new SnapshotError(`${STATE_PREFIX}${given.join('.')}`, `${detail} (a version-${version} snapshot; migrated to version ${SNAPSHOT_VERSION}, the field is ${error.field})`)
 }
 
 /** A snapshot of the current version (migrated already): format, config, state, consistency. */

@@ -68,6 +68,76 @@ export const migrateState7To8 = (state: Json): Json => {
  */
 export const migrateState8To9 = (state: Json): Json => ({ ...state, cacheBreakpoints: { marks: [] } })
 
+// Where each field of a version-8 slice came from in version 7 (migrateState7To8), by
+// "<slice>.<field>"; a field not named kept its place.
+const VERSION_7_PLACES: Readonly<Record<string, ReadonlyArray<string>>> = {
+  'budget.lastBudget': ['guards', 'lastBudget'],
+  'meter.stats': ['meterStats'],
+  'meter.usageStale': ['guards', 'usageStale'],
+  'meter.usageObservedOnly': ['guards', 'usageObservedOnly'],
+  'meter.calibration': ['calibration'],
+  'summary.cooldown': ['guards', 'summaryCooldown'],
+  'compaction.sticky': ['sticky'],
+  'compaction.stats': ['compactionStats'],
+  'compaction.skipStreak': ['skipStreak'],
+  'compaction.replayMarker': ['replayMarker'],
+  'compaction.infeasible': ['guards', 'infeasible'],
+  'compaction.noticeSent': ['guards', 'noticeSent'],
+  'compaction.breaker.overBudgetPasses': ['guards', 'overBudgetPasses'],
+  'compaction.breaker.tripped': ['guards', 'breakerTripped'],
+  'compaction.breaker.budget': ['guards', 'breakerBudget'],
+  'toolResults.spillWritten': ['spillWritten'],
+  'toolResults.spillFailed': ['spillFailed'],
+  'toolResults.ingressPending': ['guards', 'ingressPending'],
+}
+
+/**
+ * The inverse of `migrateState7To8` on field paths: where the field at `path` of a migrated
+ * version-8 state (its keys, outermost first) was in the version-7 state, so an error can name
+ * the field the snapshot holds. The longest prefix `VERSION_7_PLACES` names is replaced; a path
+ * it does not name (`history`, `nextSeq`, `toolNames`, the meter's and summary's own fields) is
+ * unchanged.
+ *
+ * @example
+ * toVersion7Path(['compaction', 'breaker', 'tripped']) // => ['guards', 'breakerTripped']
+ * toVersion7Path(['compaction', 'sticky', 'removed', '0']) // => ['sticky', 'removed', '0']
+ * toVersion7Path(['history', '3', 'role']) // => ['history', '3', 'role']
+ */
+export const toVersion7Path = (path: ReadonlyArray<string>): ReadonlyArray<string> => {
+  for (let length = Math.min(path.length, 3); length >= 2; length -= 1) {
+    const place = VERSION_7_PLACES[path.slice(0, length).join('.')]
+    if (place !== undefined) return [...place, ...path.slice(length)]
+  }
+  return path
+}
+
+/**
+ * For each migration (by the version it starts from), where a field path of the state it makes
+ * was in the state it read: 7 → 8 moved fields (`toVersion7Path`), 8 → 9 only added one.
+ *
+ * @example
+ * MIGRATED_PATHS[8](['meter', 'anchorSeq']) // => ['meter', 'anchorSeq']
+ */
+export const MIGRATED_PATHS: Readonly<Record<number, (path: ReadonlyArray<string>) => ReadonlyArray<string>>> = {
+  7: toVersion7Path,
+  8: (path) => path,
+}
+
+/**
+ * The path in the state of a version-`version` snapshot of the field at `path` (keys, outermost
+ * first) in the state migrated to `target`: every migration's `MIGRATED_PATHS` from the newest
+ * back. Unchanged for `version` = `target`.
+ *
+ * @example
+ * toSnapshotPath(['summary', 'cooldown'], 7, 9) // => ['guards', 'summaryCooldown']
+ * toSnapshotPath(['summary', 'cooldown'], 9, 9) // => ['summary', 'cooldown']
+ */
+export const toSnapshotPath = (path: ReadonlyArray<string>, version: number, target: number): ReadonlyArray<string> => {
+  let found = path
+  for (let from = target - 1; from >= version; from -= 1) found = (MIGRATED_PATHS[from] ?? ((same: ReadonlyArray<string>) => same))(found)
+  return found
+}
+
 /**
  * The migration from each version to the next, by the version it starts from.
  *
