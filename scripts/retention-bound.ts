@@ -278,10 +278,20 @@ export interface OraclePlan {
   readonly served: ReadonlyArray<ReadonlyArray<number>>
   /** what keeping each serving unit costs at most, in cached tokens: its tokens x requests kept beyond the last two */
   readonly keepCost: ReadonlyMap<number, number>
+  /** positions of tool results the oracle sends cut, and where (characters) */
+  readonly cuts: ReadonlyMap<number, number>
+  /** tokens of each position as the oracle sends it before the last two (cut), and whole */
+  readonly sent: ReadonlyArray<number>
+  readonly whole: ReadonlyArray<number>
 }
 
 /** The oracle's plan for one session (`toOracleKeeps` runs it). */
-export const toOraclePlan = (requests: ReadonlyArray<BoundRequest>, textOf: (message: Message) => string, countMessage: (message: Message) => number): OraclePlan => {
+export const toOraclePlan = (
+  requests: ReadonlyArray<BoundRequest>,
+  textOf: (message: Message) => string,
+  countMessage: (message: Message) => number,
+  heads = false,
+): OraclePlan => {
   const history = requests.length === 0 ? [] : requests[requests.length - 1].history
   const unit = history.map((_, index) => index)
   const callOwner = new Map<string, number>()
@@ -291,8 +301,6 @@ export const toOraclePlan = (requests: ReadonlyArray<BoundRequest>, textOf: (mes
     const answered = (message as { tool_call_id?: unknown }).tool_call_id
     if (message.role === 'tool' && typeof answered === 'string' && callOwner.has(answered)) unit[index] = callOwner.get(answered)!
   })
-  const tokens = new Map<number, number>()
-  history.forEach((message, index) => tokens.set(unit[index], (tokens.get(unit[index]) ?? 0) + countMessage(message)))
   const lastMandatory = new Map<number, number>()
   requests.forEach((request, q) => {
     for (let index = request.cut; index < request.history.length; index += 1) lastMandatory.set(unit[index], q)
@@ -308,9 +316,53 @@ export const toOraclePlan = (requests: ReadonlyArray<BoundRequest>, textOf: (mes
       return -1
     }),
   )
+  // with `heads`, a tool result is cut after the last needed fact it serves (a result serving none
+  // keeps HEAD_OF_IDLE characters, so its call still has an answer): one cut per result, the same
+  // at every request, so the cut result stays cached once sent
+  const cuts = new Map<number, number>()
+  if (heads) {
+    history.forEach((message, position) => {
+      if (message.role !== 'tool' || typeof message.content !== 'string' || !until.has(unit[position])) return
+      let end = -1
+      requests.forEach((request, q) =>
+        request.facts.forEach(({ fact }, index) => {
+          const at = served[q][index] === unit[position] ? (message.content as string).indexOf(fact) : -1
+          if (at >= 0) end = Math.max(end, at + fact.length)
+        }),
+      )
+      if (end < 0) end = Math.min(message.content.length, HEAD_OF_IDLE)
+      if (end < message.content.length) cuts.set(position, end)
+    })
+  }
+  const tokens = new Map<number, number>()
+  const sent = history.map((message, index) => countMessage(toOracleMessage(message, cuts.get(index))))
+  const whole = history.map((message) => countMessage(message))
+  history.forEach((_, index) => tokens.set(unit[index], (tokens.get(unit[index]) ?? 0) + sent[index]))
   const keepCost = new Map<number, number>()
   for (const [u, last] of until) keepCost.set(u, tokens.get(u)! * Math.max(1, last - (lastMandatory.get(u) ?? -1)))
-  return { unit, tokens, served, keepCost }
+  return { unit, tokens, served, keepCost, cuts, sent, whole }
+}
+
+/** Characters an oracle keeps of a tool result in a kept group that serves no fact itself. */
+const HEAD_OF_IDLE = 40
+
+/** A message as the oracle sends it: whole, or its string content cut at `cut` characters. */
+export const toOracleMessage = (message: Message, cut: number | undefined): Message =>
+  cut === undefined || typeof message.content !== 'string' ? message : { ...message, content: message.content.slice(0, cut) }
+
+/**
+ * The requests split where the history stops only growing (a `set_messages` or `clear`): request
+ * indices, one array per segment; within one, positions are identities.
+ */
+export const toSegments = (requests: ReadonlyArray<BoundRequest>): number[][] => {
+  const segments: number[][] = []
+  requests.forEach((request, q) => {
+    const previous = q === 0 ? null : requests[q - 1].history
+    const grows = previous !== null && request.history.length >= previous.length && previous.every((message, index) => request.history[index] === message)
+    if (grows) segments[segments.length - 1].push(q)
+    else segments.push([q])
+  })
+  return segments
 }
 
 /**
@@ -319,22 +371,34 @@ export const toOraclePlan = (requests: ReadonlyArray<BoundRequest>, textOf: (mes
  * when it appears to the last request it serves; a unit no longer needed leaves lazily, only when
  * what its leaving saves in cached reads over the rest of the session (ratio x its tokens x
  * requests left) outweighs re-billing the kept tokens after it ((1 - ratio) x those tokens); when a
- * view is over `budget` the units no longer needed leave, then serving units, largest first.
+ * view is over its budget (`budgets`: one for all, or one per request, in counted tokens) the
+ * units no longer needed leave, then serving units, those holding the fewest facts of this and
+ * later requests per token first.
  */
-export const toOracleKeeps = (requests: ReadonlyArray<BoundRequest>, plan: OraclePlan, excluded: ReadonlySet<number>, ratio: number, budget: number): ReadonlyArray<ReadonlySet<number>> => {
-  const { unit, tokens } = plan
+export const toOracleKeeps = (
+  requests: ReadonlyArray<BoundRequest>,
+  plan: OraclePlan,
+  excluded: ReadonlySet<number>,
+  ratio: number,
+  budgets: number | ReadonlyArray<number>,
+): ReadonlyArray<ReadonlySet<number>> => {
+  const { unit } = plan
   const until = new Map<number, number>()
   plan.served.forEach((units, q) => {
     for (const u of units) if (u >= 0 && !excluded.has(u)) until.set(u, Math.max(until.get(u) ?? -1, q))
   })
-  const size = (units: ReadonlyArray<number>): number => units.reduce((sum, u) => sum + tokens.get(u)!, 0)
   let previous = new Set<number>()
   return requests.map((request, q) => {
+    const budget = typeof budgets === 'number' ? budgets : budgets[q]
     const fixed = new Set<number>()
     request.history.forEach((message, index) => {
       if (isSystem(message) || index >= request.cut) fixed.add(unit[index])
     })
     const present = [...new Set(request.history.map((_, index) => unit[index]))]
+    // a unit's tokens in this view: its members present so far, whole among the last two
+    const unitSize = new Map<number, number>()
+    request.history.forEach((_, index) => unitSize.set(unit[index], (unitSize.get(unit[index]) ?? 0) + (index >= request.cut ? plan.whole[index] : plan.sent[index])))
+    const size = (units: ReadonlyArray<number>): number => units.reduce((sum, u) => sum + unitSize.get(u)!, 0)
     const serving = (u: number): boolean => (until.get(u) ?? -1) >= q
     let kept = present.filter((u) => fixed.has(u) || serving(u) || previous.has(u))
     const droppable = kept.filter((u) => !fixed.has(u) && !serving(u))
@@ -343,7 +407,11 @@ export const toOracleKeeps = (requests: ReadonlyArray<BoundRequest>, plan: Oracl
       const after = kept.filter((u) => u > first && previous.has(u) && !droppable.includes(u))
       if (ratio * size(droppable) * (requests.length - q) > (1 - ratio) * size(after) || size(kept) > budget) kept = kept.filter((u) => !droppable.includes(u))
     }
-    const optional = kept.filter((u) => !fixed.has(u)).sort((x, y) => tokens.get(y)! - tokens.get(x)!)
+    // the units holding the fewest facts of this and later requests per token leave first
+    const facts = new Map<number, number>()
+    for (let later = q; later < requests.length; later += 1) for (const u of plan.served[later]) if (u >= 0 && !excluded.has(u)) facts.set(u, (facts.get(u) ?? 0) + 1)
+    const worth = (u: number): number => (facts.get(u) ?? 0) / Math.max(1, unitSize.get(u)!)
+    const optional = kept.filter((u) => !fixed.has(u)).sort((x, y) => worth(x) - worth(y) || unitSize.get(y)! - unitSize.get(x)!)
     for (const u of optional) {
       if (size(kept) <= budget) break
       kept = kept.filter((other) => other !== u)
@@ -571,7 +639,7 @@ export const toBudgetBound = (
 // The shell: sessions, the provider's tokenizer and prices, the tables.
 
 const TAU = { dir: 'openai-chat', model: 'gpt-4o', budget: 4500, capRelative: 702_511, capUsd: 4.0632, recalls: [0.73, 0.85, 0.9, 1] }
-const CLAUDE = { dirs: ['claude-code', 'claude-code-2'], budget: 60_000, goal: 0.9 }
+const CLAUDE = { dirs: ['claude-code', 'claude-code-2'], budget: 60_000, oracleTargets: [0.9, 0.93, 1] }
 
 const fmt = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '∞')
 const pct = (part: number, whole: number): string => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)} %`)
@@ -671,6 +739,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const noBudget = argv.includes('--no-budget')
   const oracleRatio = Number(at('--oracle-ratio') ?? '0.1')
   const oracle = argv.includes('--oracle')
+  const oracleShare = Number(at('--oracle-share') ?? '0.999')
   const rows: unknown[] = []
   const prices = loadPriceTable()
   const windows = loadWindowTable()
@@ -789,10 +858,14 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const claudeOptions = { format: 'auto' as const, budget: { kind: 'budget' as const, tokens: CLAUDE.budget }, summarizer: 'extractive' as const, usage: 'simulated' as const, model: null, prices, windows }
   const claudeRows: Array<{ session: string; fit: string; content: number; needed: number; a: number; b: number; unfit: number; requests: number; leastRoom: number; mostHeads: number; witnessOver: number }> = []
   const skipped: string[] = []
+  const claudeOracle: Array<{ target: number; session: string; metrics: Measured }> = []
+  const leftOutCost = { relative: 0, usd: 0 }
+  const claudePlans: Array<{ name: string; requests: BoundRequest[]; peer: PreparedSessionLike; original: PreparedSessionLike; allowance: number[]; segments: Array<{ indices: number[]; plan: OraclePlan }> }> = []
   const claudeDirs = CLAUDE.dirs.map((dir) => `${root}/${dir}`).filter((dir) => existsSync(dir))
   for (const path of expandInputs(claudeDirs)) {
     const loaded = readInput(path, 'auto', { model: null, windows })
-    for (const session of prepareSessions(path, loaded, { preset: presets.recommended, file: null, settings: [] }, claudeOptions)) {
+    const peerSessions = prepareSessions(path, loaded, { preset: null, file: null, settings: [['compaction_notice_token_reserve', 0]] }, claudeOptions)
+    for (const [at, session] of prepareSessions(path, loaded, { preset: presets.recommended, file: null, settings: [] }, claudeOptions).entries()) {
       // The provider model's own fit of this session's readings (reading ~ scale x count + overhead,
       // fitProviderModel in src/core/economics/provider-model.ts): the fit the honest-budget peer of
       // scripts/evaluation.mjs converts the budget with, (B - overhead) / scale.
@@ -804,6 +877,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       if (fit.overhead >= CLAUDE.budget) {
         skipped.push(`${session.name} (infeasible: fitted overhead ${fmt(fit.overhead)} ≥ ${fmt(CLAUDE.budget)})`)
+        // what it costs whatever a policy does (its views are the history), for the cost caps
+        const left = toSessionMetrics(replay, session.original, session.limit, session.price)
+        leftOutCost.relative += left.relative_cost
+        leftOutCost.usd += left.cost_usd
         continue
       }
       const content = Math.floor((CLAUDE.budget - fit.overhead) / fit.scale)
@@ -829,6 +906,37 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const none = toSessionMetrics(replay, session.original, session.limit, session.price)
         if (none.needed_facts !== bound.needed) failures.push(`${session.name}: compare needed_facts ${none.needed_facts}, bound ${bound.needed}`)
       }
+      if (oracle) {
+        // the oracle with cut tool results, segment by segment (a set_messages or clear starts a new history)
+        // each request's own allowance under compare's bill (its overhead, reading - what was sent,
+        // as the never-compacting replay found it, + scale x the view's count <= the budget)
+        if (replay.economics.length !== requests.length) throw new Error(`${session.name}: ${replay.economics.length} bills for ${requests.length} requests`)
+        const allowance = replay.economics.map((economics) => Math.floor((oracleShare * (CLAUDE.budget - (economics?.overhead ?? fit.overhead))) / fit.scale))
+        const segments = toSegments(requests).map((indices) => ({ indices, plan: toOraclePlan(indices.map((q) => requests[q]), toViewMessageText, countMessage, true) }))
+        claudePlans.push({ name: session.name, requests, peer: peerSessions[at], original: session, allowance, segments })
+      }
+    }
+  }
+  for (const target of oracle ? CLAUDE.oracleTargets : []) {
+    const excluded = toOracleExclusions(
+      claudePlans.flatMap((item) => item.segments.map((segment) => segment.plan)),
+      target,
+    )
+    let next = 0
+    for (const item of claudePlans) {
+      const keeps: Array<{ keep: ReadonlySet<number>; cuts: ReadonlyMap<number, number>; cut: number }> = []
+      for (const segment of item.segments) {
+        const part = segment.indices.map((q) => item.requests[q])
+        const kept = toOracleKeeps(part, segment.plan, excluded[next], RELATIVE.cached, segment.indices.map((q) => item.allowance[q]))
+        next += 1
+        segment.indices.forEach((q, index) => (keeps[q] = { keep: kept[index], cuts: segment.plan.cuts, cut: item.requests[q].cut }))
+      }
+      const result = runSession(item.peer, claudeOptions, undefined, {}, (history, _budget, request) => {
+        const chosen = keeps[request]
+        if (history.length !== item.requests[request].history.length) throw new Error(`${item.name}: the replay's history differs from the recording's at request ${request}`)
+        return history.flatMap((message, position) => (chosen.keep.has(position) ? [position < chosen.cut ? toOracleMessage(message, chosen.cuts.get(position)) : message] : []))
+      })
+      claudeOracle.push({ target, session: item.name, metrics: toSessionMetrics(result, item.original.original, item.original.limit, item.original.price) })
     }
   }
   if (claudeRows.length > 0) {
@@ -841,6 +949,22 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     print(`| **total** | ${total.requests} | | | ${total.unfit} | | | ${claudeRows.reduce((sum, row) => sum + row.witnessOver, 0)} | ${fmt(total.needed)} | ${pct(total.a, total.needed)} (${total.a}) | ${pct(total.b, total.needed)} (${total.b}) |`)
     print()
     if (skipped.length > 0) print(`Left out: ${skipped.join('; ')}.`)
+    if (claudeOracle.length > 0) {
+      print()
+      print(`The class (a) oracle with tool results cut after the last fact they serve (\`toOraclePlan\` with heads), each view within ${oracleShare} × its request's allowance under compare's bill ((60,000 − the request's overhead) / scale), stopping to serve the dearest units per fact to reach a target (pooled over the sessions), replayed as a peer through compare's provider and cache model; the totals add the left-out sessions' cost (${fmt(leftOutCost.relative)} / $${leftOutCost.usd.toFixed(4)}, the same under every policy), as the caps include it:`)
+      print()
+      print('| target | session | recall | relative cost | cost (input) | overflows | invalid views | prefix breaks |')
+      print('|---|---|---:|---:|---:|---:|---:|---:|')
+      const rowOf = (target: number, label: string, m: Omit<Measured, 'input_tokens' | 'uncached_input_tokens'>): void =>
+        print(`| ${Math.round(target * 100)} % | ${label} | ${pct(m.recalled_facts, m.needed_facts)} (${m.recalled_facts}/${m.needed_facts}) | ${fmt(m.relative_cost)} | $${m.cost_usd.toFixed(4)} | ${m.overflows} | ${m.invalid_views} | ${m.prefix_breaks} |`)
+      for (const target of CLAUDE.oracleTargets) {
+        const items = claudeOracle.filter((item) => item.target === target)
+        for (const item of items) if (item.metrics.needed_facts > 0) rowOf(target, item.session, item.metrics)
+        const add = (pick: (m: Measured) => number): number => items.reduce((sum, item) => sum + pick(item.metrics), 0)
+        rowOf(target, '**total** (with the left-out cost)', { needed_facts: add((m) => m.needed_facts), recalled_facts: add((m) => m.recalled_facts), relative_cost: add((m) => m.relative_cost) + leftOutCost.relative, cost_usd: add((m) => m.cost_usd) + leftOutCost.usd, overflows: add((m) => m.overflows), invalid_views: add((m) => m.invalid_views), prefix_breaks: add((m) => m.prefix_breaks) })
+      }
+      rows.push({ scenario: 'claude-code', oracle: claudeOracle })
+    }
     rows.push({ scenario: 'claude-code', sessions: claudeRows, total, skipped })
     print()
   }

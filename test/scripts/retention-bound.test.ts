@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG } from '../../src/core/config.js'
 import { makeCachedEstimator } from '../../src/core/meter/estimate.js'
 import { replayRecording } from '../../src/core/replay/replay.js'
 import { toSessionMetrics } from '../../src/core/economics/metrics.js'
+import { toRecallFigures, toViewMessageText } from '../../src/core/economics/recall.js'
 import { makeProviderCounter } from '../../src/shell/estimators.js'
 import {
   RELATIVE,
@@ -22,7 +23,12 @@ import {
   toBudgetBound,
   toMessageStrings,
   toSessionBounds,
+  toOracleExclusions,
+  toOracleKeeps,
+  toOracleMessage,
+  toOraclePlan,
   toRunPrices,
+  toSegments,
   toWholeOrHeadPrices,
   type BoundRequest,
 } from '../../scripts/retention-bound.js'
@@ -280,5 +286,55 @@ describe('against compare\'s provider and cache model (gpt-tokenizer, the librar
     expect(minCostFor(bounds.relative.basicB, 0)).toBeLessThanOrEqual(metrics.relative_cost)
     expect(factsFor(612, 0.85)).toBe(521)
     expect(RELATIVE.cached).toBe(0.1)
+  })
+})
+
+describe('the oracle (a witness, not a bound)', () => {
+  // user asks; the agent calls a tool whose result holds the facts; later answers name them
+  const filler = '-'.repeat(200)
+  const call = (id: string, args: string): Message => ({ role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: 'get', arguments: args } }] })
+  const result = (id: string, text: string): Message => ({ role: 'tool', tool_call_id: id, content: text })
+  const say = (role: 'user' | 'assistant', text: string): Message => ({ role, content: text })
+  const ops: Recording['ops'] = [
+    { op: 'add_message', message: { role: 'system', content: 'sys' } },
+    { op: 'add_message', message: say('user', 'look up my booking') },
+    { op: 'get_messages_for_request' },
+    { op: 'add_message', message: call('c1', '{"q":"booking"}') },
+    { op: 'add_message', message: result('c1', `booking ZFA04Y flight HAT076 ${filler}`) },
+    { op: 'get_messages_for_request' },
+    { op: 'add_message', message: say('assistant', 'Found it.') },
+    { op: 'add_message', message: say('user', 'which flight?') },
+    { op: 'get_messages_for_request' },
+    { op: 'add_message', message: say('assistant', 'Flight HAT076.') },
+    { op: 'add_message', message: say('user', 'and the booking code?') },
+    { op: 'get_messages_for_request' },
+    { op: 'add_message', message: say('assistant', 'It is ZFA04Y.') },
+  ]
+  const recording: Recording = { config: {}, now: '2026-01-01T00:00:00Z', ops }
+  const requests = toBoundRequests(recording, charsOfMessage, chars)
+  const viewsOf = (keeps: ReadonlyArray<ReadonlySet<number>>, plan: ReturnType<typeof toOraclePlan>): Message[][] =>
+    requests.map((request, q) => request.history.flatMap((message, position) => (keeps[q].has(position) ? [position < request.cut ? toOracleMessage(message, plan.cuts.get(position)) : message] : [])))
+
+  it('keeps the tool group of each needed fact (call with result) until its last use, cut after the facts with heads', () => {
+    expect(toSegments(requests)).toEqual([[0, 1, 2, 3]])
+    const plan = toOraclePlan(requests, toViewMessageText, charsOfMessage, true)
+    // the result is cut after HAT076, its last served fact
+    expect(plan.cuts.get(3)).toBe('booking ZFA04Y flight HAT076'.length)
+    const views = viewsOf(toOracleKeeps(requests, plan, new Set(), 0.1, Infinity), plan)
+    expect(toRecallFigures(recording, views).recall).toBe(1)
+    // every kept tool result has its call right before it
+    for (const view of views) view.forEach((message, index) => message.role === 'tool' && expect(view[index - 1]?.tool_calls).toBeDefined())
+    // the last request keeps the group (ZFA04Y is still needed) but not 'Found it.' once it is no longer one of the last two
+    expect(views[3].map((message) => message.content)).toEqual(['sys', '', 'booking ZFA04Y flight HAT076', 'Flight HAT076.', 'and the booking code?'])
+  })
+
+  it('within a budget it drops serving units, never the mandatory part; a target leaves the dearest units out', () => {
+    const plan = toOraclePlan(requests, toViewMessageText, charsOfMessage, false)
+    const budgets = requests.map((request) => request.mandatoryTokens)
+    const views = viewsOf(toOracleKeeps(requests, plan, new Set(), 0.1, budgets), plan)
+    views.forEach((view, q) => expect(view.reduce((sum, message) => sum + charsOfMessage(message), 0)).toBeLessThanOrEqual(budgets[q]))
+    expect(toRecallFigures(recording, views).recalled_facts).toBe(0)
+    expect(toOracleExclusions([plan], 0)[0].size).toBe(1)
+    expect(toOracleExclusions([plan], 1)[0].size).toBe(0)
   })
 })
