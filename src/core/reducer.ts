@@ -11,6 +11,7 @@ import type { Event, SpillFailed, SpillsAnswered, SpillWritten } from './events.
 import type { State } from './state.js'
 import type { Step } from './step.js'
 import { makeDerivationMemo } from './memo/derivation-memo.js'
+import type { PrefixHashes } from './formats/anthropic-cache.js'
 import { recordAppend } from './incremental/working.js'
 import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
@@ -75,11 +76,13 @@ export const applySpillAnswer = (config: Config, state: State, event: SpillWritt
  * are now never pointed at), so it points at no file that was not written; with a `shape`, the
  * step's `output` is that view as the request asked for it (`toProviderView`, which under
  * `anthropic_cache_breakpoints` also writes the `cacheBreakpoints` slice, as the finish stage does).
+ * `prefixes`: the running hashes its prefix fingerprints resume from (the derivation memo's,
+ * `PrefixHashes` in src/core/formats/anthropic-cache.ts); the same result without.
  *
  * @example
  * applySpillsAnswered(DEFAULT_CONFIG, makeInitialState(), { type: 'spills_answered', answers: [], view: [] }).view // => []
  */
-export const applySpillsAnswered = (config: Config, state: State, event: SpillsAnswered): Step => {
+export const applySpillsAnswered = (config: Config, state: State, event: SpillsAnswered, prefixes?: PrefixHashes): Step => {
   let next = state
   const effects: Effect[] = []
   for (const answer of event.answers) {
@@ -90,7 +93,7 @@ export const applySpillsAnswered = (config: Config, state: State, event: SpillsA
   const failed = new Set(event.answers.filter((answer) => answer.type === 'spill_failed' && next.toolResults.spillFailed.has(answer.path)).map((answer) => answer.path))
   const view = failed.size === 0 || event.view === undefined ? event.view : withoutSpillPointers(event.view, failed)
   if (event.shape === undefined || view === undefined) return { state: next, view, effects }
-  const shaped = toProviderView(config, event.shape, view, next.history, next.cacheBreakpoints)
+  const shaped = toProviderView(config, event.shape, view, next.history, next.cacheBreakpoints, undefined, prefixes)
   // Refused under provider_rules "refuse": the raise_error effect is last and the step has no view.
   if (shaped.output === null) return { state: next, view: undefined, effects: [...effects, ...shaped.effects] }
   const held = shaped.cacheBreakpoints === undefined ? next : { ...next, cacheBreakpoints: shaped.cacheBreakpoints }
@@ -147,7 +150,7 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
       case 'spill_failed':
         return applySpillAnswer(deps.config, state, event)
       case 'spills_answered':
-        return applySpillsAnswered(deps.config, state, event)
+        return applySpillsAnswered(deps.config, state, event, memo.cachePrefixes)
       default:
         return absurd(event)
     }

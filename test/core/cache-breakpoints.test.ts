@@ -150,6 +150,16 @@ describe('the finish stage holds the breakpoint positions (anthropic_cache_break
     const answered = spilling(first.state, { type: 'spills_answered', answers, view: first.view, shape: SHAPE })
     expect(countMarks(answered.output)).toBeGreaterThan(0)
     expect(heldIndexes(answered.state)).toEqual(markedIndexes(answered.output))
+    // the next spilling request's answer resumes the running prefix hashes of this one (the reducer's
+    // derivation memo): the same output and positions as a fresh reducer's
+    const grown = fold(spilling, turns(6, 2000, 6).map((message) => added(message)), answered.state).state
+    const second = spilling(grown, ask({ tokenBudget: 3000 }))
+    const event = { type: 'spills_answered' as const, answers: second.effects.flatMap((effect) => (effect.type === 'write_spill' ? [{ type: 'spill_written' as const, path: effect.path }] : [])), view: second.view, shape: SHAPE }
+    expect(event.answers.length).toBeGreaterThan(0)
+    const resumed = spilling(second.state, event)
+    const fresh = stepFor({ anthropic_cache_breakpoints: true, tool_result_spill_dir: '/tmp/spill', truncate_chars: 50, compaction_notice_enabled: false })(second.state, event)
+    expect(JSON.stringify(resumed.output)).toBe(JSON.stringify(fresh.output))
+    expect(resumed.state.cacheBreakpoints).toEqual(fresh.state.cacheBreakpoints)
   })
 })
 
