@@ -9,8 +9,6 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { UsageMode } from '../../core/economics/simulation.js'
 import type { ProviderFit } from '../../core/economics/provider-model.js'
-import { judgeOverBudget } from '../../core/economics/metrics.js'
-import type { TokenMeterStats } from '../../core/stats.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
 import { isRepeatedIdProblem } from '../../core/formats/dispatch.js'
 import type { ShapedView } from '../../core/replay/options.js'
@@ -191,7 +189,17 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, f
   return lines.join('\n')
 }
 
-const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, spillFiles: number, several: boolean): boolean => {
+/** What one input contributes to the total of a replay of several inputs. */
+interface ReplayedPart {
+  readonly failed: boolean
+  readonly rows: ReadonlyArray<ReplayRow>
+  readonly sessions: number
+  readonly spills: number
+  readonly clamped: number
+  readonly fits: ReadonlyArray<ProviderFit | null>
+}
+
+const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, spillFiles: number, several: boolean): ReplayedPart => {
   const simulated = replayed.usage === 'simulated'
   const repair = flags.repair === true
   const rows: ReplayRow[] = []
@@ -202,6 +210,8 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
       if (line.error !== undefined) failed = true
       const viewed = flags.viewFormat === undefined ? null : toFormatLine(line, result.shaped[index])
       const economics = result.economics[index] ?? null
+      const row = toRequestRow(line, index, result.historySizes[index], { economics, live: replayed.format === 'recording', simulated })
+      rows.push(viewed === null ? { ...row, repaired: false } : { ...row, pairingProblems: viewed.problems, repaired: viewed.repaired })
       if (flags.json) {
         const { view: _view, ...rest } = viewed === null ? line : viewed.line
         const out = {
@@ -210,25 +220,64 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
           ...(repair && viewed !== null ? { view_repaired: viewed.repaired } : {}),
           ...(simulated && economics !== null ? { simulated_usage: economics.usage } : {}),
           // only when asked with --usage: without it the lines are exactly the replay-output lines (docs/recording-format.md)
-          ...(flags.usageGiven === true && economics !== null ? { over_budget: judgeOverBudget(economics, (line.token_meter_stats as TokenMeterStats | null)?.budget ?? null) } : {}),
+          ...(flags.usageGiven === true && economics !== null ? { over_budget: row.overBudget } : {}),
         }
         io.stdout(JSON.stringify(out) + '\n')
-      } else {
-        const row = toRequestRow(line, index, result.historySizes[index], { economics, live: replayed.format === 'recording', simulated })
-        rows.push(viewed === null ? { ...row, repaired: false } : { ...row, pairingProblems: viewed.problems, repaired: viewed.repaired })
       }
     })
+  }
+  const part = {
+    failed,
+    rows,
+    sessions: replayed.sessions.length,
+    spills: spillFiles,
+    clamped: replayed.sessions.reduce((sum, item) => sum + item.result.clampedRequests, 0),
+    fits: replayed.sessions.map((item) => item.result.providerFit),
   }
   if (!flags.json) {
     const multiSession = replayed.sessions.length > 1
     const showHybrid = rows.some((row) => row.measuredTokens !== null)
-    const clamped = replayed.sessions.reduce((sum, item) => sum + item.result.clampedRequests, 0)
     io.stdout(`${replayed.path} (${replayed.format}, ${replayed.sessions.length} session${replayed.sessions.length === 1 ? '' : 's'})\n`)
     io.stdout(renderTable(rows, multiSession, showHybrid, simulated) + '\n')
     io.stdout(legend(showHybrid, simulated, repair) + '\n')
-    io.stdout(renderSummary(summarizeRows(rows, replayed.sessions.length, spillFiles), rows, flags, simulated, clamped, replayed.sessions.map((item) => item.result.providerFit)) + '\n')
+    io.stdout(renderSummary(summarizeRows(rows, part.sessions, spillFiles), rows, flags, simulated, part.clamped, part.fits) + '\n')
   }
-  return failed
+  return part
+}
+
+/**
+ * The total of a replay of several inputs: the summary lines of one input over all their requests
+ * (text), or one last JSON line `{"total": {...}}` with the same figures (`--json`).
+ */
+const printTotal = (parts: ReadonlyArray<ReplayedPart>, flags: ReplayFlags, io: CliIo, simulated: boolean): void => {
+  const rows = parts.flatMap((part) => part.rows)
+  const summary = summarizeRows(
+    rows,
+    parts.reduce((sum, part) => sum + part.sessions, 0),
+    parts.reduce((sum, part) => sum + part.spills, 0),
+  )
+  const clamped = parts.reduce((sum, part) => sum + part.clamped, 0)
+  if (!flags.json) {
+    io.stdout(`\nTOTAL (${parts.length} inputs)\n${renderSummary(summary, rows, flags, simulated, clamped, parts.flatMap((part) => part.fits))}\n`)
+    return
+  }
+  const total = {
+    inputs: parts.length,
+    sessions: summary.sessions,
+    requests: summary.requests,
+    compaction_boundaries: summary.compactionBoundaries,
+    highest_level: summary.highestLevel,
+    broken_views: summary.brokenViews,
+    ...(flags.repair === true ? { repaired_views: rows.filter((row) => row.repaired).length } : {}),
+    over_budget: rows.filter((row) => row.overBudget === true).length,
+    over_budget_unknown: rows.filter((row) => row.overBudget === 'unknown').length,
+    skipped_compactions: summary.skippedCompactions,
+    last_user_replays: summary.lastUserReplays,
+    spill_files: summary.spills,
+    failed_requests: summary.failedRequests,
+    ...(simulated ? { clamped_requests: clamped } : { drift: summary.drift }),
+  }
+  io.stdout(JSON.stringify({ total }) + '\n')
 }
 
 /**
@@ -256,7 +305,8 @@ const runReplay = async (files: ReadonlyArray<string>, flags: ReplayFlags, io: C
   if (flags.writeRecording !== undefined && paths.length > 1) {
     throw new UsageError(`--write-recording ${flags.writeRecording}: give one input file (got ${paths.length}); a recording file holds one session`)
   }
-  let failed = false
+  const parts: ReplayedPart[] = []
+  let simulated = false
   for (const file of paths) {
     const replayed = await replayInput(file, flags, io, flags.json !== true)
     if (flags.writeRecording !== undefined) writeReplayedRecording(flags.writeRecording, replayed)
@@ -275,9 +325,11 @@ const runReplay = async (files: ReadonlyArray<string>, flags: ReplayFlags, io: C
         }
       }
     }
-    if (printReplayed(replayed, flags, io, spillFiles, paths.length > 1)) failed = true
+    parts.push(printReplayed(replayed, flags, io, spillFiles, paths.length > 1))
+    simulated = replayed.usage === 'simulated'
   }
-  return failed ? 1 : 0
+  if (parts.length > 1) printTotal(parts, flags, io, simulated)
+  return parts.some((part) => part.failed) ? 1 : 0
 }
 
 /**

@@ -171,7 +171,9 @@ describe('context-simple replay: provider model and output options', () => {
     expect(without).toEqual(withViews.map(({ view: _view, ...rest }) => rest))
     const { code, stdout } = await run(['replay', short, heavy, '--json', '--no-views'])
     expect(code).toBe(0)
-    const lines = stdout.trim().split('\n')
+    // the request lines, then the total of several inputs
+    const lines = stdout.trim().split('\n').slice(0, -1)
+    expect(stdout.trim().split('\n').at(-1)).toMatch(/^\{"total":\{"inputs":2,/)
     expect(lines.every((line) => line.startsWith('{"file":'))).toBe(true)
     expect(new Set(lines.map((line) => (JSON.parse(line) as { file: string }).file))).toEqual(new Set([short, heavy]))
   })
