@@ -219,8 +219,9 @@ const cutChatWalk = (walk: ChatHistoryWalk, length: number): void => {
  */
 export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyChatWalk(), base?: unknown): ChatHistoryWalk => {
   const items = partsOf(view)
-  const known = walk.view !== null && (view === walk.view || base === walk.view)
-  cutChatWalk(walk, known ? walk.messages.length : sharedLength(walk.messages, items))
+  // Known to extend the view walked: nothing to cut (the walk's messages are the view's leading items).
+  const known = walk.view !== null && walk.view !== undefined && (view === walk.view || base === walk.view)
+  if (!known) cutChatWalk(walk, sharedLength(walk.messages, items))
   for (let m = walk.messages.length; m < items.length; m += 1) {
     const message = items[m]
     walk.messages.push(message)
@@ -391,8 +392,10 @@ export const findHistoryRefusals = (format: MessageFormat, view: unknown, walks?
   const check = HISTORY_CHECKS[format]
   const found =
     walks === undefined ? check(view) : check === findChatHistory ? resumeChatHistory(view, walks.chat, base).found : check === findResponsesHistory ? resumeResponsesHistory(view, walks.responses) : check(view)
-  return found.map(({ path, detail, fix }) => ({ path, detail, fix }))
+  return found.length === 0 ? NO_REFUSALS : found.map(({ path, detail, fix }) => ({ path, detail, fix }))
 }
+
+const NO_REFUSALS: ReadonlyArray<InputRefusal> = Object.freeze([])
 
 /**
  * The view with every history problem left out (the block, or the message / item when it has no
