@@ -12,11 +12,18 @@
 // count `--usage simulated` bills with, never the meter's estimate). The cost accounting is this
 // file's own arithmetic, not the library's cache model (the bound must not inherit its choices):
 // per request, cost >= r x tokens(view) + (1 - r) x tokens never sent before, with r the
-// cached-to-uncached price ratio (0.1 in relative units, cached_input / input in dollars).
+// cached-to-uncached price ratio (0.1 in relative units, cached_input / input in dollars). Each
+// bound again with compare's own cache rule on top (a request reads from the previous view only,
+// message by message: toRunPrices).
 //
-//   npx tsx scripts/retention-bound.ts [--check] [--no-budget] [--root DIR] [--rows FILE]
-//   npm run evaluation:bound [-- --check]
+//   npx tsx scripts/retention-bound.ts [--check] [--oracle] [--no-budget] [--root DIR] [--rows FILE]
+//                                      [--oracle-ratio R] [--oracle-share S]
+//   npm run evaluation:bound [-- --check --oracle]
 //
+// --oracle replays class (a) oracles (toOraclePlan / toOracleKeeps: they know each request's needed
+// facts) as peers through compare's provider and cache model: witnesses that a recall is reachable
+// at a cost within the budget, not bounds (R: the cached price ratio their lazy drops assume, 0.1;
+// S: the share of each Claude Code request's allowance they fill, 0.999).
 // --check also replays every session with no compaction (and tau-bench with `recommended`) under
 // compare's provider model and fails when a measured point lies below the bound, when compare's
 // `needed_facts` differs from the bound's, or when the bound's token count of the full views differs
@@ -783,7 +790,6 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (sessions.length > 0) {
     const all = sessions.flatMap((item) => item.requests)
     const total = joinSessionBounds(sessions.map((item) => item.bounds))
-    const total0 = total
     const needed = total.relative.basicB.needed
     print(`### tau-bench at ${fmt(TAU.budget)} (${TAU.model}), cost-capped: ${sessions.length} sessions, ${fmt(all.length)} requests, ${fmt(needed)} needed facts`)
     print()
@@ -845,10 +851,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
             item.session.price,
           )
         })
-        const total = (pick: (m: Measured) => number): number => runs.reduce((sum, run) => sum + pick(run), 0)
-        const recalled = total((m) => m.recalled_facts)
-        rows.push({ scenario: 'tau', oracle: target, recalled, relative_cost: total((m) => m.relative_cost), cost_usd: total((m) => m.cost_usd), overflows: total((m) => m.overflows), invalid: total((m) => m.invalid_views) })
-        print(`| ${Math.round(target * 100)} % | ${pct(recalled, needed)} (${recalled}) | ${fmt(total((m) => m.relative_cost))} | $${total((m) => m.cost_usd).toFixed(4)} | ${total((m) => m.overflows)} | ${total((m) => m.invalid_views)} | ${total((m) => m.prefix_breaks)} | ${fmt(total((m) => m.uncached_input_tokens))} | ${fmt(boundCost(total0.relative, 'runA', recalled))} / $${boundCost(total0.usd, 'runA', recalled).toFixed(4)} |`)
+        const sumOf = (pick: (m: Measured) => number): number => runs.reduce((sum, run) => sum + pick(run), 0)
+        const recalled = sumOf((m) => m.recalled_facts)
+        rows.push({ scenario: 'tau', oracle: target, recalled, relative_cost: sumOf((m) => m.relative_cost), cost_usd: sumOf((m) => m.cost_usd), overflows: sumOf((m) => m.overflows), invalid: sumOf((m) => m.invalid_views) })
+        print(`| ${Math.round(target * 100)} % | ${pct(recalled, needed)} (${recalled}) | ${fmt(sumOf((m) => m.relative_cost))} | $${sumOf((m) => m.cost_usd).toFixed(4)} | ${sumOf((m) => m.overflows)} | ${sumOf((m) => m.invalid_views)} | ${sumOf((m) => m.prefix_breaks)} | ${fmt(sumOf((m) => m.uncached_input_tokens))} | ${fmt(boundCost(total.relative, 'runA', recalled))} / $${boundCost(total.usd, 'runA', recalled).toFixed(4)} |`)
       }
     }
     print()
