@@ -217,7 +217,8 @@ export interface UnknownConfigKey {
 
 /**
  * The decoded configuration, the warnings of its warn-and-fall-back keys (SPEC 3) as `log`
- * effects in key order, and the unknown keys in the order given (each ignored; the manager logs
+ * effects in key order (then one for `target_usage` above `compact_threshold`, both accepted as
+ * given), and the unknown keys in the order given (each ignored; the manager logs
  * them at construction).
  *
  * @example
@@ -257,7 +258,8 @@ export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
  * or `strict` not a boolean), or, with `strict: true`, for the first unknown key (its `key` is
  * that key). Right: the config plus `log` warnings for values that fall back (`token_meter`,
  * `compaction_strategy`, `tool_result_budget_tokens`, `tool_result_shape`,
- * `tool_result_budget_by_tool` entries) and the unknown keys, ignored, each with the known key
+ * `tool_result_budget_by_tool` entries), a warning for `target_usage` above `compact_threshold`
+ * (kept as given: the contract validates neither) and the unknown keys, ignored, each with the known key
  * it most likely meant (`toUnknownConfigKey`).
  *
  * @example
@@ -292,8 +294,22 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
   const warnings: Log[] = []
   const fallbacks = decodeFallbackKeys(given.right, warnings)
   if (E.isLeft(fallbacks)) return fallbacks
-  return E.right({ config: toConfig(given.right, fallbacks.right), warnings, unknownKeys })
+  const config = toConfig(given.right, fallbacks.right)
+  const crossed = toCrossedTargetWarning(config)
+  return E.right({ config, warnings: crossed === null ? warnings : [...warnings, crossed], unknownKeys })
 }
+
+/**
+ * A warning for `target_usage` above `compact_threshold`: a pass starts at the threshold but aims at
+ * the larger target, so it cuts little or nothing and the next request starts another. Accepted,
+ * as the contract validates neither key (SPEC 3); docs/configuration.md says what to set.
+ */
+const toCrossedTargetWarning = (config: Config): Log | null =>
+  config.target_usage > config.compact_threshold
+    ? warn(
+        `target_usage=${pyrepr(config.target_usage)} is above compact_threshold=${pyrepr(config.compact_threshold)}: compaction fires at ${pyrepr(config.compact_threshold)} of the budget but aims at ${pyrepr(config.target_usage)}, above where it fired, so a pass cuts little or nothing and the next request fires again; set target_usage below compact_threshold (the defaults: 0.5 and 0.92)`,
+      )
+    : null
 
 /**
  * The values `raw` gives for the known keys (a key given as `undefined` counts as absent), each

@@ -84,7 +84,8 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
     const raw = {
       max_tokens: 3000,
       compact_threshold: 0.5,
-      target_usage: 0.6,
+      // below the threshold: a target above it is warned about (test/core/crossed-target.test.ts)
+      target_usage: 0.4,
       protected_recent: 0.5,
       protected_tool_results: 4,
       truncate_chars: 50,

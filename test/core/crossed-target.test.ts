@@ -1,0 +1,42 @@
+// target_usage above compact_threshold: accepted as given (the contract validates neither key,
+// docs/contract.md section 3) but warned about, naming both keys and the fix (src/core/codecs.ts
+// toCrossedTargetWarning), through decodeConfig's warnings, which the manager logs.
+import { isLeft } from 'fp-ts/lib/Either.js'
+import { describe, expect, it } from 'vitest'
+import { decodeConfig } from '../../src/core/codecs.js'
+import { ContextManager } from '../../src/shell/context-manager.js'
+import { memoryLogger } from '../../src/shell/logger.js'
+
+const warningsOf = (raw: Record<string, unknown>): ReadonlyArray<string> => {
+  const decoded = decodeConfig(raw)
+  if (isLeft(decoded)) throw decoded.left
+  return decoded.right.warnings.map((log) => log.message)
+}
+
+describe('target_usage above compact_threshold', () => {
+  it('is kept as given, with one warning naming both keys, their values and the fix', () => {
+    const decoded = decodeConfig({ target_usage: 0.7, compact_threshold: 0.5 })
+    if (isLeft(decoded)) throw decoded.left
+    expect(decoded.right.config).toMatchObject({ target_usage: 0.7, compact_threshold: 0.5 })
+    expect(decoded.right.warnings).toHaveLength(1)
+    const [message] = decoded.right.warnings.map((log) => log.message)
+    for (const part of ['target_usage=0.7', 'compact_threshold=0.5', 'the next request fires again', 'set target_usage below compact_threshold']) expect(message).toContain(part)
+    expect(decoded.right.warnings[0]).toMatchObject({ type: 'log', level: 'warning' })
+  })
+
+  it('against the default of the key not given, and not at all when the target is at or below the threshold', () => {
+    expect(warningsOf({ target_usage: 0.95 })[0]).toContain('compact_threshold=0.92')
+    expect(warningsOf({ compact_threshold: 0.4 })[0]).toContain('target_usage=0.5')
+    expect(warningsOf({})).toEqual([])
+    expect(warningsOf({ target_usage: 0.6, compact_threshold: 0.6 })).toEqual([])
+    expect(warningsOf({ target_usage: 0.65 })).toEqual([])
+  })
+
+  it('the manager logs it once at construction and compacts as the contract does', async () => {
+    const logger = memoryLogger()
+    const manager = new ContextManager({ target_usage: 0.8, compact_threshold: 0.6 }, { logger })
+    await manager.idle()
+    expect(logger.messages('warning').filter((message) => message.includes('target_usage=0.8 is above compact_threshold=0.6'))).toHaveLength(1)
+    expect(manager.config.target_usage).toBe(0.8)
+  })
+})
