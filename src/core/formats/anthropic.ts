@@ -319,18 +319,52 @@ const blocksOf = (content: unknown): ReadonlyArray<Readonly<Record<string, unkno
 interface Turn {
   readonly role: unknown
   readonly blocks: Array<Readonly<Record<string, unknown>>>
+  /** The index of its first message. */
+  readonly start: number
 }
+
+/**
+ * An Anthropic rule check kept for the next one (`findAnthropicViolations`): the messages
+ * checked, the problems of each message (A1, A7, A8; `messageEnds[i]` is how many problems the
+ * messages up to `i` have), the turns (consecutive same-role messages), the problems of each turn
+ * (A2, A3, A4, A9; `turnEnds` likewise) and how many times each `tool_use` id appeared in them
+ * (A4). A check of a view that starts with the same message objects (messages are immutable,
+ * docs/architecture.md) keeps what they decided and checks the rest; the same problems in the same
+ * order as a check from nothing.
+ *
+ * @example
+ * const walk: AnthropicCheckWalk = makeAnthropicCheckWalk()
+ */
+export interface AnthropicCheckWalk {
+  readonly messages: unknown[]
+  readonly messageEnds: number[]
+  readonly messageProblems: string[]
+  readonly turns: Turn[]
+  readonly turnEnds: number[]
+  readonly turnProblems: string[]
+  readonly seen: Map<unknown, number>
+}
+
+/**
+ * A check with nothing checked yet.
+ *
+ * @example
+ * makeAnthropicCheckWalk().messages.length // => 0
+ */
+export const makeAnthropicCheckWalk = (): AnthropicCheckWalk => ({ messages: [], messageEnds: [], messageProblems: [], turns: [], turnEnds: [], turnProblems: [], seen: new Map() })
 
 /**
  * Options of the Anthropic rule check: `thinkingSource`, the canonical JSON (keys sorted) of
  * every thinking block the agent really sent; when given, A6 requires each thinking block of the
- * view to be one of them.
+ * view to be one of them. `anthropicWalk`: the last check, resumed and updated (not used with
+ * `thinkingSource`).
  *
  * @example
  * const options: AnthropicCheckOptions = { thinkingSource: new Set([canonicalJson({ type: 'thinking', thinking: 'x', signature: 's' })]) }
  */
 export interface AnthropicCheckOptions {
   readonly thinkingSource?: ReadonlySet<string>
+  readonly anthropicWalk?: AnthropicCheckWalk
 }
 
 /**
@@ -362,12 +396,47 @@ export const canonicalJson = (value: unknown): string => {
  * // ['A3 tool_result x in turn 0 answers no tool_use of the turn before']
  */
 export const findAnthropicViolations = (view: unknown, options: AnthropicCheckOptions = {}): ReadonlyArray<string> => {
-  const problems: string[] = []
-  const messages = isPlainObject(view) ? view.messages : view
+  const messages: unknown = isPlainObject(view) ? view.messages : view
   if (!Array.isArray(messages)) return ['A1 view has no messages list']
-  const turns: Turn[] = []
-  messages.forEach((message: unknown, index) => {
-    const m = isPlainObject(message) ? message : {}
+  const walk = options.thinkingSource === undefined && options.anthropicWalk !== undefined ? options.anthropicWalk : makeAnthropicCheckWalk()
+  const changed = resumeMessageChecks(walk, messages)
+  // The turn holding message `changed - 1` may grow by the messages after it: it is rebuilt.
+  let rebuilt = walk.turns.length
+  while (rebuilt > 0 && walk.turns[rebuilt - 1].start >= changed) rebuilt -= 1
+  if (rebuilt > 0) rebuilt -= 1
+  const from = rebuilt > 0 || (walk.turns.length > 0 && walk.turns[0].start < changed) ? walk.turns[rebuilt].start : 0
+  // A turn's problems read the turns before and after it and whether two more follow.
+  const kept = Math.max(0, rebuilt - 2)
+  forgetTurnChecks(walk, kept)
+  rebuildTurns(walk, messages, rebuilt, from)
+  for (let t = kept; t < walk.turns.length; t += 1) {
+    checkTurn(walk, t, options.thinkingSource)
+    walk.turnEnds.push(walk.turnProblems.length)
+  }
+  const first = walk.turns.length > 0 && walk.turns[0].role !== 'user' ? ['A5 first turn is not user'] : []
+  return [...walk.messageProblems, ...first, ...walk.turnProblems]
+}
+
+/** What a walk holds for a hole of a sparse message list: equal to no message. */
+const HOLE = Symbol('hole')
+
+/** Keeps the message checks of the messages `messages` starts with, checks the rest (A1, A7, A8); the index of the first message checked. */
+const resumeMessageChecks = (walk: AnthropicCheckWalk, messages: ReadonlyArray<unknown>): number => {
+  let same = 0
+  const shared = Math.min(walk.messages.length, messages.length)
+  while (same < shared && walk.messages[same] === messages[same] && same in messages) same += 1
+  walk.messages.length = same
+  walk.messageEnds.length = same
+  walk.messageProblems.length = same > 0 ? walk.messageEnds[same - 1] : 0
+  for (let index = same; index < messages.length; index += 1) {
+    const problems = walk.messageProblems
+    if (!(index in messages)) {
+      // a hole of a sparse list: not a message (as forEach skips it); never the same as the next view's
+      walk.messages.push(HOLE)
+      walk.messageEnds.push(problems.length)
+      continue
+    }
+    const m = isPlainObject(messages[index]) ? (messages[index] as Readonly<Record<string, unknown>>) : {}
     if (m.role !== 'user' && m.role !== 'assistant') problems.push(`A1 message ${index} role ${JSON.stringify(m.role ?? null)}`)
     const extra = Object.keys(m).filter((key) => !MESSAGE_KEYS.has(key))
     if (extra.length > 0) problems.push(`A7 message ${index} extra keys ${extra.sort().join(', ')}`)
@@ -375,47 +444,79 @@ export const findAnthropicViolations = (view: unknown, options: AnthropicCheckOp
     blocksOf(m.content).forEach((block, b) => {
       if (Array.isArray(m.content) && block.type === 'text' && block.text === '') problems.push(`A8 message ${index} block ${b} is an empty text block`)
     })
-    const last = turns[turns.length - 1]
+    walk.messages.push(messages[index])
+    walk.messageEnds.push(problems.length)
+  }
+  return same
+}
+
+/** Drops the problems of the turns from `kept` on and their `tool_use` ids from `seen`. */
+const forgetTurnChecks = (walk: AnthropicCheckWalk, kept: number): void => {
+  for (let t = kept; t < walk.turnEnds.length; t += 1) {
+    if (walk.turns[t].role !== 'assistant') continue
+    for (const id of toolUseIds(walk.turns[t])) {
+      const count = (walk.seen.get(id) ?? 0) - 1
+      if (count > 0) walk.seen.set(id, count)
+      else walk.seen.delete(id)
+    }
+  }
+  if (walk.turnEnds.length > kept) {
+    walk.turnEnds.length = kept
+    walk.turnProblems.length = kept > 0 ? walk.turnEnds[kept - 1] : 0
+  }
+}
+
+/** The turns from `rebuilt` on made again from the messages from `from` on (consecutive same-role messages are one turn). */
+const rebuildTurns = (walk: AnthropicCheckWalk, messages: ReadonlyArray<unknown>, rebuilt: number, from: number): void => {
+  walk.turns.length = rebuilt
+  for (let index = from; index < messages.length; index += 1) {
+    if (!(index in messages)) continue
+    const m = isPlainObject(messages[index]) ? (messages[index] as Readonly<Record<string, unknown>>) : {}
+    const last = walk.turns[walk.turns.length - 1]
     if (last !== undefined && last.role === m.role) last.blocks.push(...blocksOf(m.content))
-    else turns.push({ role: m.role, blocks: [...blocksOf(m.content)] })
-  })
-  if (turns.length > 0 && turns[0].role !== 'user') problems.push('A5 first turn is not user')
-  const seen = new Set<unknown>()
-  turns.forEach((turn, t) => {
-    if (turn.role === 'assistant') {
-      const ids = turn.blocks.filter((block) => block.type === 'tool_use').map((block) => block.id)
-      for (const id of ids) {
-        if (seen.has(id)) problems.push(`A4 duplicate tool_use id ${String(id)}`)
-        seen.add(id)
-      }
-      if (options.thinkingSource !== undefined) {
-        for (const block of turn.blocks) {
-          if ((block.type === 'thinking' || block.type === 'redacted_thinking') && !options.thinkingSource.has(canonicalJson(block))) {
-            problems.push(`A6 turn ${t} has a thinking block not found verbatim in the source`)
-          }
+    else walk.turns.push({ role: m.role, blocks: [...blocksOf(m.content)], start: index })
+  }
+}
+
+const toolUseIds = (turn: Turn): ReadonlyArray<unknown> => turn.blocks.filter((block) => block.type === 'tool_use').map((block) => block.id)
+
+/** The problems of turn `t` (A2, A3, A4 with `seen`, A6, A9), appended to `walk.turnProblems`. */
+const checkTurn = (walk: AnthropicCheckWalk, t: number, thinkingSource: ReadonlySet<string> | undefined): void => {
+  const { turns, turnProblems: problems, seen } = walk
+  const turn = turns[t]
+  if (turn.role === 'assistant') {
+    const ids = toolUseIds(turn)
+    for (const id of ids) {
+      const count = seen.get(id) ?? 0
+      if (count > 0) problems.push(`A4 duplicate tool_use id ${String(id)}`)
+      seen.set(id, count + 1)
+    }
+    if (thinkingSource !== undefined) {
+      for (const block of turn.blocks) {
+        if ((block.type === 'thinking' || block.type === 'redacted_thinking') && !thinkingSource.has(canonicalJson(block))) {
+          problems.push(`A6 turn ${t} has a thinking block not found verbatim in the source`)
         }
       }
-      if (ids.length === 0 || t + 1 >= turns.length) return
-      const next = turns[t + 1]
-      const answered = new Set(next.blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id))
-      const missing = ids.filter((id) => !answered.has(id))
-      if (missing.length > 0 && t + 2 < turns.length) problems.push(`A2 tool_use ${missing.slice(0, 3).map(String).join(', ')} of turn ${t} unanswered in the next turn`)
-      const kinds = next.blocks.map((block) => block.type === 'tool_result')
-      const lastResult = kinds.lastIndexOf(true)
-      const firstOther = kinds.indexOf(false)
-      if (lastResult >= 0 && firstOther >= 0 && firstOther < lastResult) problems.push(`A2 turn ${t + 1} has other blocks before its tool_result blocks`)
-      return
     }
-    const previous = t > 0 && turns[t - 1].role === 'assistant' ? new Set(turns[t - 1].blocks.filter((block) => block.type === 'tool_use').map((block) => block.id)) : new Set<unknown>()
-    const results = new Set<unknown>()
-    for (const block of turn.blocks) {
-      if (block.type !== 'tool_result') continue
-      if (!previous.has(block.tool_use_id)) problems.push(`A3 tool_result ${String(block.tool_use_id)} in turn ${t} answers no tool_use of the turn before`)
-      if (results.has(block.tool_use_id)) problems.push(`A9 tool_use ${String(block.tool_use_id)} answered twice in turn ${t}`)
-      results.add(block.tool_use_id)
-    }
-  })
-  return problems
+    if (ids.length === 0 || t + 1 >= turns.length) return
+    const next = turns[t + 1]
+    const answered = new Set(next.blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id))
+    const missing = ids.filter((id) => !answered.has(id))
+    if (missing.length > 0 && t + 2 < turns.length) problems.push(`A2 tool_use ${missing.slice(0, 3).map(String).join(', ')} of turn ${t} unanswered in the next turn`)
+    const kinds = next.blocks.map((block) => block.type === 'tool_result')
+    const lastResult = kinds.lastIndexOf(true)
+    const firstOther = kinds.indexOf(false)
+    if (lastResult >= 0 && firstOther >= 0 && firstOther < lastResult) problems.push(`A2 turn ${t + 1} has other blocks before its tool_result blocks`)
+    return
+  }
+  const previous = t > 0 && turns[t - 1].role === 'assistant' ? new Set(toolUseIds(turns[t - 1])) : new Set<unknown>()
+  const results = new Set<unknown>()
+  for (const block of turn.blocks) {
+    if (block.type !== 'tool_result') continue
+    if (!previous.has(block.tool_use_id)) problems.push(`A3 tool_result ${String(block.tool_use_id)} in turn ${t} answers no tool_use of the turn before`)
+    if (results.has(block.tool_use_id)) problems.push(`A9 tool_use ${String(block.tool_use_id)} answered twice in turn ${t}`)
+    results.add(block.tool_use_id)
+  }
 }
 
 /**

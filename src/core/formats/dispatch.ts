@@ -8,7 +8,7 @@ import type { TokenEstimator } from '../meter/estimate.js'
 import { isPlainObject } from '../messages/values.js'
 import { endsInOpenToolGroup, selectResultRunEnd, toCallIds, isToolCallMessage } from '../compaction/tool-pairs.js'
 import { aiSdkCodec, expandAiSdkMessage, findAiSdkViolations, toAiSdkView, validateAiSdkMessage } from './ai-sdk.js'
-import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicMessage, type AnthropicTextBlock } from './anthropic.js'
+import { anthropicCodec, expandAnthropicMessage, findAnthropicViolations, toAnthropicView, validateAnthropicMessage, type AnthropicCheckWalk, type AnthropicMessage, type AnthropicTextBlock } from './anthropic.js'
 import { assemblePieces, type AssemblyCodec } from './assemble.js'
 import type { AiSdkModelMessage } from './ai-sdk-model-message.js'
 import type { ResponsesInputItem } from './openai-responses-input.js'
@@ -226,6 +226,8 @@ export const toNativeHistory = (format: ProviderFormat, stored: Messages): Array
  */
 export interface FormatCheckOptions {
   readonly thinkingSource?: ReadonlySet<string>
+  /** The last Anthropic check, resumed (`findAnthropicViolations`); the other formats ignore it. */
+  readonly anthropicWalk?: AnthropicCheckWalk
 }
 
 /**
@@ -363,7 +365,8 @@ export const selectRepeatedHistoryCallIds = (history: Messages): ReadonlySet<str
  * (`findFormatViolations`), leaving out duplicate-id problems for ids the `history` itself
  * repeats. `problems` is empty for the `contract` format (nothing new is checked there).
  * `repaired` is true when the repair changed the view (a call answered or an orphan result
- * dropped); always false without `repair: true` and for the `contract` format.
+ * dropped); always false without `repair: true` and for the `contract` format. `anthropicWalk`:
+ * the last Anthropic check, resumed (`findAnthropicViolations`); the same problems.
  *
  * @example
  * const view: Messages = [{ role: 'user', content: 'hi' }]
@@ -374,14 +377,14 @@ export const selectRepeatedHistoryCallIds = (history: Messages): ReadonlySet<str
 export const toRequestView = <V extends MessageFormat>(
   viewFormat: V,
   view: Messages,
-  options: { readonly repair?: boolean; readonly history?: Messages } = {},
+  options: { readonly repair?: boolean; readonly history?: Messages; readonly anthropicWalk?: AnthropicCheckWalk } = {},
 ): { readonly view: FormatView<V>; readonly problems: ReadonlyArray<string>; readonly repaired: boolean } => {
   if (viewFormat === 'contract') return { view: view as FormatView<V>, problems: [], repaired: false }
   const ready = options.repair === true ? repairToolPairing(view) : view
   // repairToolPairing returns the same array when it changes nothing.
   const repaired = ready !== view
   const converted = toFormatView(viewFormat, ready)
-  const found = findFormatViolations(viewFormat, converted)
+  const found = findFormatViolations(viewFormat, converted, { anthropicWalk: options.anthropicWalk })
   // The history is walked only when a duplicate-id problem needs it: a request stays O(view).
   const history = options.history
   if (history === undefined || !found.some(isRepeatedIdProblem)) return { view: converted, problems: found, repaired }

@@ -10,6 +10,7 @@ import { findApprovalCall } from './ai-sdk.js'
 import type { ProviderRulesMode } from '../config.js'
 import type { MessageFormat } from './carrier.js'
 import { RESPONSES_ITEM_KEYS_BY_TYPE } from './openai-responses.js'
+import { makeAnthropicCheckWalk, type AnthropicCheckWalk } from './anthropic.js'
 
 /**
  * The mode in effect: the configured one, or by format when null (`"warn"` for the contract
@@ -263,7 +264,9 @@ export interface ResponsesHistoryWalk {
 
 /**
  * Both resumable `provider_rules` walks the derivation memo keeps (src/core/memo/derivation-memo.ts):
- * the chat check's (contract shape and openai-chat) and the Responses check's.
+ * the chat check's (contract shape and openai-chat) and the Responses check's; and the Anthropic
+ * format check's (`findAnthropicViolations`, the `context:view-invalid` rules of a converted
+ * Anthropic view; absent: checked from nothing).
  *
  * @example
  * const walks: HistoryWalks = { chat: { messages: [], firstCall: new Map(), added: [], found: [], view: null }, responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] } }
@@ -271,6 +274,7 @@ export interface ResponsesHistoryWalk {
 export interface HistoryWalks {
   readonly chat: ChatHistoryWalk
   readonly responses: ResponsesHistoryWalk
+  readonly anthropic?: AnthropicCheckWalk
 }
 
 /**
@@ -279,7 +283,7 @@ export interface HistoryWalks {
  * @example
  * makeHistoryWalks().responses.items.length // => 0
  */
-export const makeHistoryWalks = (): HistoryWalks => ({ chat: emptyChatWalk(), responses: emptyResponsesWalk() })
+export const makeHistoryWalks = (): HistoryWalks => ({ chat: emptyChatWalk(), responses: emptyResponsesWalk(), anthropic: makeAnthropicCheckWalk() })
 
 const emptyResponsesWalk = (): ResponsesHistoryWalk => ({ items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] })
 

@@ -61,7 +61,8 @@ export interface ProviderView {
  * `breakpoints` (the positions of the last view sent, `State.cacheBreakpoints`) whose prefix is
  * unchanged (`placeCacheBreakpoints`); a contract view only has `provider_rules` applied. `walks`
  * (the derivation memo's, src/core/memo/derivation-memo.ts): the `provider_rules` chat and
- * Responses checks resume them instead of walking the whole view; the same result. `prefixes`
+ * Responses checks, and the Anthropic format check, resume them instead of walking the whole view;
+ * the same result. `prefixes`
  * (the derivation memo's too): the running hashes the breakpoints' prefix fingerprints resume
  * from (`PrefixHashes`); the same result. `base`: a view `view` extends (its leading items, the
  * same objects: `StrippedView.prefix`), which the contract shape's walk resumes from without
@@ -82,7 +83,7 @@ export const toProviderView = (
 ): ProviderView => {
   const effects: Effect[] = []
   if (shape.format === 'contract') return { output: applyProviderRules(config, 'contract', view, effects, walks, base), repaired: false, effects }
-  const converted = toRequestView(shape.format, view, { repair: shape.repair, history })
+  const converted = toRequestView(shape.format, view, { repair: shape.repair, history, anthropicWalk: walks?.anthropic })
   if (converted.problems.length > 0) effects.push({ type: 'emit_hook', name: 'context:view-invalid', data: { format: shape.format, problems: [...converted.problems] } })
   const checked = applyProviderRules(config, shape.format, converted.view, effects, walks)
   const repaired = converted.repaired
