@@ -86,7 +86,7 @@ const renderFacts = (section: ReportSection): string => {
   ]
   if (section.overBudget !== null) {
     const unknown = section.overBudgetUnknown ?? 0
-    facts.push(['requests over the budget', unknown === 0 ? String(section.overBudget) : `${section.overBudget} (unknown on ${unknown}: no recorded reading bills the view sent)`])
+    facts.push(['requests over E', unknown === 0 ? String(section.overBudget) : `${section.overBudget} (unknown on ${unknown}: no recorded reading bills the view sent)`])
   }
   if (section.prefixBreaks !== null) facts.push(['prompt-cache prefix breaks', String(section.prefixBreaks)])
   if (section.costUsd !== null) facts.push(['input cost (USD)', section.costUsd.toFixed(4)])
@@ -128,7 +128,7 @@ const LEGEND = `<section class="legend"><h2>How to read the charts</h2><ul>
 <li><b>view sent (estimated)</b>: what the library handed to the model for that request, same estimator; it drops at each compaction.</li>
 <li><b>provider input</b>: the input tokens the provider reported. <i>recorded</i> readings describe what the original agent sent, not this replay's view; <i>simulated</i> readings apply a provider model to this replay's views.</li>
 <li><b>budget</b>: the token budget of the request (the model window minus the output reserve and a safety margin, or the budget given).</li>
-<li><b>requests over the budget</b>: requests whose provider input, as a bill of the view sent, is above the budget; <i>unknown</i> where no bill of that view exists (recorded readings after this replay's first compaction changed the view, or a request without a reading; simulated readings bill every view).</li>
+<li><b>requests over E</b>: requests whose provider input, as a bill of the view sent, is above the budget line E (the request budget less the notice reserve; <code>demo</code>'s <i>over budget</i> counts against the request budget itself); <i>unknown</i> where no bill of that view exists (recorded readings after this replay's first compaction changed the view, or a request without a reading; simulated readings bill every view).</li>
 <li><b>compaction threshold</b>: budget × <code>compact_threshold</code>; above it, the library compacts.</li>
 <li><b>compaction (level)</b>: a request where the library compacted the view; the point sits on the right-hand axis at the level reached (1 = old tool results shortened … 8 = only protected messages left).</li>
 <li><b>cache read / cache write</b>: input tokens the provider served from its prompt cache / wrote into it.</li>

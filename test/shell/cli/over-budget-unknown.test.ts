@@ -104,6 +104,6 @@ describe('over budget under recorded usage: true, false or unknown', () => {
     const html = join(mkdtempSync(join(tmpdir(), 'cs-over-budget-report-')), 'report.html')
     const { code } = await runCli(['report', file, '--usage', 'recorded', '--html', html, '--no-progress'])
     expect(code).toBe(0)
-    expect(readFileSync(html, 'utf8')).toContain('1 (unknown on 2: no recorded reading bills the view sent)')
+    expect(readFileSync(html, 'utf8')).toContain('<dt>requests over E</dt><dd>1 (unknown on 2: no recorded reading bills the view sent)')
   })
 })
