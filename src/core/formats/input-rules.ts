@@ -266,15 +266,16 @@ export interface ResponsesHistoryWalk {
  * Both resumable `provider_rules` walks the derivation memo keeps (src/core/memo/derivation-memo.ts):
  * the chat check's (contract shape and openai-chat) and the Responses check's; and the Anthropic
  * format check's (`findAnthropicViolations`, the `context:view-invalid` rules of a converted
- * Anthropic view; absent: checked from nothing).
+ * Anthropic view).
  *
  * @example
- * const walks: HistoryWalks = { chat: { messages: [], firstCall: new Map(), added: [], found: [], view: null }, responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] } }
+ * const walks: HistoryWalks = makeHistoryWalks()
+ * walks.anthropic.messages.length // => 0
  */
 export interface HistoryWalks {
   readonly chat: ChatHistoryWalk
   readonly responses: ResponsesHistoryWalk
-  readonly anthropic?: AnthropicCheckWalk
+  readonly anthropic: AnthropicCheckWalk
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
 import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
-import type { HistoryWalks } from '../formats/input-rules.js'
+import { makeHistoryWalks, type HistoryWalks } from '../formats/input-rules.js'
 import type { MessageHandles } from '../compaction/reference-order.js'
 import type { ReasoningPrefix } from '../formats/openai-responses.js'
 import { makePrefixHashes, type PrefixHashes } from '../formats/anthropic-cache.js'
@@ -149,10 +149,7 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   factoryMessage: null,
   lineage: new WeakMap(),
   working: null,
-  historyWalks: {
-    chat: { messages: [], firstCall: new Map(), added: [], found: [], view: null },
-    responses: { items: [], calls: new Map(), computerCalls: new Map(), added: [], found: [] },
-  },
+  historyWalks: makeHistoryWalks(),
   rankedHandles: new Map(),
   cachePrefixes: makePrefixHashes(),
 })
