@@ -6,12 +6,16 @@
 // restores an older snapshot does), and the calibrated meter (its pass measures with W's Responses
 // reasoning sums, kept per request and extended by what was appended, selectReasoningPrefix), and
 // Anthropic cache breakpoints (the view asked for as Anthropic's: the marks' prefix fingerprints
-// resume from the last view's running hashes). Every request through the one reducer gives exactly
-// the view, output, effects and state a fresh reducer (empty memo) gives for the same state.
+// resume from the last view's running hashes), and views asked for in every shape, switched from
+// request to request, with and without repair, under every provider_rules mode (the provider_rules
+// walks resumed, the contract shape's from the view it extends, and the Anthropic format check's:
+// src/core/formats/input-rules.ts, anthropic.ts). Every request through the one reducer gives exactly
+// the view, output, repaired flag, effects and state a fresh reducer (empty memo) gives for the same state.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../src/core/codecs.js'
 import type { Event, RequestReceived } from '../src/core/events.js'
+import type { ProviderRulesMode } from '../src/core/config.js'
 import type { MessageFormat } from '../src/core/formats/carrier.js'
 import { toNativeHistory } from '../src/core/formats/dispatch.js'
 import { makeCachedEstimator } from '../src/core/meter/estimate.js'
@@ -39,6 +43,9 @@ interface Schedule {
   readonly order: 'oldest' | 'least_referenced' | 'least_referenced_per_token'
   readonly reasoning: 'current_turn' | 'all_turns'
   readonly breakpoints: boolean
+  readonly rules: ProviderRulesMode | null
+  /** The shapes the requests ask for, cycled ('none': no shape, the view alone). */
+  readonly shapes: ReadonlyArray<{ readonly format: MessageFormat | 'none'; readonly repair: boolean }>
   readonly ticks: ReadonlyArray<{
     readonly answer: number // 0: oldest spill written, 1: oldest failed, 2: newest written, else none
     readonly prompt: number // 0-2: switch the factory to PROMPTS[n], else keep
@@ -56,6 +63,11 @@ const scheduleArb: fc.Arbitrary<Schedule> = fc.record({
   order: fc.constantFrom('oldest' as const, 'least_referenced' as const, 'least_referenced_per_token' as const),
   reasoning: fc.constantFrom('current_turn' as const, 'all_turns' as const),
   breakpoints: fc.boolean(),
+  rules: fc.constantFrom(null, 'warn' as const, 'repair' as const, 'refuse' as const),
+  shapes: fc.array(
+    fc.record({ format: fc.constantFrom('none' as const, 'contract' as const, 'anthropic' as const, 'openai-chat' as const, 'openai-responses' as const, 'ai-sdk' as const), repair: fc.boolean() }),
+    { minLength: 1, maxLength: 4 },
+  ),
   ticks: fc.array(
     fc.record({ answer: fc.nat(5), prompt: fc.nat(8), request: fc.boolean(), reset: fc.nat(20), rewindTo: fc.nat() }),
     { minLength: 10, maxLength: 30 },
@@ -72,6 +84,7 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
     compaction_order: schedule.order,
     calibration_reasoning_context: schedule.reasoning,
     anthropic_cache_breakpoints: schedule.breakpoints,
+    provider_rules: schedule.rules,
   })
   if (decoded._tag === 'Left') throw decoded.left
   const deps = { config: decoded.right.config, estimate: makeCachedEstimator(), format }
@@ -81,6 +94,7 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
   let pending: string[] = []
   const saved: State[] = []
   let tick = 0
+  let requests = 0
 
   const apply = (event: Event, label: string): void => {
     const result = step(state, event)
@@ -88,6 +102,7 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
       const fresh = makeStep(deps)(state, event)
       expect(result.view, `${label}: view`).toEqual(fresh.view)
       expect(result.output, `${label}: output`).toEqual(fresh.output)
+      expect(result.repaired, `${label}: repaired`).toEqual(fresh.repaired)
       expect(result.effects, `${label}: effects`).toEqual(fresh.effects)
       expect(result.state, `${label}: state`).toEqual(fresh.state)
     }
@@ -101,9 +116,13 @@ const check = (format: MessageFormat, session: Session, schedule: Schedule): voi
     }
   }
   const request = (label: string): void => {
-    // Under anthropic_cache_breakpoints the view is asked for as Anthropic's, so the breakpoints'
-    // prefix fingerprints resume from the memo's running hashes (src/core/formats/anthropic-cache.ts).
-    const shape = schedule.breakpoints ? { shape: { format: 'anthropic', repair: false } as const } : {}
+    // Under anthropic_cache_breakpoints the first view of every cycle is asked for as Anthropic's, so the
+    // breakpoints' prefix fingerprints resume from the memo's running hashes
+    // (src/core/formats/anthropic-cache.ts) across views of other shapes.
+    const shapes = schedule.breakpoints ? [{ format: 'anthropic' as const, repair: false }, ...schedule.shapes] : schedule.shapes
+    const asked = shapes[requests % shapes.length]
+    requests += 1
+    const shape = asked.format === 'none' ? {} : { shape: { format: asked.format, repair: asked.repair } }
     const event: RequestReceived = { type: 'request_received', tokenBudget: null, provider: null, providerGiven: true, systemPrompt: prompt, now: NOW, ...shape }
     apply(event, label)
   }
