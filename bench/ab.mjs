@@ -18,15 +18,10 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
-import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
+import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn, takeOption } from './workloads.mjs'
 
 const args = process.argv.slice(2)
-const option = (name, fallback) => {
-  const at = args.indexOf(name)
-  if (at < 0) return fallback
-  const [value] = args.splice(at, 2).slice(1)
-  return value
-}
+const option = (name, fallback) => takeOption(args, name, fallback)
 const runs = Number(option('--runs', '5'))
 const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session', 'anthropic-session']
 const only = option('--only', ALL.join(',')).split(',')

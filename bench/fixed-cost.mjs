@@ -14,14 +14,10 @@
 // to 40 % here: give each build a node_modules of its own (a copy, not a symlink) to compare them.
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { takeOption } from './workloads.mjs'
 
 const args = process.argv.slice(2)
-const option = (name, fallback) => {
-  const at = args.indexOf(name)
-  if (at < 0) return fallback
-  const [value] = args.splice(at, 2).slice(1)
-  return value
-}
+const option = (name, fallback) => takeOption(args, name, fallback)
 const batches = Number(option('--batches', '30'))
 const shapeAt = args.indexOf('--shape')
 if (shapeAt >= 0) args.splice(shapeAt, 1)

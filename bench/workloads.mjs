@@ -2,6 +2,14 @@
 // and the loop both use to replay a recording's ops through a ContextManager.
 import { performance } from 'node:perf_hooks'
 
+/** The value of `--name VALUE` in `args` (removed from it), or `fallback` when absent: the bench scripts' options. */
+export const takeOption = (args, name, fallback) => {
+  const at = args.indexOf(name)
+  if (at < 0) return fallback
+  const [value] = args.splice(at, 2).slice(1)
+  return value
+}
+
 /**
  * Replays recording ops through a ContextManager (any build's); returns the time of each request
  * (ms). `format`: the view format each request asks for (`getMessagesForRequest({ format })`;
