@@ -77,7 +77,9 @@ export const loadTokenizer = (): ((text: string) => number) => {
     tokenizer = (text) => loaded.countTokens(text)
     return tokenizer
   } catch (error) {
-    throw new ConfigError('token_estimator', `"tokenizer" needs the optional package gpt-tokenizer: npm install gpt-tokenizer (${(error as Error).message.split('\n')[0]})`)
+    // the loader's own error stays the cause, so a caller that is not the estimator (the CLI's
+    // provider model, src/shell/cli/evaluate.ts toProviderCount) can name it without this key
+    throw Object.assign(new ConfigError('token_estimator', `"tokenizer" needs the optional package gpt-tokenizer: npm install gpt-tokenizer (${(error as Error).message.split('\n')[0]})`), { cause: error })
   }
 }
 

@@ -266,8 +266,10 @@ export const toProviderCount = (mode: UsageMode, load?: () => (text: string) => 
     return makeProviderCounter(load).count
   } catch (error) {
     if (mode === 'recorded') return undefined
+    // the loader's cause, not loadTokenizer's ConfigError: no configuration key is at fault here
+    const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error)
     throw new UsageError(
-      `--usage: the provider model counts with the optional package gpt-tokenizer, so that the evaluation never grades the meter with its own estimator; npm install gpt-tokenizer (${(error as Error).message})`,
+      `compare, report, demo and replay --usage simulated bill every view with the provider model, which counts with the optional package gpt-tokenizer (never with the meter's own estimator): npm install gpt-tokenizer (${cause.message.split('\n')[0]})`,
     )
   }
 }

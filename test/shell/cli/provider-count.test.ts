@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { toProviderCount } from '../../../src/shell/cli/evaluate.js'
 import { UsageError } from '../../../src/shell/cli/options.js'
+import { ConfigError } from '../../../src/core/errors.js'
 
 const missing = (): ((text: string) => number) => {
   throw new Error("Cannot find module 'gpt-tokenizer'")
@@ -17,6 +18,23 @@ describe('toProviderCount', () => {
   it('under --usage simulated, a missing gpt-tokenizer is a UsageError naming the fix', () => {
     expect(() => toProviderCount('simulated', missing)).toThrow(UsageError)
     expect(() => toProviderCount('simulated', missing)).toThrow(/npm install gpt-tokenizer/)
+  })
+
+  it('names the commands and the missing module, not the token_estimator key the loader speaks of', () => {
+    // what loadTokenizer (src/shell/estimators.ts) throws when the package is missing
+    const asLoaded = (): ((text: string) => number) => {
+      throw Object.assign(new ConfigError('token_estimator', '"tokenizer" needs the optional package gpt-tokenizer: npm install gpt-tokenizer (x)'), {
+        cause: new Error("Cannot find module 'gpt-tokenizer'\nRequire stack: ..."),
+      })
+    }
+    let message = ''
+    try {
+      toProviderCount('simulated', asLoaded)
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(/^compare, report, demo and replay --usage simulated .* npm install gpt-tokenizer \(Cannot find module 'gpt-tokenizer'\)$/)
+    expect(message).not.toMatch(/token_estimator|Require stack/)
   })
 
   it('with the tokenizer both modes count with it', () => {
