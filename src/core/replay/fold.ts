@@ -391,7 +391,7 @@ const recordEconomics = (run: ReplayRun, usage: ReplayUsage, line: ReplayOutputL
     modelOverhead: run.providerFit?.overhead ?? 0,
     estimated: { sent: run.sentTokens, view: line.view.reduce((total, message) => total + run.estimate(message), 0) },
     // only recorded readings need it: a simulated reading bills every view
-    sentView: usage.mode === 'recorded' && isSentRequest(line.view, run.state.history),
+    sentView: usage.mode === 'recorded' && usage.readingsBillHistory !== false && isSentRequest(line.view, run.state.history),
   })
   run.simulation = next.state
   run.economics.push(next.economics)

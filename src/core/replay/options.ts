@@ -34,6 +34,15 @@ export interface ReplayUsage {
   readonly mode: UsageMode
   readonly provider: CacheProvider
   readonly count?: TokenEstimator
+  /**
+   * Under `recorded`: whether a reading bills the stored history the agent sent (default true: an
+   * imported session, docs/recording-format.md "Importing other formats"), so it bills a view that is
+   * that history on the wire (`RequestEconomics.bills_view`). False when the readings bill views of
+   * the recording's own manager that this replay does not reproduce (a recording replayed under
+   * another configuration or budget): no reading then bills a view, as the view that manager sent
+   * at a request may be a compacted one even where this replay sends the whole history.
+   */
+  readonly readingsBillHistory?: boolean
 }
 
 /**

@@ -6,7 +6,8 @@
 import { makeEstimatorFor, makeProviderCounter } from '../estimators.js'
 import { readdirSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import { isLeft } from 'fp-ts/lib/Either.js'
+import { isDeepStrictEqual } from 'node:util'
+import { isLeft, isRight } from 'fp-ts/lib/Either.js'
 import { decodeConfig } from '../../core/codecs.js'
 import type { Config } from '../../core/config.js'
 import type { CoreDeps } from '../../core/deps.js'
@@ -127,17 +128,22 @@ export interface RunOptions {
 /**
  * One session ready to replay: the recording with the budget and summarizer choices applied, its
  * decoded configuration and warnings, its name (`basename` or `basename#<session>`), the model and
- * what follows from it (cache rules, prices, the overflow limit).
+ * what follows from it (cache rules, prices, the overflow limit), and whether a recorded reading bills
+ * the stored history (`ReplayUsage.readingsBillHistory`: an imported session's readings do; a
+ * recording's bill its own manager's views, the stored history only while this replay reproduces that
+ * manager: the recording's own configuration and budgets).
  *
  * @example
  * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
  * const prepared = prepareSessions('fixtures/sessions/claude-code/short.jsonl', readInput('fixtures/sessions/claude-code/short.jsonl', 'auto'), { preset: null, file: null, settings: [] }, options)[0]
  * prepared.name // => 'short.jsonl'
  * prepared.limit // => { kind: 'window', tokens: 200000 }
+ * prepared.readingsBillHistory // => true
  */
 export interface PreparedSession {
   readonly recording: Recording
   readonly original: Recording
+  readonly readingsBillHistory: boolean
   readonly config: Config
   readonly warnings: ReadonlyArray<Log>
   readonly name: string
@@ -237,6 +243,7 @@ export const prepareSessions = (
     return {
       recording: ready,
       original: recording,
+      readingsBillHistory: loaded.format !== 'recording' || reproducesRecording(recording, ready, decoded.right.config),
       config: decoded.right.config,
       // a misspelled key in --set, --config or the header warns here as it does in the constructor
       warnings: [...decoded.right.warnings, ...decoded.right.unknownKeys.map((unknown): Log => ({ type: 'log', level: 'warning', message: unknown.message }))],
@@ -247,6 +254,17 @@ export const prepareSessions = (
       limit,
     }
   })
+}
+
+/**
+ * Whether `ready` (the recording with the budget and summarizer choices applied) replayed under
+ * `config` is the recording's own manager again: the same operations, and the configuration its header
+ * decodes to. Only then does a view equal to the stored history mean that manager sent that history,
+ * so that its reading bills it (docs/recording-format.md: a recording's readings are its manager's).
+ */
+const reproducesRecording = (recording: Recording, ready: Recording, config: Config): boolean => {
+  const own = decodeConfig(recording.config)
+  return isRight(own) && isDeepStrictEqual(own.right.config, config) && isDeepStrictEqual(recording.ops, ready.ops)
 }
 
 /**
@@ -302,7 +320,7 @@ export const runSession = (
     summarizer: options.summarizer === 'extractive' ? extractiveSummarizer : undefined,
     ...(peer !== undefined ? { peer } : {}),
     ...(options.shape !== undefined ? { shape: options.shape } : {}),
-    ...(options.usage !== null ? { usage: toReplayUsage(options.usage, session.provider) } : {}),
+    ...(options.usage !== null ? { usage: { ...toReplayUsage(options.usage, session.provider), readingsBillHistory: session.readingsBillHistory } } : {}),
   })
   let next = iterator.next()
   while (next.done !== true) {

@@ -58,6 +58,20 @@ describe('over budget under recorded usage: true, false or unknown', () => {
     expect((lines[3].compaction_stats as { strategy_level: number } | null)?.strategy_level).toBeGreaterThan(0)
   })
 
+  it('a native recording replayed under another budget or configuration: its readings bill views the replay does not reproduce, so all are "unknown"', async () => {
+    // The recording's readings bill its own manager's views (llm:response of that manager, docs/recording-format.md).
+    // At --budget 100000 the replay does not compact request 3, so its view is the whole history, but the reading
+    // (5000) billed the view the recording's manager sent at 3000; the same holds for any --set.
+    for (const extra of [['--budget', '100000'], ['--set', 'compact_threshold=0.99']]) {
+      const { code, stdout } = await runCli(['replay', file, '--json', '--no-views', '--no-progress', '--usage', 'recorded', ...extra])
+      expect(code).toBe(0)
+      expect(jsonLines(stdout).map((line) => line.over_budget)).toEqual(['unknown', 'unknown', 'unknown', 'unknown'])
+    }
+    // the recorded budget given again reproduces the recording's manager: judged as without it
+    const same = await runCli(['replay', file, '--json', '--no-views', '--no-progress', '--usage', 'recorded', '--budget', '3000', '--preset', 'reference'])
+    expect(jsonLines(same.stdout).map((line) => line.over_budget)).toEqual([false, true, 'unknown', 'unknown'])
+  })
+
   it('replay --json without --usage: exactly the replay-output lines, no over_budget', async () => {
     const { stdout } = await runCli(['replay', file, '--json', '--no-views', '--no-progress'])
     const lines = jsonLines(stdout)
