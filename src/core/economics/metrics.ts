@@ -92,7 +92,8 @@ export type OverflowLimit = { readonly kind: 'budget' } | { readonly kind: 'wind
  * bill of the view the replay sent: `true` / `false` when the economics are such a bill
  * (`RequestEconomics.bills_view`: every request under simulated usage; under recorded usage a
  * request with a reading whose view is the request the agent sent), `'unknown'` when none bills
- * that view (recorded usage after the replay's first compaction, or no reading). Never the meter's
+ * that view (recorded usage after the replay's first compaction, no reading, or a recording replayed under
+ * another configuration or budget: `ReplayUsage.readingsBillHistory`). Never the meter's
  * own count: that would grade the meter against itself. `false` without a limit.
  *
  * @example

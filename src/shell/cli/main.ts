@@ -137,7 +137,7 @@ const legend = (showHybrid: boolean, simulated: boolean, repair: boolean): strin
       : [
           '  view tokens   estimator tokens of the view sent, i.e. after compaction',
           '  input (rec)   the recorded reading of this request where it bills the view sent (the view is the request the agent sent); ! = over the budget;',
-          '                ? = no reading bills the view sent (after the replay\'s first compaction, or no reading): over the budget unknown',
+          '                ? = no reading bills the view sent (after the replay\'s first compaction, no reading, or a recording replayed under another configuration or budget): over the budget unknown',
         ]),
     '  level         cumulative compaction level (0-8) of the last accepted pass',
     `  boundary      compacted / skipped / failed on this request; OVER BUDGET; BROKEN PAIRING; replay (last user replayed)${repair ? '; repaired (--repair changed the view)' : ''}`,
