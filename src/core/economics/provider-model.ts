@@ -81,7 +81,7 @@ const leastSquares = (pairs: ReadonlyArray<FitPair>): { readonly scale: number; 
 /**
  * Fits reading ≈ scale × count + overhead by least squares, once more without the pairs whose
  * residual is over 5 robust standard deviations (1.4826 × the median absolute residual, at least
- * 1 % of the median reading): a reading that belongs to another conversation or a reset does not
+ * 1 % of that pair's own reading): a reading that belongs to another conversation or a reset does not
  * bend the line. No pairs: `NO_READINGS_FIT`. One pair, or counts that do not vary, or a slope that
  * is not positive: scale 1 and overhead = the median of reading − count (`single` for one pair).
  *
@@ -100,8 +100,12 @@ export const fitProviderModel = (pairs: ReadonlyArray<FitPair>): ProviderFit => 
   const first = leastSquares(pairs)
   if (first === null) return offsetOnly(pairs, 0)
   const residuals = pairs.map((pair) => pair.reading - (first.scale * pair.count + first.overhead))
-  const spread = Math.max(1.4826 * median(residuals.map(Math.abs)), 0.01 * median(pairs.map((pair) => pair.reading)))
-  const kept = pairs.filter((_, index) => Math.abs(residuals[index]) <= 5 * spread)
+  // The floor is 1 % of each pair's own reading: token-count errors grow with the count, and a floor
+  // taken from the median reading left out every large reading of a session whose readings cluster at
+  // two sizes, and the refit on the small ones alone extrapolated a slope half the true one
+  // (test/core/economics/provider-model.test.ts, seed 1408249031).
+  const spread = 1.4826 * median(residuals.map(Math.abs))
+  const kept = pairs.filter((pair, index) => Math.abs(residuals[index]) <= 5 * Math.max(spread, 0.01 * pair.reading))
   const second = kept.length >= 2 && kept.length < pairs.length ? leastSquares(kept) : null
   const fit = second ?? first
   const used = second === null ? pairs.length : kept.length

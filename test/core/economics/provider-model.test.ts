@@ -30,6 +30,20 @@ describe('fitProviderModel', () => {
     expect(fit.overhead).toBeLessThan(30_100)
   })
 
+  it('readings at two sizes (a regression of the noisy-line property, seed 1408249031): the large readings stay in the fit', () => {
+    const pairs = [
+      { count: 100, reading: 50 },
+      { count: 1363, reading: 676.4513982144728 },
+      { count: 100, reading: 50 },
+      { count: 1364, reading: 682 },
+      { count: 102, reading: 50.490000000001714 },
+    ]
+    const fit = fitProviderModel(pairs)
+    expect(fit.rejected).toBe(0)
+    expect(fit.scale).toBeCloseTo(0.5, 2)
+    for (const pair of pairs) expect(Math.abs(fit.scale * pair.count + fit.overhead - pair.reading)).toBeLessThanOrEqual(0.05 * 682 + 1)
+  })
+
   it('property: on noisy linear readings the fit is close to the line and its scale positive', () => {
     fc.assert(
       fc.property(noisyLine({ scale: [0.5, 2.5], overhead: 50_000, count: [100, 200_000], noise: 0.01, points: [3, 60], round: false }), ({ points: pairs }) => {
