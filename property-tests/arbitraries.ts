@@ -633,6 +633,10 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     tool_result_truncation: fc.constantFrom('head', 'stub', 'mask'),
     protected_recent_tokens: fc.constantFrom(null, 1, 40, 400),
     compaction_order: fc.constantFrom('oldest', 'least_referenced', 'least_referenced_per_token'),
+    // the working set (src/core/compaction/working-set.ts)
+    working_set_window: fc.constantFrom(null, 1, 2, 4),
+    working_set_capacity: fc.constantFrom(0, 0.1, 0.5),
+    working_set_payback: fc.constantFrom(0.5, 1, 10),
   },
   { requiredKeys: [] },
 )

@@ -19,41 +19,15 @@ import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
 import { estimateMessages, estimateOne } from '../src/core/meter/estimate.js'
 import { EMPTY_STICKY } from '../src/core/state.js'
 import { runProperty } from './arbitraries.js'
+import { handleTurnArb, toHandleMessages, type HandleTurn } from './handle-turns.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
 
-const HANDLES = ['HAT076', 'mia_li_3668', 'src/a.ts', 'pm_42', '2024', 'R_77']
-const textArb = fc
-  .tuple(fc.subarray(HANDLES, { maxLength: 3 }), fc.nat({ max: 1200 }))
-  .map(([handles, padding]) => `${handles.join(' and ')} ${'.'.repeat(padding)}`)
-
-type Turn = { kind: 'user'; text: string } | { kind: 'say'; text: string } | { kind: 'tools'; args: string[]; results: string[] }
-const turnArb: fc.Arbitrary<Turn> = fc.oneof(
-  fc.record({ kind: fc.constant('user' as const), text: textArb }),
-  fc.record({ kind: fc.constant('say' as const), text: textArb }),
-  fc
-    .integer({ min: 1, max: 3 })
-    .chain((count) => fc.record({ kind: fc.constant('tools' as const), args: fc.array(fc.constantFrom(...HANDLES), { minLength: count, maxLength: count }), results: fc.array(textArb, { minLength: count, maxLength: count }) })),
-)
-
 /** A non-system working list: a first user message, then the turns, then a last user message. */
-const toWorking = (turns: ReadonlyArray<Turn>): Message[] => {
-  const list: Message[] = [{ role: 'user', content: 'start' }]
-  turns.forEach((turn, t) => {
-    if (turn.kind === 'user') list.push({ role: 'user', content: turn.text })
-    else if (turn.kind === 'say') list.push({ role: 'assistant', content: turn.text })
-    else {
-      const ids = turn.args.map((_, i) => `c${t}_${i}`)
-      list.push({ role: 'assistant', content: '', tool_calls: ids.map((id, i) => ({ id, type: 'function', function: { name: 'lookup', arguments: JSON.stringify({ key: turn.args[i] }) } })) })
-      ids.forEach((id, i) => list.push({ role: 'tool', tool_call_id: id, content: turn.results[i] }))
-    }
-  })
-  list.push({ role: 'user', content: 'last' })
-  return list.map((message, i) => ({ ...message, metadata: { _seq: i } }))
-}
+const toWorking = (turns: ReadonlyArray<HandleTurn>): Message[] => toHandleMessages(turns, true).map((message, i) => ({ ...message, metadata: { _seq: i } }))
 
 const caseArb = fc.record({
-  turns: fc.array(turnArb, { maxLength: 14 }),
+  turns: fc.array(handleTurnArb(1200), { maxLength: 14 }),
   share: fc.constantFrom(0.1, 0.3),
   tools: fc.constantFrom(0, 1, 2, 5),
   fraction: fc.double({ min: 0, max: 1, noNaN: true }),

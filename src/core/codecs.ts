@@ -89,6 +89,24 @@ export const ExemptToolsCodec = t.union([t.array(t.string), t.null])
 export const OptionalCountCodec = t.union([t.null, PositiveIntCodec])
 
 /**
+ * A finite number from 0 to 1 (`working_set_capacity`: a share of E).
+ *
+ * @example
+ * ShareCodec.is(0.1) // => true
+ * ShareCodec.is(1.5) // => false
+ */
+export const ShareCodec = t.refinement(t.number, (n) => Number.isFinite(n) && n >= 0 && n <= 1, 'Share')
+
+/**
+ * A finite number greater than 0 (`working_set_payback`).
+ *
+ * @example
+ * PositiveNumberCodec.is(1) // => true
+ * PositiveNumberCodec.is(0) // => false
+ */
+export const PositiveNumberCodec = t.refinement(t.number, (n) => Number.isFinite(n) && n > 0, 'PositiveNumber')
+
+/**
  * `calibration_overhead_tokens` (docs/contract.md 17.13): a finite number of tokens, 0 or more.
  *
  * @example
@@ -153,6 +171,9 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   tool_result_truncation: { codec: t.keyof({ head: null, stub: null, mask: null }), accepts: '"head", "stub" or "mask"' },
   protected_recent_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
   compaction_order: { codec: t.keyof({ oldest: null, least_referenced: null, least_referenced_per_token: null }), accepts: '"oldest", "least_referenced" or "least_referenced_per_token"' },
+  working_set_window: { codec: OptionalCountCodec, accepts: 'null or a positive integer (messages)' },
+  working_set_capacity: { codec: ShareCodec, accepts: 'a number from 0 to 1 (fraction of the effective budget)' },
+  working_set_payback: { codec: PositiveNumberCodec, accepts: 'a number greater than 0 (tokens freed per token re-billed)' },
   summary_hysteresis: { codec: FlagCodec, accepts: 'true or false' },
   summary_target_usage: { codec: t.union([t.null, NumberCodec]), accepts: 'null or a number (fraction of the effective budget)' },
   summary_min_span_tokens: { codec: OptionalCountCodec, accepts: 'null or a positive integer (tokens)' },
@@ -470,6 +491,9 @@ const toConfig = (given: Readonly<Record<string, unknown>>, fallbacks: FallbackK
     tool_result_truncation: pick('tool_result_truncation'),
     protected_recent_tokens: pick('protected_recent_tokens'),
     compaction_order: pick('compaction_order'),
+    working_set_window: pick('working_set_window'),
+    working_set_capacity: pick('working_set_capacity'),
+    working_set_payback: pick('working_set_payback'),
     summary_hysteresis: flag('summary_hysteresis'),
     summary_target_usage: pick('summary_target_usage'),
     summary_min_span_tokens: pick('summary_min_span_tokens'),

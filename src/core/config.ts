@@ -176,6 +176,27 @@ export interface Config {
    */
   readonly compaction_order: CompactionOrder
   /**
+   * The working set (src/core/compaction/working-set.ts; docs/evaluation.md, "A working set of
+   * handles"): null (the contract: only the ladder removes, when the trigger fires) or τ, a
+   * window in messages: at every request, before the pass, every unit (tool group or message,
+   * user messages included) that is not among the last τ messages, provides no handle they use,
+   * is not among the most recently used units that fit in `working_set_capacity` of E and is not
+   * always kept (the last two messages, the last user message, an open tool group) is removed,
+   * from the cut `working_set_payback` chooses. In no preset.
+   */
+  readonly working_set_window: number | null
+  /**
+   * The share of E (0 to 1, estimator tokens) the least recently used fill of the working set
+   * may keep beyond its window and the units the window references; read only under `working_set_window`.
+   */
+  readonly working_set_capacity: number
+  /**
+   * How many times the tokens a working-set removal frees must exceed the kept tokens after its
+   * first removed message (which the rewrite re-bills) for it to be made (greater than 0; 1: as
+   * many freed as re-billed); read only under `working_set_window`.
+   */
+  readonly working_set_payback: number
+  /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
    * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
@@ -378,6 +399,9 @@ export interface ContextConfig {
   readonly tool_result_truncation?: ToolResultTruncation
   readonly protected_recent_tokens?: number | null
   readonly compaction_order?: CompactionOrder
+  readonly working_set_window?: number | null
+  readonly working_set_capacity?: number
+  readonly working_set_payback?: number
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -449,6 +473,9 @@ export const DEFAULT_CONFIG: Config = {
     tool_result_truncation: 'head' as ToolResultTruncation,
     protected_recent_tokens: null as number | null,
     compaction_order: 'oldest' as CompactionOrder,
+    working_set_window: null as number | null,
+    working_set_capacity: 0.1,
+    working_set_payback: 1,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,

@@ -25,12 +25,13 @@ import type { Effect } from '../effects.js'
 import type { SpillRequest } from '../tool-results/tool-result-budget.js'
 import type { RequestDraft, RequestSlices, RequestStage, SliceName, StageEffects, StageOutput } from './types.js'
 import { viewStage } from './view.js'
+import { workingSetStage } from './working-set.js'
 
 export { toWorkingList } from './facts.js'
 
 /**
  * The stages of a request, in order: budget provenance, meter, summary trigger, compaction
- * trigger, compaction pass, tail (replay and notice), view, strict fit, finish.
+ * trigger, working set, compaction pass, tail (replay and notice), view, strict fit, finish.
  *
  * @example
  * REQUEST_STAGES.map((stage) => stage.name)[0] // => 'budget'
@@ -40,6 +41,7 @@ export const REQUEST_STAGES: ReadonlyArray<RequestStage> = [
   meterStage,
   summaryTriggerStage,
   compactionTriggerStage,
+  workingSetStage,
   compactionPassStage,
   tailStage,
   viewStage,
