@@ -181,6 +181,33 @@ export const sliceFrom = <T>(list: ReadonlyArray<T>, start: number): T[] => {
 }
 
 /**
+ * Random access to `list` without the appendable view's traps: `length`, and `at(index)` for
+ * 0 ≤ index < length (O(1) each). Reading a stored history through the view costs a proxy trap
+ * and a parse of the index key per item; a reader looks the version up once
+ * (docs/performance.md, "The 3 MB session"). For a list that is not appendable, the list itself.
+ *
+ * @example
+ * const reader = toItemReader(appendTo([1], [2]))
+ * reader.at(reader.length - 1) // => 2
+ */
+export interface ItemReader<T> {
+  readonly length: number
+  readonly at: (index: number) => T
+}
+
+/**
+ * The `ItemReader` of `list` (see there).
+ *
+ * @example
+ * toItemReader(appendTo(['a'], ['b'])).at(0) // => 'a'
+ */
+export const toItemReader = <T>(list: ReadonlyArray<T>): ItemReader<T> => {
+  const version = versionOf(list)
+  if (version === undefined) return { length: list.length, at: (index) => list[index] }
+  return { length: version.length, at: (index) => itemOf(version, index) }
+}
+
+/**
  * The last item of `list`, or undefined when it is empty: O(1).
  *
  * @example

@@ -9,6 +9,7 @@ import type { Messages } from '../messages/message.js'
 import type { MeterState } from '../state.js'
 import type { CacheAggregates, CountKind, TokenMeterStats } from '../stats.js'
 import { seqOf } from '../messages/message.js'
+import { toItemReader } from '../messages/appendable.js'
 import { update } from '../immer.js'
 import { isPlainObject } from '../messages/values.js'
 import { isLeft } from 'fp-ts/lib/Either.js'
@@ -107,10 +108,13 @@ export const readHybrid = (working: Messages, estimated: number, meter: MeterSta
   if (meter.anchorSeq !== null) {
     // `_seq` grows along the history, so the unbilled tail is a suffix of W: walk back from the
     // end instead of over the whole list (the factory message, without `_seq`, stops the walk).
-    for (let i = working.length - 1; i >= 0; i -= 1) {
-      const seq = seqOf(working[i])
+    // Read through `toItemReader`: W is usually the stored history, whose view traps every read.
+    const items = toItemReader(working)
+    for (let i = items.length - 1; i >= 0; i -= 1) {
+      const message = items.at(i)
+      const seq = seqOf(message)
       if (seq === undefined || seq < meter.anchorSeq) break
-      tailTokens += estimate(working[i])
+      tailTokens += estimate(message)
       tailCount += 1
     }
   }
