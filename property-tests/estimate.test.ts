@@ -2,7 +2,7 @@
 // code-point helpers agree with array-of-code-point models, on arbitrary JSON and full Unicode.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { estimateMessages, estimateOne, makeCachedEstimator, pyreprLength } from '../src/core/meter/estimate.js'
+import { estimateMessages, estimateOne, estimateWithoutSeq, makeCachedEstimator, pyreprLength } from '../src/core/meter/estimate.js'
 import type { Message } from '../src/core/messages/message.js'
 import { codePointLength, codePointSlice, pyrepr, pyStrip } from '../src/core/messages/text.js'
 
@@ -114,5 +114,57 @@ describe('code-point helpers', () => {
       }),
       { numRuns },
     )
+  })
+})
+
+describe('estimateWithoutSeq', () => {
+  /** A message whose metadata holds `_seq` (any value, undefined included) among other members, some absent. */
+  const member = fc.option(unicodeJson, { nil: undefined })
+  const messageArb = fc.record({
+    before: fc.dictionary(fc.string({ unit: unicodeUnit, maxLength: 6 }), unicodeJson, { maxKeys: 3 }),
+    seq: fc.oneof(anyNumber, member, fc.constant(undefined)),
+    seqFirst: fc.boolean(),
+    others: fc.dictionary(fc.string({ unit: unicodeUnit, maxLength: 6 }), member, { maxKeys: 3 }),
+    after: fc.dictionary(fc.string({ unit: unicodeUnit, maxLength: 6 }), unicodeJson, { maxKeys: 3 }),
+  })
+  const build = ({ before, seq, seqFirst, others, after }: fc.RecordValue<typeof messageArb>): Message => {
+    const rest = Object.fromEntries(Object.entries(others).filter(([key]) => key !== '_seq'))
+    const metadata = seqFirst ? { _seq: seq, ...rest } : { ...rest, _seq: seq }
+    const message: Record<string, unknown> = { ...before, metadata }
+    for (const [key, value] of Object.entries(after)) if (key !== 'metadata') message[key] = value
+    return message as Message
+  }
+  // What `stripMessage` (src/core/compaction/context.ts) makes of it.
+  const strip = (message: Message): Message => {
+    const { _seq: _dropped, ...rest } = message.metadata as Record<string, unknown>
+    return { ...message, metadata: rest }
+  }
+
+  it('equals the estimate of the stripped copy measured afresh, and memoises it', () => {
+    fc.assert(
+      fc.property(messageArb, (parts) => {
+        const original = build(parts)
+        const stripped = strip(original)
+        const estimate = makeCachedEstimator()
+        estimate(original)
+        expect(estimateWithoutSeq(estimate, stripped, original)).toBe(estimateOne(stripped))
+        expect(estimate(stripped)).toBe(estimateOne(stripped))
+      }),
+      { numRuns },
+    )
+  })
+
+  it('measures when it cannot derive: original not measured, metadata not enumerable, another estimator', () => {
+    const original = { role: 'user', content: 'a much longer text than the metadata', metadata: { _seq: 123456, source: 'hook' } }
+    const stripped = strip(original)
+    expect(estimateWithoutSeq(makeCachedEstimator(), stripped, original)).toBe(estimateOne(stripped))
+    const hidden = Object.defineProperty({ role: 'user', content: 'hi' }, 'metadata', { value: { _seq: 99999 }, enumerable: false }) as Message
+    const estimate = makeCachedEstimator()
+    estimate(hidden)
+    const copy = { ...hidden, metadata: {} }
+    expect(estimateWithoutSeq(estimate, copy, hidden)).toBe(estimateOne(copy))
+    const typed = makeCachedEstimator((message) => JSON.stringify(message).length)
+    typed(original)
+    expect(estimateWithoutSeq(typed, stripped, original)).toBe(JSON.stringify(stripped).length)
   })
 })

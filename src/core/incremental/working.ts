@@ -12,6 +12,7 @@ import type { AppliedView, DerivationMemo, MediaCounts, StrippedView, WorkingEnt
 import { applySticky } from '../compaction/sticky.js'
 import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
 import { countMedia } from '../meter/typed-estimate.js'
+import { estimateWithoutSeq } from '../meter/estimate.js'
 import { extendReasoningPrefix, type ReasoningPrefix } from '../formats/openai-responses.js'
 
 /**
@@ -167,9 +168,16 @@ export const selectReasoningPrefix = (working: Working, estimate: TokenEstimator
   return entry.reasoning
 }
 
+/** The messages stripped (`stripMessage`) and their estimate, each derived from its original's where the estimator can (`estimateWithoutSeq`). */
 const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEstimator): StrippedView => {
-  const view = messages.map((message) => stripMessage(message, memo))
-  return { view, tokens: sum(view, estimate) }
+  const view: Message[] = []
+  let tokens = 0
+  for (const message of messages) {
+    const stripped = stripMessage(message, memo)
+    view.push(stripped)
+    tokens += estimateWithoutSeq(estimate, stripped, message)
+  }
+  return { view, tokens }
 }
 
 const concat = (base: StrippedView, more: StrippedView): StrippedView =>

@@ -128,14 +128,81 @@ export type TokenEstimator = (message: Message) => number
  */
 export const makeCachedEstimator = (estimateFn: TokenEstimator = estimateOne): TokenEstimator => {
   const cache = new WeakMap<object, number>()
-  return (message: Message): number => {
-    if (typeof message !== 'object' || message === null) return estimateFn(message)
+  if (estimateFn !== estimateOne) {
+    return (message: Message): number => {
+      if (typeof message !== 'object' || message === null) return estimateFn(message)
+      const cached = cache.get(message)
+      if (cached !== undefined) return cached
+      const estimate = estimateFn(message)
+      cache.set(message, estimate)
+      return estimate
+    }
+  }
+  // The reference estimator also keeps each message's repr length, from which the estimate of
+  // its copy without `_seq` follows (`estimateWithoutSeq`).
+  const lengths = new WeakMap<object, number>()
+  const estimator = (message: Message): number => {
+    if (typeof message !== 'object' || message === null) return estimateOne(message)
     const cached = cache.get(message)
     if (cached !== undefined) return cached
-    const estimate = estimateFn(message)
+    const length = pyreprLength(message)
+    const estimate = Math.floor(length / 4)
+    lengths.set(message, length)
     cache.set(message, estimate)
     return estimate
   }
+  REFERENCE_CACHES.set(estimator, { tokens: cache, lengths })
+  return estimator
+}
+
+/** The memos of each `makeCachedEstimator()` over `estimateOne`: tokens and repr length per message object. */
+const REFERENCE_CACHES = new WeakMap<TokenEstimator, { readonly tokens: WeakMap<object, number>; readonly lengths: WeakMap<object, number> }>()
+
+const isOwnEnumerable = (value: object, key: string): boolean => Object.prototype.propertyIsEnumerable.call(value, key)
+
+/**
+ * The repr length of `{ ...message, metadata: rest }`, `rest` being `metadata` without `_seq`,
+ * from `length`, the repr length of `message` (`pyreprLength`): the `_seq` member and its
+ * separator come out; null when the shape is not that one (the caller then measures).
+ */
+const lengthWithoutSeq = (message: Message, length: number): number | null => {
+  if (Array.isArray(message) || !isOwnEnumerable(message, 'metadata')) return null
+  const metadata = message.metadata
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) || !isOwnEnumerable(metadata, '_seq')) return null
+  const record = metadata as Readonly<Record<string, unknown>>
+  const seq = record._seq
+  if (isAbsentValue(seq)) return length
+  // `'_seq': ` is 8 characters; with another member left, the `, ` between them goes too.
+  let others = false
+  for (const key of Object.keys(record)) if (key !== '_seq' && !isAbsentValue(record[key])) others = true
+  return length - 8 - pyreprLength(seq) - (others ? 2 : 0)
+}
+
+/**
+ * The estimate of `stripped`, the copy of `original` a view carries (`metadata` without `_seq`,
+ * SPEC 1.6: `stripMessage`), by `estimate`. For `makeCachedEstimator()` (the reference estimator,
+ * `estimateOne`) that has measured `original`, it follows from `original`'s repr length (the
+ * `_seq` member taken out) instead of measuring the copy again: the same number, and `stripped`
+ * is then in the estimator's memo; any other estimator measures `stripped`.
+ *
+ * @example
+ * const estimate = makeCachedEstimator()
+ * const original = { role: 'user', content: 'hello', metadata: { _seq: 12 } }
+ * estimate(original) // => 15
+ * estimateWithoutSeq(estimate, { role: 'user', content: 'hello', metadata: {} }, original) // => 13
+ */
+export const estimateWithoutSeq = (estimate: TokenEstimator, stripped: Message, original: Message): number => {
+  const caches = REFERENCE_CACHES.get(estimate)
+  if (caches === undefined || stripped === original) return estimate(stripped)
+  const cached = caches.tokens.get(stripped)
+  if (cached !== undefined) return cached
+  const length = caches.lengths.get(original)
+  const derived = length === undefined ? null : lengthWithoutSeq(original, length)
+  if (derived === null) return estimate(stripped)
+  const tokens = Math.floor(derived / 4)
+  caches.lengths.set(stripped, derived)
+  caches.tokens.set(stripped, tokens)
+  return tokens
 }
 
 /**
