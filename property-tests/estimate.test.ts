@@ -120,14 +120,21 @@ describe('code-point helpers', () => {
 describe('estimateWithoutSeq', () => {
   /** A message whose metadata holds `_seq` (any value, undefined included) among other members, some absent. */
   const member = fc.option(unicodeJson, { nil: undefined })
-  const messageArb = fc.record({
+  interface MessageParts {
+    readonly before: Record<string, unknown>
+    readonly seq: unknown
+    readonly seqFirst: boolean
+    readonly others: Record<string, unknown>
+    readonly after: Record<string, unknown>
+  }
+  const messageArb: fc.Arbitrary<MessageParts> = fc.record({
     before: fc.dictionary(fc.string({ unit: unicodeUnit, maxLength: 6 }), unicodeJson, { maxKeys: 3 }),
     seq: fc.oneof(anyNumber, member, fc.constant(undefined)),
     seqFirst: fc.boolean(),
     others: fc.dictionary(fc.string({ unit: unicodeUnit, maxLength: 6 }), member, { maxKeys: 3 }),
     after: fc.dictionary(fc.string({ unit: unicodeUnit, maxLength: 6 }), unicodeJson, { maxKeys: 3 }),
   })
-  const build = ({ before, seq, seqFirst, others, after }: fc.RecordValue<typeof messageArb>): Message => {
+  const build = ({ before, seq, seqFirst, others, after }: MessageParts): Message => {
     const rest = Object.fromEntries(Object.entries(others).filter(([key]) => key !== '_seq'))
     const metadata = seqFirst ? { _seq: seq, ...rest } : { ...rest, _seq: seq }
     const message: Record<string, unknown> = { ...before, metadata }
