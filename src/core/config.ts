@@ -231,6 +231,14 @@ export interface Config {
    */
   readonly tool_result_ingress_cap_bytes: number | null
   /**
+   * JSON tool results without insignificant whitespace (docs/configuration.md, "JSON tool results
+   * without whitespace"): `"keep"` (the contract) stores a tool result as given; `"strip"` stores
+   * one whose string content is a JSON object or array without the whitespace between its tokens
+   * when it is added (strings, numbers and key order kept character for character, so the parsed
+   * value is the same). src/core/tool-results/json-whitespace.ts.
+   */
+  readonly tool_result_json_whitespace: JsonWhitespace
+  /**
    * What happens to input a provider would refuse (docs/formats.md "Input a provider refuses"):
    * `"warn"` accepts it as the contract does, with a warning naming the path and the fix;
    * `"refuse"` raises `InvalidMessageError` at `addMessage` (nothing stored) or at request time
@@ -324,6 +332,15 @@ export type TargetBasis = 'budget' | 'compactable'
 export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 
 /**
+ * Whether a JSON tool result keeps the whitespace between its tokens (`tool_result_json_whitespace`,
+ * docs/configuration.md): `'keep'` (the contract) or `'strip'`.
+ *
+ * @example
+ * const whitespace: JsonWhitespace = 'strip'
+ */
+export type JsonWhitespace = 'keep' | 'strip'
+
+/**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):
  * `"oldest"` first (the contract, SPEC 6.3-6.4), `"least_referenced"` first, or
  * `"least_referenced_per_token"`: the most tokens kept for the longest time since last use first
@@ -411,6 +428,7 @@ export interface ContextConfig {
   readonly token_estimator?: TokenEstimatorKind
   readonly usage_intake?: UsageIntakeMode
   readonly tool_result_ingress_cap_bytes?: number | null
+  readonly tool_result_json_whitespace?: JsonWhitespace
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
   readonly calibration_reasoning_context?: ReasoningContext
@@ -483,6 +501,7 @@ export const DEFAULT_CONFIG: Config = {
     token_estimator: 'reference' as TokenEstimatorKind,
     usage_intake: 'all' as UsageIntakeMode,
     tool_result_ingress_cap_bytes: null,
+    tool_result_json_whitespace: 'keep' as JsonWhitespace,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,

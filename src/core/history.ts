@@ -16,6 +16,7 @@ import { expandMessage } from './formats/dispatch.js'
 import { mergeResponsesPieces } from './formats/openai-responses.js'
 import { NO_CACHE_BREAKPOINTS } from './formats/anthropic-cache.js'
 import { appendTo, lastOf, replaceLast } from './messages/appendable.js'
+import { toJsonStripped } from './tool-results/json-whitespace.js'
 
 /**
  * Add `call id → tool name` entries for the tool calls of `message` (SPEC 11.4); later entries
@@ -65,7 +66,7 @@ export const toStoredMessage = (message: Message, timestamp: string, seq: number
  */
 export const applyMessageAdded = (config: Config, state: State, message: Message, timestamp: string, format: MessageFormat = 'contract'): State => {
   if (format !== 'contract') return applyProviderMessageAdded(config, state, message, timestamp, format)
-  const stored = toStoredMessage(message, timestamp, state.nextSeq)
+  const stored = toStoredMessage(toJsonStripped(config, message), timestamp, state.nextSeq)
   return {
     ...state,
     history: appendTo(state.history, [stored]),
@@ -101,7 +102,7 @@ export const applyProviderMessageAdded = (config: Config, state: State, message:
   let toolNames = state.toolNames
   const stored: Message[] = []
   for (const piece of expanded.pieces) {
-    const message = toStoredMessage(withOrigin(piece.message, state.nextSeq), timestamp, seq)
+    const message = toStoredMessage(withOrigin(toJsonStripped(config, piece.message), state.nextSeq), timestamp, seq)
     stored.push(message)
     if (isPerToolConfigActive(config)) toolNames = harvestToolNames(toolNames, message)
     seq += 1
@@ -169,7 +170,7 @@ export const applyMessagesReplaced = (
 ): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
   const messages = format === 'contract' ? given : toProviderPieces(format, given)
   const history = messages.map((message, index) => ({
-    ...message,
+    ...toJsonStripped(config, message),
     metadata: { ...(isTruthy(message.metadata) && isPlainObject(message.metadata) ? message.metadata : {}), _seq: index },
   }))
   let toolNames: Readonly<Record<string, string>> = {}

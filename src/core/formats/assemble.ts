@@ -6,7 +6,7 @@
  */
 import type { Message, Messages } from '../messages/message.js'
 import { isTruthy } from '../messages/values.js'
-import { carrierOf, pickKeys, type NativeCarrier, type ProviderFormat } from './carrier.js'
+import { carrierOf, JSON_STRIPPED_KEY, pickKeys, type NativeCarrier, type ProviderFormat } from './carrier.js'
 
 /**
  * What a format tells the assembler: its name, the message keys it allows, how a modified piece
@@ -25,12 +25,16 @@ export interface AssemblyCodec {
 }
 
 /**
- * True when compaction changed the piece (truncated tool result or stubbed user text).
+ * True when the piece's text is no longer its provider message's: compaction changed it
+ * (truncated tool result or stubbed user text), or it was stored without JSON whitespace
+ * (`JSON_STRIPPED_KEY`, `tool_result_json_whitespace`).
  *
  * @example
  * isModifiedPiece({ role: 'tool', content: 'x', _truncated: true }) // => true
+ * isModifiedPiece({ role: 'tool', content: '{"a":1}', _json_stripped: true }) // => true
+ * isModifiedPiece({ role: 'tool', content: 'x' }) // => false
  */
-export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed) || isTruthy(piece[JSON_STRIPPED_KEY])
 
 /**
  * One assembled message and whether it was built from a contract message (`generated`: not one

@@ -204,7 +204,18 @@ export const withOrigin = (message: Message, origin: number): Message => {
  * @example
  * BOOKKEEPING_KEYS.has('_truncated') // => true
  */
-export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_truncated', '_original_tokens', '_stubbed', '_original_length'])
+export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_truncated', '_original_tokens', '_stubbed', '_original_length', '_json_stripped'])
+
+/**
+ * The view-only key a provider-format piece carries when its tool-result text was stored without
+ * JSON whitespace (`tool_result_json_whitespace`, src/core/tool-results/json-whitespace.ts): the
+ * assemblers rebuild such a piece's provider message from its text, as they do for a truncated
+ * one (`isModifiedPiece`, ./assemble.ts), and never send the key (`BOOKKEEPING_KEYS`).
+ *
+ * @example
+ * BOOKKEEPING_KEYS.has(JSON_STRIPPED_KEY) // => true
+ */
+export const JSON_STRIPPED_KEY = '_json_stripped'
 
 /**
  * Parse a tool call's JSON `arguments`; an object when it parses to one, else `{}` (a string

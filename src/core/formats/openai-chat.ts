@@ -6,7 +6,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import { selectPairingProblems } from './tool-pairing.js'
-import { assemblePieces, type AssemblyCodec } from './assemble.js'
+import { assemblePieces, isModifiedPiece, type AssemblyCodec } from './assemble.js'
 import { BOOKKEEPING_KEYS, carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, placeText, toConvertedText, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
@@ -131,7 +131,7 @@ export const toChatView = (view: Messages): Array<OpenAiChatMessage> => {
       out.push(...fromContract(piece))
       continue
     }
-    const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+    const modified = isModifiedPiece(piece)
     if (!modified) {
       out.push(pickKeys(carrier.message, CHAT_MESSAGE_KEYS))
     } else if (Array.isArray(carrier.message.content)) {

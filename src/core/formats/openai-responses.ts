@@ -6,6 +6,7 @@
  */
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
+import { isModifiedPiece } from './assemble.js'
 import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, type Piece } from './carrier.js'
 import type { TokenEstimator } from '../meter/estimate.js'
 
@@ -225,7 +226,7 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
 const toPieceItems = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> => {
   const carrier = carrierOf(piece)
   if (carrier === null || carrier.format !== 'openai-responses' || carrier.items === undefined) return fromContract(piece)
-  const modified = isTruthy(piece._truncated) || isTruthy(piece._stubbed)
+  const modified = isModifiedPiece(piece)
   const text = typeof piece.content === 'string' ? piece.content : ''
   const out: Array<Readonly<Record<string, unknown>>> = []
   for (const item of carrier.items) {
