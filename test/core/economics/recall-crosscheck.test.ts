@@ -187,11 +187,13 @@ const check = (file: string, budget: number, preset: 'reference' | 'recommended'
 }
 
 describe('needed-fact recall, second implementation', () => {
-  it('agrees request by request on tau-bench trajectories at 4,500 tokens (reference, recommended, summary, stubs and replay on)', () => {
+  it('agrees request by request on tau-bench trajectories at 4,500 tokens (reference, recommended, summary, stubs and replay on, the working set)', () => {
     const reference = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'reference', [], 25)
     const summary = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended-summary', [['replay_last_user_on_compaction', true]], 25)
+    // views with holes: the working set (src/core/compaction/working-set.ts) removes user messages and keeps old units between them
+    const workingSet = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['working_set_window', 2]], 25)
     // the measure discriminates: facts are needed and some are lost
-    for (const figures of [reference, summary]) {
+    for (const figures of [reference, summary, workingSet]) {
       expect(figures.needed).toBeGreaterThan(50)
       expect(figures.lossy).toBeGreaterThan(0)
       expect(figures.recalled).toBeLessThan(figures.needed)
