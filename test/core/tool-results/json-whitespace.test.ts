@@ -142,6 +142,19 @@ describe('tool_result_json_whitespace', () => {
     })
   })
 
+  it('a snapshot keeps the stripped form: the restored manager sends the same view', async () => {
+    const config = { max_tokens: 200_000, tool_result_json_whitespace: 'strip' as const }
+    const clock = fixedClock('2026-02-06T10:00:00.123+00:00')
+    const anthropic = new ContextManager(config, { format: 'anthropic', clock, logger: silentLogger })
+    await anthropic.addMessage({ role: 'user', content: 'find flights' })
+    await anthropic.addMessage({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'search', input: {} }] })
+    await anthropic.addMessage({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: pretty }] })
+    const before = await anthropic.getMessagesForRequest()
+    const restored = await ContextManager.restore(JSON.parse(JSON.stringify(await anthropic.snapshot())), { format: 'anthropic', clock, logger: silentLogger })
+    expect(await restored.getMessagesForRequest()).toEqual(before)
+    expect(before.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: compact }] })
+  })
+
   it('setMessages stores the stripped form too, and setting a stripped view again changes nothing', async () => {
     const config = { max_tokens: 200_000, tool_result_json_whitespace: 'strip' as const }
     const chat = new ContextManager(config, { format: 'openai-chat', clock: fixedClock('2026-02-06T10:00:00.123+00:00'), logger: silentLogger })
