@@ -146,7 +146,8 @@ const leastSquares = (points: ReadonlyArray<CalibrationPoint>): { readonly scale
  * estimates vary by less than 10 % of their mean (a line cannot be told from them), or whose
  * least-squares slope is outside 0.25..8: the prior scale and the largest overhead the pairs
  * imply (the larger count). Otherwise least squares, once more without the pairs over 5 robust
- * standard deviations off the line (readings of another conversation, a reset), and a margin of
+ * standard deviations (1.4826 × the median absolute residual, at least 1 % of that pair's own
+ * reading) off a robust line (readings of another conversation, a reset), and a margin of
  * the kept pairs' largest under-prediction (0 when the line passes above every pair).
  *
  * @example
@@ -175,8 +176,12 @@ export const fitCalibration = (priors: CalibrationPriors, points: ReadonlyArray<
   const robustScale = slopes.length > 0 ? median(slopes) : line.scale
   const robustOverhead = median(points.map((point) => point.reading - robustScale * point.estimate))
   const residuals = points.map((point) => point.reading - (robustScale * point.estimate + robustOverhead))
-  const robust = Math.max(1.4826 * median(residuals.map(Math.abs)), 0.01 * median(points.map((point) => point.reading)))
-  const kept = points.filter((_, index) => Math.abs(residuals[index]) <= 5 * robust)
+  // The floor is 1 % of each pair's own reading, as in fitProviderModel: token-count errors grow
+  // with the count, and a floor taken from the median reading left out every reading of the
+  // larger size of a session whose readings cluster at two sizes, so the refit extrapolated the
+  // smaller size's own slope (test/core/meter/calibration.test.ts, seed -820079084).
+  const robust = 1.4826 * median(residuals.map(Math.abs))
+  const kept = points.filter((point, index) => Math.abs(residuals[index]) <= 5 * Math.max(robust, 0.01 * point.reading))
   const refit = kept.length >= 2 && kept.length < points.length ? leastSquares(kept) : null
   // (a kept set whose estimates no longer vary falls back to the first line)
   const fit = refit ?? line

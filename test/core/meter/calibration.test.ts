@@ -36,6 +36,26 @@ describe('fitCalibration', () => {
     expect(fit).toMatchObject({ scale: 1, overhead: 29_480 })
   })
 
+  // Readings within 1 % of the line reading ≈ 0.5 × estimate at two sizes. The outlier floor
+  // was 1 % of the MEDIAN reading: every reading of the larger size was left out and the refit on
+  // the smaller size alone extrapolated its own slope (fitProviderModel had the same floor:
+  // test/core/economics/provider-model.test.ts).
+  const closeToLine = (pairs: ReadonlyArray<readonly [number, number]>) => {
+    const points = pairs.map(([estimate, reading]) => ({ estimate, reading }))
+    const model = fitCalibration(PRIORS, points)
+    const largest = Math.max(...points.map((point) => point.reading))
+    for (const point of points) expect(Math.abs(model.scale * point.estimate + model.overhead - point.reading)).toBeLessThanOrEqual(0.05 * largest + 1)
+    return model
+  }
+
+  it('readings at two sizes (property-tests/reading-fits.test.ts, "calibration fit: two sizes", seed -820079084): the larger reading stays in the fit', () => {
+    expect(closeToLine([[4851, 2426], [4836, 2418], [4851, 2426], [4836, 2418], [48360, 24180]])).toMatchObject({ points: 5 })
+  })
+
+  it('readings of one size beside the overhead and one far larger ("calibration fit: noisy line", seed 1256119013): the larger reading stays in the fit', () => {
+    expect(closeToLine([[1003, 32771], [99251, 120261], [1000, 32769], [1010, 32777]]).points).toBe(4)
+  })
+
   it('property: under noisy readings the model never under-counts a kept reading by more than its margin', () => {
     fc.assert(
       fc.property(noisyLine({ scale: [0.8, 2], overhead: 40_000, count: [500, 100_000], noise: 0.02, points: [1, 40], round: true }), (line) => {
