@@ -141,14 +141,24 @@ const leastSquares = (points: ReadonlyArray<CalibrationPoint>): { readonly scale
   return { scale, overhead: my - scale * mx }
 }
 
+/** Whether the pairs' estimates vary by at least 10 % of their mean (else a line cannot be told from them). */
+const tellsLine = (points: ReadonlyArray<CalibrationPoint>): boolean => {
+  if (points.length < 2) return false
+  const estimates = points.map((point) => point.estimate)
+  const mean = estimates.reduce((a, b) => a + b, 0) / points.length
+  return Math.max(...estimates) - Math.min(...estimates) >= 0.1 * mean
+}
+
 /**
  * The model from the priors and the pairs. No pairs: the priors, with no margin. Pairs whose
  * estimates vary by less than 10 % of their mean (a line cannot be told from them), or whose
  * least-squares slope is outside 0.25..8: the prior scale and the largest overhead the pairs
  * imply (the larger count). Otherwise least squares, once more without the pairs over 5 robust
  * standard deviations (1.4826 × the median absolute residual, at least 1 % of that pair's own
- * reading) off a robust line (readings of another conversation, a reset), and a margin of
- * the kept pairs' largest under-prediction (0 when the line passes above every pair).
+ * reading) off a robust line (readings of another conversation, a reset; the line's slope is the
+ * median slope between two pairs whose estimates differ by 10 % of their mean or more) when the
+ * pairs kept still vary by 10 %, and a margin of the largest under-prediction among the pairs the
+ * line was fitted on (0 when the line passes above every pair).
  *
  * @example
  * fitCalibration({ scale: 1, overhead: 0 }, [{ estimate: 1000, reading: 3250 }, { estimate: 2000, reading: 4500 }, { estimate: 3000, reading: 5750 }])
@@ -156,21 +166,22 @@ const leastSquares = (points: ReadonlyArray<CalibrationPoint>): { readonly scale
  */
 export const fitCalibration = (priors: CalibrationPriors, points: ReadonlyArray<CalibrationPoint>): CalibrationModel => {
   if (points.length === 0) return { scale: priors.scale, overhead: priors.overhead, margin: 0, points: 0 }
-  const estimates = points.map((point) => point.estimate)
-  const mean = estimates.reduce((a, b) => a + b, 0) / points.length
-  const spread = Math.max(...estimates) - Math.min(...estimates)
-  const line = spread >= 0.1 * mean ? leastSquares(points) : null
+  const line = tellsLine(points) ? leastSquares(points) : null
   if (line === null) {
     const overhead = Math.max(...points.map((point) => point.reading - priors.scale * point.estimate))
     return { scale: priors.scale, overhead, margin: 0, points: points.length }
   }
   // Residuals against a robust line (Theil-Sen: the median pairwise slope), so one far-off
-  // reading cannot drag the line onto itself before it is judged.
+  // reading cannot drag the line onto itself before it is judged. Only the pairs whose estimates
+  // differ by at least 10 % of their mean give a slope (the rule for all pairs, above): the slope
+  // of two views of about one size is their readings' noise over a few tokens, and where most
+  // readings are of one size those slopes outnumbered the ones across sizes and tilted the line
+  // (test/core/meter/calibration.test.ts).
   const slopes: number[] = []
   for (let i = 0; i < points.length; i += 1) {
     for (let j = i + 1; j < points.length; j += 1) {
       const dx = points[j].estimate - points[i].estimate
-      if (dx !== 0) slopes.push((points[j].reading - points[i].reading) / dx)
+      if (dx !== 0 && Math.abs(dx) >= 0.05 * (points[i].estimate + points[j].estimate)) slopes.push((points[j].reading - points[i].reading) / dx)
     }
   }
   const robustScale = slopes.length > 0 ? median(slopes) : line.scale
@@ -182,8 +193,10 @@ export const fitCalibration = (priors: CalibrationPriors, points: ReadonlyArray<
   // smaller size's own slope (test/core/meter/calibration.test.ts, seed -820079084).
   const robust = 1.4826 * median(residuals.map(Math.abs))
   const kept = points.filter((point, index) => Math.abs(residuals[index]) <= 5 * Math.max(robust, 0.01 * point.reading))
-  const refit = kept.length >= 2 && kept.length < points.length ? leastSquares(kept) : null
-  // (a kept set whose estimates no longer vary falls back to the first line)
+  // A kept set whose estimates no longer vary by 10 % cannot tell a line either: the first line
+  // (before, any variation was refitted, and a reading of another size left out made the slope of
+  // a few tokens' noise the meter's scale: test/core/meter/calibration.test.ts).
+  const refit = kept.length < points.length && tellsLine(kept) ? leastSquares(kept) : null
   const fit = refit ?? line
   const used = refit === null ? points : kept
   let margin = 0
