@@ -186,8 +186,21 @@ export interface ChatHistoryWalk {
   view: unknown
 }
 
+/**
+ * An empty array whose elements are already of the kind an array of objects has: a `[]` starts as
+ * an array of small integers and changes kind at its first object, and code the engine optimized
+ * for the changed kind is thrown away when a fresh walk's array reaches it (each new reducer's
+ * first request), which kept the walk unoptimized for most of a benchmark's runs
+ * (docs/performance.md, "The 3 MB session").
+ */
+const emptyObjectArray = <T>(): T[] => {
+  const array: Array<T | undefined> = [undefined]
+  array.pop()
+  return array as T[]
+}
+
 /** A walk of no message. */
-const emptyChatWalk = (): ChatHistoryWalk => ({ messages: [], firstCall: new Map(), added: [], found: [], view: null })
+const emptyChatWalk = (): ChatHistoryWalk => ({ messages: emptyObjectArray(), firstCall: new Map(), added: emptyObjectArray(), found: emptyObjectArray(), view: null })
 
 /** How many leading entries `items` shares with `walked` (the same objects at the same places). */
 const sharedLength = (walked: ReadonlyArray<unknown>, items: ReadonlyArray<unknown>): number => {
@@ -223,11 +236,15 @@ export const resumeChatHistory = (view: unknown, walk: ChatHistoryWalk = emptyCh
   // Known to extend the view walked: nothing to cut (the walk's messages are the view's leading items).
   const known = walk.view !== null && walk.view !== undefined && (view === walk.view || base === walk.view)
   if (!known) cutChatWalk(walk, sharedLength(walk.messages, items))
+  // Indexed loops: the walk runs a few times per request, mostly before the engine optimizes it, where `for…of` costs an iterator.
   for (let m = walk.messages.length; m < items.length; m += 1) {
     const message = items[m]
     walk.messages.push(message)
     if (!isPlainObject(message)) continue
-    for (const call of partsOf(message.tool_calls)) {
+    const calls = message.tool_calls
+    const count = Array.isArray(calls) ? calls.length : 0
+    for (let c = 0; c < count; c += 1) {
+      const call: unknown = (calls as ReadonlyArray<unknown>)[c]
       if (isPlainObject(call) && !walk.firstCall.has(call.id)) {
         walk.firstCall.set(call.id, m)
         walk.added.push({ id: call.id, index: m })

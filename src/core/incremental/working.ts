@@ -172,7 +172,8 @@ export const selectReasoningPrefix = (working: Working, estimate: TokenEstimator
 const toStripped = (messages: Messages, memo: DerivationMemo, estimate: TokenEstimator): StrippedView => {
   const view: Message[] = []
   let tokens = 0
-  for (const message of messages) {
+  for (let i = 0; i < messages.length; i += 1) {
+    const message = messages[i]
     const stripped = stripMessage(message, memo)
     view.push(stripped)
     tokens += estimateWithoutSeq(estimate, stripped, message)

@@ -9,7 +9,7 @@ import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { selectAppliedView, selectWorking, type Working } from '../incremental/working.js'
 import { recordSentView } from '../meter/calibrated-meter.js'
 import { withMeterReading } from '../meter/token-meter.js'
-import { defineStage, type RequestSlices } from './types.js'
+import { defineStage, type RequestDraft, type RequestSlices } from './types.js'
 import { toProviderView } from './provider-view.js'
 
 /**
@@ -20,6 +20,15 @@ import { toProviderView } from './provider-view.js'
 const warmAppliedView = (memo: DerivationMemo, selected: Working, slices: RequestSlices, systemPrompt: string | null, factoryMessage: Message | null, deps: CoreDeps): void => {
   const working = slices.history === selected.entry.history ? selected : selectWorking(memo, slices.history, systemPrompt, factoryMessage, deps.estimate)
   selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, slices.compaction.sticky, makePassContext(deps.config, deps.estimate, slices.toolNames, memo, slices.toolResults.spillFailed))
+}
+
+/** Whether a stage of the request asked for a spill write (indexed loops: see `advance` in ./index.ts). */
+const asksForSpills = (log: RequestDraft['log']): boolean => {
+  for (let i = 0; i < log.length; i += 1) {
+    const effects = log[i].effects
+    for (let j = 0; j < effects.length; j += 1) if (effects[j].type === 'write_spill') return true
+  }
+  return false
 }
 
 /**
@@ -49,7 +58,7 @@ export const finishStage = defineStage({
     const lastSent = withMeterReading(slices.meter, slices.meter.stats, view.tokens)
     const meter = facts.reading.calibrated === null ? lastSent : recordSentView(lastSent, view.view, facts.estimate, facts.config.calibration_reasoning_context)
     const shape = facts.event.shape
-    const spills = draft.log.some((entry) => entry.effects.some((effect) => effect.type === 'write_spill'))
+    const spills = asksForSpills(draft.log)
     if (shape === undefined || spills) return { slices: { meter } }
     const shaped = toProviderView(facts.config, shape, view.view, slices.history, slices.cacheBreakpoints, facts.memo.historyWalks, facts.memo.cachePrefixes, view.prefix)
     // Refused under provider_rules "refuse" (docs/formats.md): the request raises, nothing is sent,
