@@ -68,19 +68,19 @@ const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: t
 // Retention first (docs/evaluation.md, "recommended-retention"): the target measured on what a
 // compaction can act on and a shallower target, so each compaction keeps more of the
 // conversation; with `recommended`'s least recently referenced first, what it keeps is what the
-// agent still names. tau-bench at 4,500: needed-fact recall 88.9 % (recommended 73.0 %, LangChain
-// trimMessages 86.3 % with 26 failed requests) at 822,978 relative input cost (11.8 % below
-// trimMessages, 5.3 % below it in dollars), 0 overflows, 0 failed requests, on each half at least
-// trimMessages' recall. Against the same target oldest first: tau-bench +3.9 points, Claude Code
-// at 60k +1.7, Codex at 60k +0.2, each cheaper. Target 0.65 rather than 0.7: 0.7 costs 3-7 % more
-// on every format for at most 1.1 points. The later trigger of an earlier version
+// agent still names, and with its JSON tool results stored without whitespace each kept result
+// costs less. tau-bench at 4,500 (gpt-4o): needed-fact recall 90.7 % (recommended 79.2 %,
+// LangChain trimMessages 86.3 % with 26 failed requests) at 794,716 relative input cost (14.8 %
+// below trimMessages) and $4.6126 (7.0 % below it), 0 overflows, 0 failed requests; each half of
+// the task ids at least trimMessages' recall (even 278 / odd 277 of 302 / 310 facts, against
+// 253 / 275). Target 0.67 rather than 0.65: with the stripped results 0.65 keeps 2 facts fewer on
+// the odd half than trimMessages (273 of 310); 0.67 costs on the other formats at 60k: Claude Code
+// +0.8 % for +0.8 points, Codex +2.9 % (relative; +0.7 % in dollars) at the same recall, one more
+// compaction in the unpriced codemie-desktop rollout. The later trigger of an earlier version
 // (compact_threshold 0.98) overflowed 6 requests under the calibrated meter and is not kept.
-// JSON whitespace kept here: with `recommended`'s "strip" this preset gains on tau-bench in total
-// (88.9 -> 89.9 %, $4.6960 -> $4.5848) and on the even task ids (89.1 -> 91.7 %) but loses 2 facts
-// of 310 on the odd ones (275 -> 273, below trimMessages' 275), and the target that wins them back
-// (0.67) costs 2.9 % more on Codex at the same recall (docs/evaluation.md, "JSON tool results
-// without whitespace").
-const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' as const, target_usage: 0.65, tool_result_json_whitespace: 'keep' as const })
+// Measured with `compare INPUT --preset recommended-retention --summarizer extractive` on every
+// shared session (docs/evaluation.md, "JSON tool results without whitespace").
+const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' as const, target_usage: 0.67 })
 
 /**
  * The presets. Each names only the keys it sets; keys it leaves out keep whatever lies below it
@@ -102,8 +102,7 @@ const retention: Partial<Config> = Object.freeze({ target_basis: 'compactable' a
  * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'` and
  *   `summary_hysteresis: true` (without it the summary strategy refires and doubles boundaries).
  * - `recommended-retention`: `recommended` plus `target_basis: 'compactable'` and `target_usage`
- *   0.65, with `tool_result_json_whitespace` back to `keep`: needed-fact recall first, at a higher
- *   input cost.
+ *   0.67: needed-fact recall first, at a higher input cost.
  *
  * @example
  * const config = decodeConfig({ ...presets.recommended, max_tokens: 100_000 })

@@ -12,7 +12,7 @@ describe('presets', () => {
     expect(presets.reference).toEqual({})
     expect(presets['recommended-summary']).toEqual({ ...presets.recommended, compaction_strategy: 'summary', summary_hysteresis: true })
     expect(Object.keys(presets)).toEqual([...PRESET_NAMES])
-    expect(presets['recommended-retention']).toEqual({ ...presets.recommended, target_basis: 'compactable', target_usage: 0.65, tool_result_json_whitespace: 'keep' })
+    expect(presets['recommended-retention']).toEqual({ ...presets.recommended, target_basis: 'compactable', target_usage: 0.67 })
   })
 
   it('every preset names only contract keys and decodes without warnings', () => {
