@@ -119,8 +119,9 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
     switch (event.type) {
       case 'message_added': {
         const added = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
-        // The ingress cap (docs/configuration.md) replaces the message just stored (O(1), the history's last item).
-        const capped = applyIngressCap(deps.config, added)
+        // The ingress cap (docs/configuration.md, docs/contract.md 17.15) caps every tool result this
+        // add stored (from the previous length on; O(1) when only the history's last item is cut).
+        const capped = applyIngressCap(deps.config, added, state.history.length)
         recordAppend(memo, capped.state.history, state.history)
         return { state: capped.state, view: undefined, effects: capped.effects }
       }

@@ -6,7 +6,7 @@
  */
 import type { Message, Messages } from '../messages/message.js'
 import { isTruthy } from '../messages/values.js'
-import { carrierOf, JSON_STRIPPED_KEY, pickKeys, type NativeCarrier, type ProviderFormat } from './carrier.js'
+import { carrierOf, INGRESS_CUT_KEY, JSON_STRIPPED_KEY, pickKeys, type NativeCarrier, type ProviderFormat } from './carrier.js'
 
 /**
  * What a format tells the assembler: its name, the message keys it allows, how a modified piece
@@ -26,15 +26,17 @@ export interface AssemblyCodec {
 
 /**
  * True when the piece's text is no longer its provider message's: compaction changed it
- * (truncated tool result or stubbed user text), or it was stored without JSON whitespace
- * (`JSON_STRIPPED_KEY`, `tool_result_json_whitespace`).
+ * (truncated tool result or stubbed user text), it was stored without JSON whitespace
+ * (`JSON_STRIPPED_KEY`, `tool_result_json_whitespace`), or it was cut at ingress
+ * (`INGRESS_CUT_KEY`, `tool_result_ingress_cap_bytes`).
  *
  * @example
  * isModifiedPiece({ role: 'tool', content: 'x', _truncated: true }) // => true
  * isModifiedPiece({ role: 'tool', content: '{"a":1}', _json_stripped: true }) // => true
+ * isModifiedPiece({ role: 'tool', content: 'xx\n[tool result cut at ingress: ...]', _ingress_cut: true }) // => true
  * isModifiedPiece({ role: 'tool', content: 'x' }) // => false
  */
-export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed) || isTruthy(piece[JSON_STRIPPED_KEY])
+export const isModifiedPiece = (piece: Message): boolean => isTruthy(piece._truncated) || isTruthy(piece._stubbed) || isTruthy(piece[JSON_STRIPPED_KEY]) || isTruthy(piece[INGRESS_CUT_KEY])
 
 /**
  * One assembled message and whether it was built from a contract message (`generated`: not one

@@ -204,7 +204,7 @@ export const withOrigin = (message: Message, origin: number): Message => {
  * @example
  * BOOKKEEPING_KEYS.has('_truncated') // => true
  */
-export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_truncated', '_original_tokens', '_stubbed', '_original_length', '_json_stripped'])
+export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_truncated', '_original_tokens', '_stubbed', '_original_length', '_json_stripped', '_ingress_cut'])
 
 /**
  * The view-only key a provider-format piece carries when its tool-result text was stored without
@@ -216,6 +216,18 @@ export const BOOKKEEPING_KEYS: ReadonlySet<string> = new Set(['metadata', '_trun
  * BOOKKEEPING_KEYS.has(JSON_STRIPPED_KEY) // => true
  */
 export const JSON_STRIPPED_KEY = '_json_stripped'
+
+/**
+ * The view-only key a provider-format piece carries when its tool-result text was cut at ingress
+ * (`tool_result_ingress_cap_bytes`, src/core/tool-results/ingress-cap.ts; docs/contract.md 17.15):
+ * like `JSON_STRIPPED_KEY`, the assemblers rebuild such a piece's provider message from its (cut)
+ * text (`isModifiedPiece`, ./assemble.ts), so what is sent and what the meter counts is the cut
+ * form, and never send the key (`BOOKKEEPING_KEYS`).
+ *
+ * @example
+ * BOOKKEEPING_KEYS.has(INGRESS_CUT_KEY) // => true
+ */
+export const INGRESS_CUT_KEY = '_ingress_cut'
 
 /**
  * Parse a tool call's JSON `arguments`; an object when it parses to one, else `{}` (a string

@@ -15,7 +15,7 @@ import type { ResponsesInputItem } from './openai-responses-input.js'
 import type { MessageFormat, Piece, ProviderFormat } from './carrier.js'
 import { carrierOf, isProviderFormat } from './carrier.js'
 import { chatCodec, expandChatMessage, findChatViolations, toChatView, validateChatMessage, type OpenAiChatMessage } from './openai-chat.js'
-import { expandResponsesItem, findResponsesViolations, toResponsesView, validateResponsesItem } from './openai-responses.js'
+import { expandResponsesItem, findResponsesViolations, toResponsesView, toStoredItems, validateResponsesItem } from './openai-responses.js'
 import { toPlainArray } from '../messages/appendable.js'
 
 /**
@@ -114,12 +114,13 @@ const FORMAT_ADAPTERS: { readonly [F in ProviderFormat]: FormatAdapter<F> } = {
     validateMessage: validateResponsesItem,
     expandMessage: expandResponsesItem,
     toView: (view) => toResponsesView(view) as FormatView<'openai-responses'>,
-    // A piece holds the items it came from (`carrier.items`); a contract message is converted.
+    // A piece holds the items it came from (`carrier.items`, with the stored text of a stripped or
+    // cut output); a contract message is converted.
     toNativeHistory: (history) => {
       const out: Array<Readonly<Record<string, unknown>>> = []
       for (const message of history) {
-        const carrier = carrierOf(message)
-        if (carrier?.items !== undefined) out.push(...carrier.items)
+        const items = toStoredItems(message)
+        if (items !== null) out.push(...items)
         else out.push(...(toResponsesView([message]) as ReadonlyArray<Readonly<Record<string, unknown>>>))
       }
       return out

@@ -240,6 +240,26 @@ const toPieceItems = (piece: Message): ReadonlyArray<Readonly<Record<string, unk
 }
 
 /**
+ * The items a stored piece stands for in the native history (`getMessages`,
+ * `toNativeHistory`): its carrier's items as added, every key kept, except that a tool-result
+ * piece whose text the history changed (stored without JSON whitespace, cut at ingress:
+ * `isModifiedPiece`) has that text as its output item's `output`. Null for a piece that carries
+ * no Responses items (the caller converts it).
+ *
+ * @example
+ * const [piece] = expandResponsesItem({ type: 'function_call_output', call_id: 'c1', output: '{ "a": 1 }' }).map((p) => p.message)
+ * toStoredItems({ ...piece, content: '{"a":1}', _json_stripped: true }) // => [{ type: 'function_call_output', call_id: 'c1', output: '{"a":1}' }]
+ * toStoredItems({ role: 'user', content: 'hi' }) // => null
+ */
+export const toStoredItems = (piece: Message): ReadonlyArray<Readonly<Record<string, unknown>>> | null => {
+  const items = carrierOf(piece)?.items
+  if (items === undefined) return null
+  if (!isModifiedPiece(piece) || typeof piece.content !== 'string') return items
+  const text = piece.content
+  return items.map((item) => (OUTPUT_TYPES.has(itemType(item)) ? { ...item, output: text } : item))
+}
+
+/**
  * The items of each piece converted so far. Messages are immutable (docs/architecture.md), and a
  * view between compactions holds the same piece objects request after request, so their items are
  * the same objects too: the conversion is O(new pieces), and the `provider_rules` check resumes

@@ -1,11 +1,14 @@
 /**
  * The ingress cap for tool results (`tool_result_ingress_cap_bytes`, docs/configuration.md): a tool result
  * whose text is larger than the cap is cut with a visible marker when it is added, after its whole
- * original has been spilled when a spill directory is set, so nothing is lost.
+ * original has been spilled when a spill directory is set, so nothing is lost. In the provider
+ * formats every tool-result piece of the added message is capped and its provider message is sent
+ * with the cut text (docs/contract.md 17.15).
  */
-import { lastOf, replaceLast, toPlainArray } from '../messages/appendable.js'
+import { lastOf, replaceLast, toItemReader, toPlainArray } from '../messages/appendable.js'
 import type { Config } from '../config.js'
 import type { Effect } from '../effects.js'
+import { carrierOf, INGRESS_CUT_KEY } from '../formats/carrier.js'
 import type { Message } from '../messages/message.js'
 import { seqOf } from '../messages/message.js'
 import type { State } from '../state.js'
@@ -67,11 +70,29 @@ export const toIngressCut = (content: string, cap: number, spillPath: string | n
 const isOverCap = (message: Message, cap: number): message is Message & { content: string } =>
   message.role === 'tool' && typeof message.content === 'string' && message.content.length > cap / 4 && utf8Length(message.content) > cap
 
-/** The state with the stored message `seq` given `content`: O(n) references copied once. */
-const replaceStored = (state: State, seq: number, content: string): State => {
+/**
+ * `message` with its cut `content`; a piece of a provider message (one with a carrier,
+ * src/core/formats/carrier.ts) also gets `_ingress_cut: true`, so its assembler rebuilds the
+ * provider message with the cut text (`isModifiedPiece`) and the meter counts what is sent.
+ */
+const withCut = (message: Message, content: string): Message =>
+  carrierOf(message) === null ? { ...message, content } : { ...message, content, [INGRESS_CUT_KEY]: true }
+
+/**
+ * The state with each stored message whose `_seq` is a key of `cuts` given that content: O(1) when
+ * only the history's last item changes, else one O(n) copy of references.
+ */
+const replaceStored = (state: State, cuts: ReadonlyMap<number, string>): State => {
   const last = lastOf(state.history)
-  if (last !== undefined && seqOf(last) === seq) return { ...state, history: replaceLast(state.history, { ...last, content }) }
-  return { ...state, history: toPlainArray(state.history).map((message) => (seqOf(message) === seq ? { ...message, content } : message)) }
+  const lastSeq = last === undefined ? undefined : seqOf(last)
+  const lastCut = lastSeq === undefined ? undefined : cuts.get(lastSeq)
+  if (last !== undefined && lastCut !== undefined && cuts.size === 1) return { ...state, history: replaceLast(state.history, withCut(last, lastCut)) }
+  const history = toPlainArray(state.history).map((message) => {
+    const seq = seqOf(message)
+    const content = seq === undefined ? undefined : cuts.get(seq)
+    return content === undefined ? message : withCut(message, content)
+  })
+  return { ...state, history }
 }
 
 const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalBytes: number }, cap: number, spilled: boolean): Effect => ({
@@ -80,30 +101,55 @@ const truncatedEvent = (cut: { readonly keptBytes: number; readonly originalByte
   data: { original_bytes: cut.originalBytes, kept_bytes: cut.keptBytes, cap_bytes: cap, spilled },
 })
 
+/** The stored tool results from index `from` on whose text is over `cap`, with their `_seq`. */
+const selectOverCap = (state: State, from: number, cap: number): ReadonlyArray<{ readonly seq: number; readonly content: string }> => {
+  const reader = toItemReader(state.history)
+  const out: Array<{ seq: number; content: string }> = []
+  for (let index = Math.max(0, from); index < reader.length; index += 1) {
+    const message = reader.at(index)
+    const seq = seqOf(message)
+    if (seq !== undefined && isOverCap(message, cap)) out.push({ seq, content: message.content })
+  }
+  return out
+}
+
 /**
- * Apply the ingress cap to the message just stored (the last of `state.history`). Without a spill
- * directory it is cut at once (`context:tool_result_ingress_truncated`). With one, it stays whole
- * and a `write_spill` of the original is asked for; the cut happens when the write is confirmed
- * (`applyIngressSpillAnswer`). Off (`null`), or for other messages, the state is unchanged.
+ * Apply the ingress cap to the messages just stored: every tool result at index `from` or later
+ * of `state.history` (the one contract message added, or every tool-result piece of one provider
+ * message, e.g. each `tool_result` block of an Anthropic user turn). Without a spill directory
+ * each is cut at once (one `context:tool_result_ingress_truncated` per cut); a provider piece is
+ * marked `_ingress_cut` so its provider message is sent with the cut text (docs/contract.md
+ * 17.15). With one, they stay whole and a `write_spill` of each original is asked for; the cut
+ * happens when its write is confirmed (`applyIngressSpillAnswer`). Off (`null`), or for other
+ * messages, the state is unchanged.
  *
  * @example
- * applyIngressCap(DEFAULT_CONFIG, makeInitialState()).effects // => []
+ * applyIngressCap(DEFAULT_CONFIG, makeInitialState(), 0).effects // => []
  */
-export const applyIngressCap = (config: Config, state: State): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
+export const applyIngressCap = (config: Config, state: State, from: number): { readonly state: State; readonly effects: ReadonlyArray<Effect> } => {
   const cap = config.tool_result_ingress_cap_bytes
-  const message = lastOf(state.history)
-  if (cap === null || message === undefined || !isOverCap(message, cap)) return { state, effects: [] }
-  const seq = seqOf(message)
-  if (seq === undefined) return { state, effects: [] }
-  if (config.tool_result_spill_dir === null) {
-    const cut = toIngressCut(message.content, cap, null)
-    return { state: replaceStored(state, seq, cut.content), effects: [truncatedEvent(cut, cap, false)] }
+  if (cap === null) return { state, effects: [] }
+  const over = selectOverCap(state, from, cap)
+  if (over.length === 0) return { state, effects: [] }
+  const directory = config.tool_result_spill_dir
+  if (directory === null) {
+    const cuts = new Map<number, string>()
+    const effects: Effect[] = []
+    for (const { seq, content } of over) {
+      const cut = toIngressCut(content, cap, null)
+      cuts.set(seq, cut.content)
+      effects.push(truncatedEvent(cut, cap, false))
+    }
+    return { state: replaceStored(state, cuts), effects }
   }
-  const path = toSpillPath(config.tool_result_spill_dir, seq, message.content)
-  return {
-    state: { ...state, toolResults: { ...state.toolResults, ingressPending: { ...state.toolResults.ingressPending, [path]: seq } } },
-    effects: [{ type: 'write_spill', directory: config.tool_result_spill_dir, path, content: message.content }],
+  const pending: Record<string, number> = { ...state.toolResults.ingressPending }
+  const effects: Effect[] = []
+  for (const { seq, content } of over) {
+    const path = toSpillPath(directory, seq, content)
+    pending[path] = seq
+    effects.push({ type: 'write_spill', directory, path, content })
   }
+  return { state: { ...state, toolResults: { ...state.toolResults, ingressPending: pending } }, effects }
 }
 
 /**
@@ -135,5 +181,5 @@ export const applyIngressSpillAnswer = (
   const message = toPlainArray(state.history).find((candidate) => seqOf(candidate) === seq)
   if (message === undefined || typeof message.content !== 'string') return { state: settled, effects: [] }
   const cut = toIngressCut(message.content, cap, path)
-  return { state: replaceStored(settled, seq, cut.content), effects: [truncatedEvent(cut, cap, true)] }
+  return { state: replaceStored(settled, new Map([[seq, cut.content]])), effects: [truncatedEvent(cut, cap, true)] }
 }

@@ -7,6 +7,7 @@
 import type { LlmResponsePayload } from '../../core/meter/usage.js'
 import type { Message, MessageInput } from '../../core/messages/message.js'
 import { InvalidRequestError } from '../../core/errors.js'
+import { isModifiedPiece } from '../../core/formats/assemble.js'
 
 /**
  * What a framework drop-in needs of a manager: a `ContextManager` created with
@@ -69,5 +70,10 @@ export const requestPieces = (context: ChatFrameworkContext, tokenBudget: number
 /** The text a changed piece carries (a truncated result's marker and head, a stub). */
 export const pieceText = (piece: Message): string => (typeof piece.content === 'string' ? piece.content : JSON.stringify(piece.content ?? ''))
 
-/** True when the view changed this piece (truncated or stubbed); the framework object is then rebuilt. */
-export const isChangedPiece = (piece: Message): boolean => piece._truncated === true || piece._stubbed === true
+/**
+ * True when the piece's text is not the framework object's: the view changed it (truncated or
+ * stubbed) or the history stores it changed (a tool result without JSON whitespace, or cut at
+ * ingress: `isModifiedPiece`, src/core/formats/assemble.ts); the framework object is then rebuilt
+ * with that text, so the framework sends what the meter counted.
+ */
+export const isChangedPiece = (piece: Message): boolean => isModifiedPiece(piece)

@@ -118,6 +118,8 @@ describe('tool_result_json_whitespace', () => {
     await responses.addMessage({ type: 'function_call_output', call_id: 'c1', output: pretty })
     const items = await responses.getMessagesForRequest()
     expect(items[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: compact })
+    // the native history holds the stored (stripped) output too, as in the other formats
+    expect((await responses.getMessages())[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: compact })
   })
 
   it('AI SDK: a text output is sent stripped as a text output; a json output (already compact) as given', async () => {

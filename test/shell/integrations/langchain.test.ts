@@ -81,6 +81,23 @@ describe('makeContextLangChainMiddleware', () => {
     expect(messages[2].content).toBe('A'.repeat(24_000))
   })
 
+  it('a result cut at ingress (tool_result_ingress_cap_bytes) reaches the model cut: the ToolMessage is rebuilt with the stored text, images and fields kept', async () => {
+    const context = new ContextManager({ tool_result_ingress_cap_bytes: 1_000 }, { format: 'openai-chat' })
+    const middleware = makeContextLangChainMiddleware(context)
+    const messages = conversation()
+    const { request } = await call(middleware, messages)
+    const byId = new Map(request.messages.map((message) => [message.id, message]))
+    const t1 = byId.get('t1') as ToolMessage
+    expect(t1).toBeInstanceOf(ToolMessage)
+    expect(String(t1.content)).toMatch(/^A{1000}\n\[tool result cut at ingress: 1000 of 24000 bytes kept/)
+    expect({ status: t1.status, artifact: t1.artifact, metadata: t1.metadata }).toEqual({ status: 'success', artifact: { bytes: 24_000 }, metadata: { source: 'disk' } })
+    const blocks = (byId.get('t2') as ToolMessage).content as ReadonlyArray<Record<string, unknown>>
+    expect(blocks.map((block) => block.type)).toEqual(['text', 'image'])
+    expect(String(blocks[0].text)).toMatch(/^B{1000}\n\[tool result cut at ingress/)
+    expect(byId.get('tr0')).toBe(messages[7]) // a result under the cap is the agent's own object
+    expect(messages[2].content).toBe('A'.repeat(24_000))
+  })
+
   it('a compacted view: a truncated ToolMessage keeps its class and every field but the text, images stay, the notice is a HumanMessage', async () => {
     const context = new ContextManager({}, { format: 'openai-chat' })
     const middleware = makeContextLangChainMiddleware(context, { tokenBudget: 9_000 })
