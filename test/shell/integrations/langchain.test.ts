@@ -136,6 +136,19 @@ describe('makeContextLangChainMiddleware', () => {
     expect((messages[3].content as ReadonlyArray<{ text?: string }>)[0].text).toBe('B'.repeat(24_000))
   })
 
+  it('tool_result_json_whitespace "strip": the model is sent the stripped JSON result, as a copy of the agent’s ToolMessage', async () => {
+    const context = new ContextManager({ tool_result_json_whitespace: 'strip' }, { format: 'openai-chat' })
+    const middleware = makeContextLangChainMiddleware(context)
+    const result = new ToolMessage({ id: 't1', tool_call_id: 'call_1', name: 'search', content: '{\n  "flight": "HAT069",\n  "seats": [1, 2]\n}' })
+    const messages = [new HumanMessage({ id: 'u1', content: 'find flights' }), new AIMessage({ id: 'a1', content: '', tool_calls: [{ id: 'call_1', name: 'search', args: {}, type: 'tool_call' as const }] }), result]
+    const { request } = await call(middleware, messages)
+    const sent = request.messages[2] as ToolMessage
+    expect(sent).toBeInstanceOf(ToolMessage)
+    expect(sent.content).toBe('{"flight":"HAT069","seats":[1,2]}')
+    expect(sent.tool_call_id).toBe('call_1')
+    expect(result.content).toBe('{\n  "flight": "HAT069",\n  "seats": [1, 2]\n}') // the agent's message untouched
+  })
+
   it('usage_metadata of the answer reaches the meter with its cache fields', async () => {
     const context = new ContextManager({}, { format: 'openai-chat' })
     const middleware = makeContextLangChainMiddleware(context)

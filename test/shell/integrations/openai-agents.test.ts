@@ -73,6 +73,20 @@ describe('makeContextCallModelInputFilter', () => {
     expect(result.input.at(-1)).toBe(input.at(-1))
   })
 
+  it('tool_result_json_whitespace "strip": the model is sent the stripped JSON result, as a copy of the item', async () => {
+    const context = new ContextManager({ tool_result_json_whitespace: 'strip' }, { format: 'openai-chat' })
+    const filter = makeContextCallModelInputFilter(context)
+    const pretty = '{\n  "flight": "HAT069",\n  "seats": [1, 2]\n}'
+    const input: Array<AgentInputItem> = [
+      { type: 'message', role: 'user', content: 'find flights' },
+      { type: 'function_call', id: 'fc_1', callId: 'call_1', name: 'search', status: 'completed', arguments: '{}' },
+      { type: 'function_call_result', callId: 'call_1', name: 'search', status: 'completed', output: { type: 'text', text: pretty } },
+    ]
+    const result = await filter({ modelData: { input, instructions: INSTRUCTIONS } })
+    expect(result.input[2]).toEqual({ type: 'function_call_result', callId: 'call_1', name: 'search', status: 'completed', output: { type: 'text', text: '{"flight":"HAT069","seats":[1,2]}' } })
+    expect(input[2]).toMatchObject({ output: { type: 'text', text: pretty } }) // the SDK's item untouched
+  })
+
   it('the next call appends what the run added; an input that does not continue (another run) replaces the history', async () => {
     const context = new ContextManager({}, { format: 'openai-chat' })
     const filter = makeContextCallModelInputFilter(context)
