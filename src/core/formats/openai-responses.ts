@@ -7,7 +7,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import { isModifiedPiece } from './assemble.js'
-import { carrierOf, contentText, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, type Piece } from './carrier.js'
+import { carrierOf, contentText, JSON_STRIPPED_KEY, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, type Piece } from './carrier.js'
 import type { TokenEstimator } from '../meter/estimate.js'
 
 /**
@@ -219,6 +219,25 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
 }
 
 /**
+ * The `output` of a modified output item: the piece's text; an output of parts stored without
+ * JSON whitespace (not truncated) keeps its other parts (images, files) in place, the text in
+ * its first text part (a stripped output always has one: its text came from them).
+ */
+const toOutputWithText = (piece: Message, output: unknown, text: string): unknown => {
+  if (!Array.isArray(output) || isTruthy(piece._truncated) || !isTruthy(piece[JSON_STRIPPED_KEY])) return text
+  const parts: unknown[] = []
+  let placed = false
+  for (const part of output) {
+    // the parts outputText joins: the first carries the new text, the others go
+    if (isPlainObject(part) && (part.type === 'input_text' || part.type === 'output_text' || part.type === 'text')) {
+      if (!placed) parts.push({ ...part, text })
+      placed = true
+    } else parts.push(part)
+  }
+  return parts
+}
+
+/**
  * The items of one view piece (`toResponsesView`): a Responses piece's items (only the API's keys
  * kept; a truncated output with its new `output` text, a stubbed message with the stub text), a
  * contract message converted.
@@ -232,7 +251,7 @@ const toPieceItems = (piece: Message): ReadonlyArray<Readonly<Record<string, unk
   for (const item of carrier.items) {
     const kept = pickKeys(item, responsesKeysOf(item))
     if (!modified) out.push(kept)
-    else if (OUTPUT_TYPES.has(itemType(item))) out.push({ ...kept, output: text })
+    else if (OUTPUT_TYPES.has(itemType(item))) out.push({ ...kept, output: toOutputWithText(piece, kept.output, text) })
     else if (itemType(item) === 'message') out.push(withText(kept, text))
     else out.push(kept)
   }

@@ -122,6 +122,16 @@ describe('tool_result_json_whitespace', () => {
     expect((await responses.getMessages())[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: compact })
   })
 
+  it('Responses: an output of parts keeps its image parts, the stripped text in its text part', async () => {
+    const image = { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=' }
+    const responses = new ContextManager({ max_tokens: 200_000, tool_result_json_whitespace: 'strip' }, { format: 'openai-responses', clock: fixedClock('2026-02-06T10:00:00.123+00:00'), logger: silentLogger })
+    await responses.addMessage({ role: 'user', content: 'find flights' })
+    await responses.addMessage({ type: 'function_call', call_id: 'c1', name: 'search', arguments: '{}' })
+    await responses.addMessage({ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: pretty }, image] })
+    const items = await responses.getMessagesForRequest()
+    expect(items[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: compact }, image] })
+  })
+
   it('AI SDK: a text output is sent stripped as a text output; a json output (already compact) as given', async () => {
     const config = { max_tokens: 200_000, tool_result_json_whitespace: 'strip' as const }
     const sdk = new ContextManager(config, { format: 'ai-sdk', clock: fixedClock('2026-02-06T10:00:00.123+00:00'), logger: silentLogger })
