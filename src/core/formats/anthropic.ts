@@ -9,6 +9,8 @@ import { isPlainObject, isTruthy } from '../messages/values.js'
 import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
 import {
   contentText,
+  hasOtherParts,
+  isStrippedOnly,
   joinTexts,
   parseArguments,
   pieceMetadata,
@@ -16,6 +18,7 @@ import {
   toContractCalls,
   placeText,
   toConvertedText,
+  withStrippedText,
   type NativeCarrier,
   type Piece,
 } from './carrier.js'
@@ -186,6 +189,7 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
   const text = typeof piece.content === 'string' ? piece.content : ''
   if (piece.role === 'tool' && indices.length === 1) {
     const block = content[indices[0]] as Record<string, unknown>
+    if (isStrippedOnly(piece) && Array.isArray(block.content) && hasOtherParts(block.content, ['text'])) return [[indices[0], { ...block, content: withStrippedText(block.content, text, ['text']) }]]
     const others = Array.isArray(block.content) ? block.content.filter((inner) => !(isPlainObject(inner) && inner.type === 'text')) : []
     return [[indices[0], { ...block, content: others.length > 0 ? [{ type: 'text', text }, ...others] : text }]]
   }

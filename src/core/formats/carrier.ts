@@ -169,6 +169,55 @@ export const placeText = (content: ReadonlyArray<unknown>, indices: ReadonlyArra
 }
 
 /**
+ * The parts of a tool result stored without JSON whitespace (`JSON_STRIPPED_KEY`) with its new
+ * `text`: the first part whose `type` is one of `types` gets `text` (its other keys, such as
+ * `cache_control`, kept) and the other such parts go (their texts were joined into the one that
+ * was stripped); every other part (image, file, media) stays where it was. A part of `types[0]`
+ * is put first when there is none. A new array; `parts` is not changed.
+ *
+ * @example
+ * withStrippedText([{ type: 'image' }, { type: 'text', text: '{ "a": 1 }', cache_control: { type: 'ephemeral' } }], '{"a":1}', ['text'])
+ * // [{ type: 'image' }, { type: 'text', text: '{"a":1}', cache_control: { type: 'ephemeral' } }]
+ */
+export const withStrippedText = (parts: ReadonlyArray<unknown>, text: string, types: ReadonlyArray<string>): Array<unknown> => {
+  const out: unknown[] = []
+  let placed = false
+  for (const part of parts) {
+    if (isPlainObject(part) && types.includes(String(part.type))) {
+      if (!placed) out.push({ ...part, text })
+      placed = true
+    } else out.push(part)
+  }
+  if (!placed) out.unshift({ type: types[0], text })
+  return out
+}
+
+/**
+ * True for a piece whose text is its tool result's stored without JSON whitespace and not cut
+ * (`JSON_STRIPPED_KEY` without `_truncated` or `INGRESS_CUT_KEY`): its provider message keeps
+ * every part but the text's (`withStrippedText`); a cut one is rebuilt as its format rebuilds a
+ * truncation.
+ *
+ * @example
+ * isStrippedOnly({ role: 'tool', content: '{"a":1}', _json_stripped: true }) // => true
+ * isStrippedOnly({ role: 'tool', content: '[truncated]', _json_stripped: true, _truncated: true }) // => false
+ */
+export const isStrippedOnly = (piece: Readonly<Record<string, unknown>>): boolean => piece[JSON_STRIPPED_KEY] === true && piece._truncated !== true && piece[INGRESS_CUT_KEY] !== true
+
+/**
+ * True when `parts` hold something besides bare text parts (`{ type, text }` with `type` one of
+ * `types`): another part (image, file, media) or a text part with more keys (`cache_control`,
+ * `providerOptions`). A stripped result with only bare text parts is sent as the format sends a
+ * truncated one (the text alone); otherwise with `withStrippedText`, so nothing else is lost.
+ *
+ * @example
+ * hasOtherParts([{ type: 'text', text: 'a' }], ['text']) // => false
+ * hasOtherParts([{ type: 'text', text: 'a' }, { type: 'image' }], ['text']) // => true
+ */
+export const hasOtherParts = (parts: ReadonlyArray<unknown>, types: ReadonlyArray<string>): boolean =>
+  parts.some((part) => !isPlainObject(part) || !types.includes(String(part.type)) || Object.keys(part).some((key) => key !== 'type' && key !== 'text'))
+
+/**
  * The metadata of a piece: the provider message's own `metadata` (when an object) plus the
  * carrier, without `origin` (the reducer adds it when it numbers the piece).
  *

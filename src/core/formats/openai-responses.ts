@@ -7,7 +7,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject, isTruthy } from '../messages/values.js'
 import { isModifiedPiece } from './assemble.js'
-import { carrierOf, contentText, JSON_STRIPPED_KEY, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, type Piece } from './carrier.js'
+import { carrierOf, contentText, hasOtherParts, isStrippedOnly, joinTexts, pickKeys, pieceMetadata, toContractCalls, toConvertedText, withStrippedText, type Piece } from './carrier.js'
 import type { TokenEstimator } from '../meter/estimate.js'
 
 /**
@@ -110,8 +110,11 @@ export const isAssistantSideItem = (item: Readonly<Record<string, unknown>>): bo
   return !OUTPUT_TYPES.has(type)
 }
 
+/** The part types whose texts an output's text is made of. */
+const OUTPUT_TEXT_TYPES: ReadonlyArray<string> = ['input_text', 'output_text', 'text']
+
 /** Text of an output item's `output` (a string, or its input_text parts). */
-const outputText = (output: unknown): string => (typeof output === 'string' ? output : Array.isArray(output) ? joinTexts(output, ['input_text', 'output_text', 'text']) : '')
+const outputText = (output: unknown): string => (typeof output === 'string' ? output : Array.isArray(output) ? joinTexts(output, OUTPUT_TEXT_TYPES) : '')
 
 /**
  * The contract piece of a run of assistant-side items (or of one other item): calls from
@@ -223,19 +226,8 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
  * JSON whitespace (not truncated) keeps its other parts (images, files) in place, the text in
  * its first text part (a stripped output always has one: its text came from them).
  */
-const toOutputWithText = (piece: Message, output: unknown, text: string): unknown => {
-  if (!Array.isArray(output) || isTruthy(piece._truncated) || !isTruthy(piece[JSON_STRIPPED_KEY])) return text
-  const parts: unknown[] = []
-  let placed = false
-  for (const part of output) {
-    // the parts outputText joins: the first carries the new text, the others go
-    if (isPlainObject(part) && (part.type === 'input_text' || part.type === 'output_text' || part.type === 'text')) {
-      if (!placed) parts.push({ ...part, text })
-      placed = true
-    } else parts.push(part)
-  }
-  return parts
-}
+const toOutputWithText = (piece: Message, output: unknown, text: string): unknown =>
+  Array.isArray(output) && isStrippedOnly(piece) && hasOtherParts(output, OUTPUT_TEXT_TYPES) ? withStrippedText(output, text, OUTPUT_TEXT_TYPES) : text
 
 /**
  * The items of one view piece (`toResponsesView`): a Responses piece's items (only the API's keys
@@ -275,7 +267,7 @@ export const toStoredItems = (piece: Message): ReadonlyArray<Readonly<Record<str
   if (items === undefined) return null
   if (!isModifiedPiece(piece) || typeof piece.content !== 'string') return items
   const text = piece.content
-  return items.map((item) => (OUTPUT_TYPES.has(itemType(item)) ? { ...item, output: text } : item))
+  return items.map((item) => (OUTPUT_TYPES.has(itemType(item)) ? { ...item, output: toOutputWithText(piece, item.output, text) } : item))
 }
 
 /**

@@ -130,6 +130,28 @@ describe('tool_result_json_whitespace', () => {
     await responses.addMessage({ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: pretty }, image] })
     const items = await responses.getMessagesForRequest()
     expect(items[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: compact }, image] })
+    expect((await responses.getMessages())[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: compact }, image] })
+  })
+
+  it('Anthropic and AI SDK: a stripped result of parts keeps every other part in place and its text part’s other keys', async () => {
+    const config = { max_tokens: 200_000, tool_result_json_whitespace: 'strip' as const }
+    const clock = fixedClock('2026-02-06T10:00:00.123+00:00')
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }
+    const anthropic = new ContextManager(config, { format: 'anthropic', clock, logger: silentLogger })
+    await anthropic.addMessage({ role: 'user', content: 'find flights' })
+    await anthropic.addMessage({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'search', input: {} }] })
+    await anthropic.addMessage({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [image, { type: 'text', text: pretty, cache_control: { type: 'ephemeral' } }] }] })
+    const view = await anthropic.getMessagesForRequest()
+    expect(view.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [image, { type: 'text', text: compact, cache_control: { type: 'ephemeral' } }] }] })
+    expect((await anthropic.getMessages())[2]).toEqual(view.messages[2])
+
+    const media = { type: 'media', data: 'iVBORw0KGgo=', mediaType: 'image/png' }
+    const sdk = new ContextManager(config, { format: 'ai-sdk', clock, logger: silentLogger })
+    await sdk.addMessage({ role: 'user', content: 'find flights' })
+    await sdk.addMessage({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: {} }] })
+    await sdk.addMessage({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'content', value: [media, { type: 'text', text: pretty }] } }] })
+    expect((await sdk.getMessagesForRequest())[2]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'content', value: [media, { type: 'text', text: compact }] } }] })
+    expect((await sdk.getMessages())[2]).toEqual((await sdk.getMessagesForRequest())[2])
   })
 
   it('AI SDK: a text output is sent stripped as a text output; a json output (already compact) as given', async () => {
