@@ -70,13 +70,12 @@ const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: t
 // conversation; with `recommended`'s least recently referenced first, what it keeps is what the
 // agent still names, and with its JSON tool results stored without whitespace each kept result
 // costs less. tau-bench at 4,500 (gpt-4o): needed-fact recall 90.7 % (recommended 79.2 %,
-// LangChain trimMessages 86.3 % with 26 failed requests) at 794,716 relative input cost (14.8 %
-// below trimMessages) and $4.6126 (7.0 % below it), 0 overflows, 0 failed requests; each half of
+// LangChain trimMessages 86.3 % with 26 failed requests) at 794,704 relative input cost (14.8 %
+// below trimMessages) and $4.6122 (7.0 % below it), 0 overflows, 0 failed requests; each half of
 // the task ids at least trimMessages' recall (even 278 / odd 277 of 302 / 310 facts, against
 // 253 / 275). Target 0.67 rather than 0.65: with the stripped results 0.65 keeps 2 facts fewer on
-// the odd half than trimMessages (273 of 310); 0.67 costs on the other formats at 60k: Claude Code
-// +0.8 % for +0.8 points, Codex +2.9 % (relative; +0.7 % in dollars) at the same recall, one more
-// compaction in the unpriced codemie-desktop rollout. The later trigger of an earlier version
+// the odd half than trimMessages (273 of 310); 0.67 against 0.65 with whitespace kept, at 60k:
+// Claude Code +0.6 points at +1.3 %, Codex the same recall at +0.7 %. The later trigger of an earlier version
 // (compact_threshold 0.98) overflowed 6 requests under the calibrated meter and is not kept.
 // Measured with `compare INPUT --preset recommended-retention --summarizer extractive` on every
 // shared session (docs/evaluation.md, "JSON tool results without whitespace").
