@@ -7,7 +7,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject } from '../messages/values.js'
 import { assembleEntries, type AssembledMessage, type AssemblyCodec } from './assemble.js'
-import { carrierOf, contentText, hasOtherParts, isStrippedOnly, joinTexts, parseArguments, pieceMetadata, placeText, toBlocks, toContractCalls, toConvertedText, withStrippedText, type NativeCarrier, type Piece } from './carrier.js'
+import { carrierOf, contentText, isStrippedOnly, joinTexts, parseArguments, pieceMetadata, placeText, toBlocks, toContractCalls, toConvertedText, withStrippedText, type NativeCarrier, type Piece } from './carrier.js'
 
 /**
  * An AI SDK `ModelMessage` as this library reads it: role `system` (string content), `user`,
@@ -168,7 +168,7 @@ const rebuildBlocks = (piece: Message, carrier: NativeCarrier): ReadonlyArray<re
   if (piece.role === 'tool' && indices.length === 1) {
     const part = content[indices[0]] as Record<string, unknown>
     const output = isPlainObject(part.output) ? part.output : {}
-    if (isStrippedOnly(piece) && output.type === 'content' && Array.isArray(output.value) && hasOtherParts(output.value, ['text'])) return [[indices[0], { ...part, output: { ...output, value: withStrippedText(output.value, text, ['text']) } }]]
+    if (isStrippedOnly(piece) && output.type === 'content' && Array.isArray(output.value)) return [[indices[0], { ...part, output: { ...output, value: withStrippedText(output.value, text, ['text']) } }]]
     const isError = output.type === 'error-text' || output.type === 'error-json'
     const media = output.type === 'content' && Array.isArray(output.value) ? output.value.filter((inner) => !(isPlainObject(inner) && inner.type === 'text')) : []
     const next = media.length > 0 ? { type: 'content', value: [{ type: 'text', text }, ...media] } : { type: isError ? 'error-text' : 'text', value: text }

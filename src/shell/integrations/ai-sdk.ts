@@ -8,6 +8,8 @@ import type { AiSdkModelMessage } from '../../core/formats/ai-sdk-model-message.
 import { toAiSdkPrompt, type AiSdkPrompt } from '../../core/formats/ai-sdk.js'
 import type { LlmResponsePayload } from '../../core/meter/usage.js'
 import type { MessageInput } from '../../core/messages/message.js'
+import { joinTexts, withStrippedText } from '../../core/formats/carrier.js'
+import { stripJsonWhitespace } from '../../core/tool-results/json-whitespace.js'
 
 /**
  * What the helpers need of a manager: a `ContextManager` created with `{ format: 'ai-sdk' }`
@@ -35,6 +37,31 @@ export interface AiSdkContextOptions {
   readonly tokenBudget?: number | null
 }
 
+/** A tool-result output as the manager stores it under `tool_result_json_whitespace: "strip"` (text outputs and content text without JSON whitespace), or `output` itself. */
+const toStoredOutput = (output: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  if ((output.type === 'text' || output.type === 'error-text') && typeof output.value === 'string') {
+    const stripped = stripJsonWhitespace(output.value)
+    return stripped === null ? output : { ...output, value: stripped }
+  }
+  if (output.type !== 'content' || !Array.isArray(output.value)) return output
+  const stripped = stripJsonWhitespace(joinTexts(output.value, ['text']))
+  return stripped === null ? output : { ...output, value: withStrippedText(output.value, stripped, ['text']) }
+}
+
+/**
+ * The fingerprint the history sync compares: the message's JSON, each tool-result output in the
+ * form the manager stores under `tool_result_json_whitespace: "strip"` (`toStoredOutput`), so
+ * the SDK's own spelling of a result and the stored one (`getMessages()` of a manager that
+ * strips, read when a new helper starts) match; under `"keep"` both sides go through the same
+ * mapping, and two results that differ only in JSON whitespace are one value.
+ */
+const fingerprintOf = (message: unknown): string =>
+  JSON.stringify(message, (_key, value: unknown) =>
+    typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'tool-result' && typeof (value as { output?: unknown }).output === 'object' && (value as { output?: unknown }).output !== null
+      ? { ...value, output: toStoredOutput((value as { output: Readonly<Record<string, unknown>> }).output) }
+      : value,
+  )
+
 /**
  * Keeps the manager's history equal to the SDK's message list. The SDK resends the whole
  * conversation each step and each call, so messages beyond the ones already given are appended;
@@ -51,8 +78,8 @@ const makeHistorySync = (context: AiSdkContext) => {
   const matches = (fingerprints: ReadonlyArray<string>, messages: ReadonlyArray<unknown>) => (fingerprint: string, index: number): boolean =>
     fingerprints[index] === fingerprint || (answered.has(index) && isAssistantMessage(messages[index]))
   const sync = async (messages: ReadonlyArray<unknown>): Promise<void> => {
-    if (given === null) given = (await context.getMessages()).map((message) => JSON.stringify(message))
-    const fingerprints = messages.map((message) => JSON.stringify(message))
+    if (given === null) given = (await context.getMessages()).map(fingerprintOf)
+    const fingerprints = messages.map(fingerprintOf)
     const continues = fingerprints.length >= given.length && given.every(matches(fingerprints, messages))
     if (!continues) {
       await context.setMessages(messages as ReadonlyArray<MessageInput>)
@@ -64,14 +91,14 @@ const makeHistorySync = (context: AiSdkContext) => {
   }
   /** Appends the model's answer of a call now, before the SDK sends it back with the next call. */
   const answer = async (message: PromptMessage): Promise<void> => {
-    if (given === null) given = (await context.getMessages()).map((known) => JSON.stringify(known))
+    if (given === null) given = (await context.getMessages()).map(fingerprintOf)
     await context.addMessage(message as MessageInput)
     answered.add(given.length)
-    given = [...given, JSON.stringify(message)]
+    given = [...given, fingerprintOf(message)]
   }
   const extend = async (responses: ReadonlyArray<unknown>, known: number): Promise<void> => {
     if (given === null) return
-    const fingerprints = responses.map((message) => JSON.stringify(message))
+    const fingerprints = responses.map(fingerprintOf)
     for (const message of responses.slice(known)) await context.addMessage(message as MessageInput)
     given = [...given, ...fingerprints.slice(known)]
   }
@@ -183,7 +210,7 @@ export const makeContextSettings = (context: AiSdkContext, options: AiSdkContext
       const responses = step.response.messages
       // At step 0 the SDK may have put one tool message (results of approved calls) before the
       // step: it is the last message prepareStep gave, and the first response message.
-      const known = responsesGiven ?? (responses.length > 0 && history.last() === JSON.stringify(responses[0]) && isToolMessage(responses[0]) ? 1 : 0)
+      const known = responsesGiven ?? (responses.length > 0 && history.last() === fingerprintOf(responses[0]) && isToolMessage(responses[0]) ? 1 : 0)
       await history.extend(responses, Math.min(known, responses.length))
       responsesGiven = responses.length
     },

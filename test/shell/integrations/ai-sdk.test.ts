@@ -78,6 +78,30 @@ describe('AI SDK prepareStep helper (generateText, ai@6, MockLanguageModelV3)', 
 })
 
 describe('AI SDK helpers across calls', () => {
+  it('tool_result_json_whitespace "strip": a next call (a new helper, as after a restore) continues the history whose tool results are stored stripped, never replaces it', async () => {
+    const pretty = '{\n  "flight": "HAT069",\n  "seats": [1, 2]\n}'
+    const context = new ContextManager({ tool_result_json_whitespace: 'strip' }, { format: 'ai-sdk', logger: memoryLogger() })
+    let replaced = 0
+    const setMessages = context.setMessages.bind(context)
+    context.setMessages = async (given) => {
+      replaced += 1
+      return setMessages(given)
+    }
+    const turn: Array<ModelMessage> = [
+      { role: 'user', content: 'find flights' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: {} }, { type: 'tool-call', toolCallId: 'c2', toolName: 'seats', input: {} }] },
+      { role: 'tool', content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'search', output: { type: 'text', value: pretty } },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'seats', output: { type: 'content', value: [{ type: 'text', text: pretty }] } },
+      ] },
+    ]
+    await makeContextPrepareStep(context)({ stepNumber: 0, steps: [], messages: turn } as never)
+    const next: Array<ModelMessage> = [...turn, { role: 'assistant', content: 'HAT069.' }, { role: 'user', content: 'And seats?' }]
+    await makeContextPrepareStep(context)({ stepNumber: 0, steps: [], messages: next } as never)
+    expect(replaced).toBe(0)
+    expect(await context.getMessages()).toHaveLength(next.length)
+  })
+
   it('a next user turn appends to the history, also through a restored session; a new conversation replaces it', async () => {
     const counter = { n: TOOL_ROUNDS - 1 } // one tool round, then the text
     const model = new MockLanguageModelV3({ doGenerate: scriptedGenerate(counter) })
