@@ -207,8 +207,9 @@ export const isStrippedOnly = (piece: Readonly<Record<string, unknown>>): boolea
 /**
  * True when `parts` hold something besides bare text parts (`{ type, text }` with `type` one of
  * `types`): another part (image, file, media) or a text part with more keys (`cache_control`,
- * `providerOptions`). A stripped result with only bare text parts is sent as the format sends a
- * truncated one (the text alone); otherwise with `withStrippedText`, so nothing else is lost.
+ * `providerOptions`). An Anthropic or Responses stripped result with only bare text parts is
+ * sent as the format sends a truncated one (the text alone); otherwise, and for an AI SDK content
+ * output always, with `withStrippedText`, so nothing else is lost.
  *
  * @example
  * hasOtherParts([{ type: 'text', text: 'a' }], ['text']) // => false
