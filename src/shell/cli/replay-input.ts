@@ -287,10 +287,9 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
 /**
  * Add the flags every replaying command shares to `command` (input format, configuration
  * precedence, budget, summarizer, session, provider model with `usageDefault`, model tables,
- * progress bar) and return it.
- *
- * @example
- * addReplayOptions(program.command('report').argument('[file]')).requiredOption('--html <file>')
+ * progress bar) and return it. Internal to the CLI (not exported by the package, so it carries no
+ * compiled example); src/shell/cli/main.ts calls it as
+ * `addReplayOptions(program.command('report').argument('[file]')).requiredOption('--html <file>')`.
  */
 export const addReplayOptions = (command: Command, usageDefault: UsageMode = 'recorded'): Command =>
   command
