@@ -637,6 +637,8 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     working_set_window: fc.constantFrom(null, 1, 2, 4),
     working_set_capacity: fc.constantFrom(0, 0.1, 0.5),
     working_set_payback: fc.constantFrom(0.5, 1, 10),
+    // JSON tool results by named fields (src/core/tool-results/json-projection.ts)
+    tool_result_json_projection: fc.constantFrom('off', 'named_keys'),
   },
   { requiredKeys: [] },
 )

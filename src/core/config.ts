@@ -239,6 +239,14 @@ export interface Config {
    */
   readonly tool_result_json_whitespace: JsonWhitespace
   /**
+   * How the compaction ladder shortens a JSON tool result (docs/configuration.md, "JSON tool
+   * results by named fields"): `"off"` (the contract) as any other result; `"named_keys"` to the
+   * fields whose key names the session has named (a value under that key name, in some JSON tool
+   * result of the history, occurs in a user or assistant message), the group then staying through
+   * the removal levels. src/core/tool-results/json-projection.ts.
+   */
+  readonly tool_result_json_projection: JsonProjection
+  /**
    * What happens to input a provider would refuse (docs/formats.md "Input a provider refuses"):
    * `"warn"` accepts it as the contract does, with a warning naming the path and the fix;
    * `"refuse"` raises `InvalidMessageError` at `addMessage` (nothing stored) or at request time
@@ -341,6 +349,15 @@ export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 export type JsonWhitespace = 'keep' | 'strip'
 
 /**
+ * How the ladder shortens a JSON tool result (`tool_result_json_projection`,
+ * docs/configuration.md): `'off'` (the contract) or `'named_keys'`.
+ *
+ * @example
+ * const projection: JsonProjection = 'named_keys'
+ */
+export type JsonProjection = 'off' | 'named_keys'
+
+/**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):
  * `"oldest"` first (the contract, SPEC 6.3-6.4), `"least_referenced"` first, or
  * `"least_referenced_per_token"`: the most tokens kept for the longest time since last use first
@@ -429,6 +446,7 @@ export interface ContextConfig {
   readonly usage_intake?: UsageIntakeMode
   readonly tool_result_ingress_cap_bytes?: number | null
   readonly tool_result_json_whitespace?: JsonWhitespace
+  readonly tool_result_json_projection?: JsonProjection
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
   readonly calibration_reasoning_context?: ReasoningContext
@@ -502,6 +520,7 @@ export const DEFAULT_CONFIG: Config = {
     usage_intake: 'all' as UsageIntakeMode,
     tool_result_ingress_cap_bytes: null,
     tool_result_json_whitespace: 'keep' as JsonWhitespace,
+    tool_result_json_projection: 'off' as JsonProjection,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,

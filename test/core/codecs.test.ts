@@ -63,6 +63,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       target_basis: 'budget',
       tool_result_truncation: 'head',
       tool_result_json_whitespace: 'keep',
+      tool_result_json_projection: 'off',
       protected_recent_tokens: null,
       compaction_order: 'oldest',
       working_set_window: null,
@@ -115,7 +116,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', tool_result_json_whitespace: 'keep', protected_recent_tokens: null, compaction_order: 'oldest', working_set_window: null, working_set_capacity: 0.1, working_set_payback: 1, calibration_overhead_tokens: 0, calibration_scale: 1, calibration_reasoning_context: 'current_turn' }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', tool_result_json_whitespace: 'keep', tool_result_json_projection: 'off', protected_recent_tokens: null, compaction_order: 'oldest', working_set_window: null, working_set_capacity: 0.1, working_set_payback: 1, calibration_overhead_tokens: 0, calibration_scale: 1, calibration_reasoning_context: 'current_turn' }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {
@@ -269,6 +270,7 @@ describe('decodeConfig: SPEC 17.6 types', () => {
     ['replay_last_user_on_compaction', 'on'],
     ['tool_result_json_whitespace', 'minify'],
     ['tool_result_json_whitespace', true],
+    ['tool_result_json_projection', 'all'],
   ]
 
   it.each(wrongTypes)('%s = %j is a ConfigError naming the key', (key, value) => {

@@ -6,12 +6,14 @@
 import type { Config } from '../config.js'
 import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
-import { toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
+import { isExemptToolResult, toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
 import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { toMessageHandles, type MessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
+import { toFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
+import { codePointLength, fmtInt } from '../messages/text.js'
 
 /**
  * What a compaction pass works with: config, estimator, the call-id → tool-name map, memoized
@@ -40,7 +42,16 @@ export interface PassContext {
    * scanned once and kept from one ladder run to the next for the messages both rank (`DerivationMemo.rankedHandles`).
    */
   readonly handles: (message: Message) => MessageHandles
+  /**
+   * Under `tool_result_json_projection: "named_keys"`, for each JSON tool result of the history
+   * that is no longer one of the last `protected_tool_results`, the key names named by then
+   * (`toFrozenNamedKeys`, src/core/tool-results/json-projection.ts): it is truncated to its
+   * fields under them. Empty otherwise.
+   */
+  readonly namedKeys: ReadonlyMap<Message, ReadonlySet<string>>
 }
+
+const NO_KEYS: ReadonlyMap<Message, ReadonlySet<string>> = new Map()
 
 /**
  * A pass context over `memo` for one request.
@@ -54,8 +65,15 @@ export const makePassContext = (
   toolNames: Readonly<Record<string, string>>,
   memo: DerivationMemo,
   failedSpills: ReadonlySet<string> = new Set(),
+  history: Messages = [],
 ): PassContext => {
+  const namedKeys = config.tool_result_json_projection === 'named_keys' ? toFrozenNamedKeys(history, config.protected_tool_results) : NO_KEYS
   const derive = (message: Message): Truncation => {
+    const keys = namedKeys.get(message)
+    if (keys !== undefined && !isExemptToolResult(message, config, toolNames)) {
+      const projected = toProjection(message, keys, memo)
+      if (projected !== null) return projected
+    }
     const toolName = toToolName(message, toolNames)
     const cached = memo.truncation.get(message)
     // A cached pointer to a path whose write failed since is stale (SPEC 17.9); so is a truncation
@@ -73,7 +91,25 @@ export const makePassContext = (
   const truncatedForm = (message: Message): Message => derive(message).message
   const stub = memoizeBy(memo.stub, toStub)
   const handles = rankHandles(memo)
-  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills, handles }
+  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys }
+}
+
+/**
+ * The named-fields truncation of a JSON tool result (`tool_result_json_projection`,
+ * src/core/tool-results/json-projection.ts): the truncation header, then the compact JSON of its
+ * fields under `keys`; memoized per message and key set. Null when the message is not a JSON
+ * tool result or nothing shorter is kept (the contract's truncation then applies).
+ */
+const toProjection = (message: Message, keys: ReadonlySet<string>, memo: DerivationMemo): Truncation | null => {
+  const signature = [...keys].join('\u0000')
+  const cached = memo.projection.get(message)
+  if (cached !== undefined && cached.signature === signature) return cached.result
+  const text = toJsonProjectionText(message, keys)
+  const originalTokens = typeof message.content === 'string' ? Math.floor(codePointLength(message.content) / 4) : 0
+  const result: Truncation | null =
+    text === null ? null : { message: { ...message, content: `[truncated: ~${fmtInt(originalTokens)} tokens - call tool again if needed] ${text}`, _truncated: true, _original_tokens: originalTokens }, spill: null }
+  memo.projection.set(message, { signature, result })
+  return result
 }
 
 /**

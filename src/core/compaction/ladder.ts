@@ -15,6 +15,7 @@ import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import { toAnchorPositions } from './anchors.js'
 import { selectRecentStart, toWaveRanges } from './retention.js'
 import { toVisitOrder } from './reference-order.js'
+import { isJsonProjection, parseJsonResult } from '../tool-results/json-projection.js'
 
 /**
  * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
@@ -154,6 +155,19 @@ const selectRemovalGroup = (
   return [position]
 }
 
+const isJsonResult = (message: Message | undefined): boolean => message !== undefined && parseJsonResult(message) !== undefined
+
+/** True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it. */
+const isProjectedGroup = (working: Messages, group: ReadonlyArray<number>): boolean => {
+  let results = 0
+  for (const position of group) {
+    if (working[position].role !== 'tool') continue
+    if (!isJsonProjection(working[position])) return false
+    results += 1
+  }
+  return results > 0
+}
+
 const runRemoval = (
   cursor: Cursor,
   scale: number,
@@ -161,6 +175,7 @@ const runRemoval = (
   target: number,
   draft: StickyDraft,
   context: PassContext,
+  keepsProjections = context.config.tool_result_json_projection === 'named_keys',
 ): void => {
   const working = cursor.working
   const n = working.length
@@ -177,7 +192,7 @@ const runRemoval = (
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
     const group = selectRemovalGroup(working, i, isProtected, openStart)
-    if (group === null) continue
+    if (group === null || (keepsProjections && isProjectedGroup(working, group))) continue
     for (const position of group) {
       if (!removed.has(position)) {
         removed.add(position)
@@ -279,6 +294,7 @@ export const runLadder = (
   target: number,
   draft: StickyDraft,
   context: PassContext,
+  ceiling = Number.POSITIVE_INFINITY,
 ): LadderResult => {
   const config = context.config
   const origins = config.protected_recent_tokens === null ? null : nonSystem.map((_, i) => i)
@@ -295,6 +311,8 @@ export const runLadder = (
   runWave(cursor, visits.slice(...waves.level1), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 1 }
   runWave(cursor, visits.slice(...waves.level2), protectedPositions, target, draft, context)
+  // tool_result_json_projection "named_keys": level 2 also shortens every unprotected JSON result to its named fields (src/core/tool-results/json-projection.ts).
+  if (config.tool_result_json_projection === 'named_keys') runWave(cursor, visits.filter((p) => isJsonResult(cursor.working[p])), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 2 }
 
   runRemoval(cursor, 1, systemTokens, target, draft, context)
@@ -315,6 +333,8 @@ export const runLadder = (
   if (done()) return { working: cursor.working, levelReached: 6 }
 
   runRemoval(cursor, 0.3, systemTokens, target, draft, context)
+  // tool_result_json_projection: the named-fields groups give way only to keep the list under `ceiling`.
+  if (config.tool_result_json_projection === 'named_keys' && cursor.current > ceiling) runRemoval(cursor, 0.3, systemTokens, ceiling, draft, context, false)
   if (done()) return { working: cursor.working, levelReached: 7 }
 
   runLevelEight(cursor, target, draft, context)

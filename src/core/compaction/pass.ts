@@ -329,7 +329,9 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
     effects.push(...resolved.effects)
     required = resolved.required
     if (required > 0) snapshot = toStickyDraft(draft)
-    const ladder = runLadder(measured.stickyApplied, measured.systemTokens, measured.current, gate.stopTarget, draft, context)
+    // The named-fields groups of `tool_result_json_projection` stay unless the list is over halfway from the target to E.
+    const ceiling = Math.trunc((gate.stopTarget + measured.effective) / 2)
+    const ladder = runLadder(measured.stickyApplied, measured.systemTokens, measured.current, gate.stopTarget, draft, context, ceiling)
     working = ladder.working
     levelReached = ladder.levelReached
   }

@@ -105,6 +105,8 @@ export interface TruncationEntry {
  */
 export interface DerivationMemo {
   readonly truncation: WeakMap<Message, TruncationEntry>
+  /** The named-fields truncation of a JSON tool result under one set of named keys (`tool_result_json_projection`), null when none. */
+  readonly projection: WeakMap<Message, { readonly signature: string; readonly result: Truncation | null }>
   readonly stub: WeakMap<Message, Message>
   readonly stripped: WeakMap<Message, Message>
   /** The notice of a stats object: built once per accepted pass, shared by every later view. */
@@ -143,6 +145,7 @@ export interface DerivationMemo {
 export const makeDerivationMemo = (): DerivationMemo => ({
   media: new WeakMap(),
   truncation: new WeakMap(),
+  projection: new WeakMap(),
   stub: new WeakMap(),
   stripped: new WeakMap(),
   notice: new WeakMap(),

@@ -57,7 +57,7 @@ export const toRequestFacts = (deps: CoreDeps, memo: DerivationMemo, state: Stat
   const { effective, effects } = computeEffectiveBudget(config, resolved.budget)
   const factoryMessage = event.systemPrompt === null ? null : toFactoryMessage(event.systemPrompt, memo)
   const selected = selectWorking(memo, state.history, event.systemPrompt, factoryMessage, estimate)
-  const context = makePassContext(config, estimate, state.toolNames, memo, state.toolResults.spillFailed)
+  const context = makePassContext(config, estimate, state.toolNames, memo, state.toolResults.spillFailed, state.history)
   return {
     config,
     estimate,

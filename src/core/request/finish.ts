@@ -19,7 +19,7 @@ import { toProviderView } from './provider-view.js'
  */
 const warmAppliedView = (memo: DerivationMemo, selected: Working, slices: RequestSlices, systemPrompt: string | null, factoryMessage: Message | null, deps: CoreDeps): void => {
   const working = slices.history === selected.entry.history ? selected : selectWorking(memo, slices.history, systemPrompt, factoryMessage, deps.estimate)
-  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, slices.compaction.sticky, makePassContext(deps.config, deps.estimate, slices.toolNames, memo, slices.toolResults.spillFailed))
+  selectAppliedView(memo, { entry: working.entry, previous: null, added: null }, slices.compaction.sticky, makePassContext(deps.config, deps.estimate, slices.toolNames, memo, slices.toolResults.spillFailed, slices.history))
 }
 
 /** Whether a stage of the request asked for a spill write (indexed loops: see `advance` in ./index.ts). */
