@@ -241,9 +241,10 @@ export interface Config {
   /**
    * How the compaction ladder shortens a JSON tool result (docs/configuration.md, "JSON tool
    * results by named fields"): `"off"` (the contract) as any other result; `"named_keys"` to the
-   * fields whose key names the session has named (a value under that key name, in some JSON tool
-   * result of the history, occurs in a user or assistant message), the group then staying through
-   * the removal levels. src/core/tool-results/json-projection.ts.
+   * fields under key names the session has named (a value under that key name, in some JSON tool
+   * result of the history, occurs in a user or assistant message), when that form is no longer
+   * than the head the contract keeps; the group then stays through the removal levels unless the
+   * list is more than halfway from the target to E. src/core/tool-results/json-projection.ts.
    */
   readonly tool_result_json_projection: JsonProjection
   /**

@@ -6,7 +6,7 @@
 import type { Config } from '../config.js'
 import type { TokenEstimator } from '../deps.js'
 import type { Message, Messages } from '../messages/message.js'
-import { isExemptToolResult, toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
+import { isExemptToolResult, resolveToolResultBudget, toToolName, truncateToolResult, type SpillRequest, type Truncation } from '../tool-results/tool-result-budget.js'
 import { isPlainObject } from '../messages/values.js'
 import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { toMessageHandles, type MessageHandles } from './reference-order.js'
@@ -71,7 +71,7 @@ export const makePassContext = (
   const derive = (message: Message): Truncation => {
     const keys = namedKeys.get(message)
     if (keys !== undefined && !isExemptToolResult(message, config, toolNames)) {
-      const projected = toProjection(message, keys, memo)
+      const projected = toProjection(message, keys, memo, resolveToolResultBudget(message, config, toolNames).budgetChars)
       if (projected !== null) return projected
     }
     const toolName = toToolName(message, toolNames)
@@ -100,11 +100,12 @@ export const makePassContext = (
  * fields under `keys`; memoized per message and key set. Null when the message is not a JSON
  * tool result or nothing shorter is kept (the contract's truncation then applies).
  */
-const toProjection = (message: Message, keys: ReadonlySet<string>, memo: DerivationMemo): Truncation | null => {
+const toProjection = (message: Message, keys: ReadonlySet<string>, memo: DerivationMemo, budgetChars: number): Truncation | null => {
   const signature = [...keys].join('\u0000')
   const cached = memo.projection.get(message)
   if (cached !== undefined && cached.signature === signature) return cached.result
-  const text = toJsonProjectionText(message, keys)
+  const found = toJsonProjectionText(message, keys)
+  const text = found !== null && codePointLength(found) <= budgetChars ? found : null
   const originalTokens = typeof message.content === 'string' ? Math.floor(codePointLength(message.content) / 4) : 0
   const result: Truncation | null =
     text === null ? null : { message: { ...message, content: `[truncated: ~${fmtInt(originalTokens)} tokens - call tool again if needed] ${text}`, _truncated: true, _original_tokens: originalTokens }, spill: null }

@@ -15,7 +15,7 @@ import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import { toAnchorPositions } from './anchors.js'
 import { selectRecentStart, toWaveRanges } from './retention.js'
 import { toVisitOrder } from './reference-order.js'
-import { isJsonProjection, parseJsonResult } from '../tool-results/json-projection.js'
+import { isJsonProjection } from '../tool-results/json-projection.js'
 
 /**
  * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
@@ -154,8 +154,6 @@ const selectRemovalGroup = (
   }
   return [position]
 }
-
-const isJsonResult = (message: Message | undefined): boolean => message !== undefined && parseJsonResult(message) !== undefined
 
 /** True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it. */
 const isProjectedGroup = (working: Messages, group: ReadonlyArray<number>): boolean => {
@@ -312,7 +310,7 @@ export const runLadder = (
   if (done()) return { working: cursor.working, levelReached: 1 }
   runWave(cursor, visits.slice(...waves.level2), protectedPositions, target, draft, context)
   // tool_result_json_projection "named_keys": level 2 also shortens every unprotected JSON result to its named fields (src/core/tool-results/json-projection.ts).
-  if (config.tool_result_json_projection === 'named_keys') runWave(cursor, visits.filter((p) => isJsonResult(cursor.working[p])), protectedPositions, target, draft, context)
+  if (config.tool_result_json_projection === 'named_keys') runWave(cursor, visits.filter((p) => isJsonProjection(context.truncatedForm(cursor.working[p]))), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 2 }
 
   runRemoval(cursor, 1, systemTokens, target, draft, context)

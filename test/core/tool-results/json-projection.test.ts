@@ -114,6 +114,11 @@ describe('tool_result_json_projection', () => {
     }
   })
 
+  it('a named-fields form longer than the head the contract would keep is not used: the view is the contract\'s', () => {
+    const raw = { target_usage: 0.1, truncate_chars: 20 }
+    expect(viewAt({ ...raw, tool_result_json_projection: 'named_keys' }, 1_500)).toEqual(viewAt(raw, 1_500))
+  })
+
   it('rejects an unknown value with the key named', () => {
     const decoded = decodeConfig({ tool_result_json_projection: 'all' })
     expect(isLeft(decoded) ? decoded.left.message : 'accepted').toMatch(/tool_result_json_projection.*"off" or "named_keys"/)
