@@ -14,7 +14,10 @@
 // format through ContextManager, 150 rounds), session (the 3 MB Claude Code session's requests),
 // core-session (the same requests folded through makeStep alone), anthropic-session (the session's
 // requests through ContextManager with the view asked for in the anthropic format under
-// anthropic_cache_breakpoints: true).
+// anthropic_cache_breakpoints: true), add-2000 (bench/manager.mjs's `add median` at 2,000 stored:
+// each addMessage of 300 turns timed, a request after each turn, wall time and CPU time per add),
+// snapshot-10000 (bench/manager.mjs's `snapshot()` of 10,000 messages after one compacting request,
+// median of 5 per run, wall time and CPU time).
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
@@ -23,7 +26,7 @@ import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn
 const args = process.argv.slice(2)
 const option = (name, fallback) => takeOption(args, name, fallback)
 const runs = Number(option('--runs', '5'))
-const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session', 'anthropic-session']
+const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session', 'anthropic-session', 'add-2000', 'snapshot-10000']
 const only = option('--only', ALL.join(',')).split(',')
 const dirs = args.map((dir) => resolve(dir))
 if (dirs.length < 1) {
@@ -80,6 +83,49 @@ const managerRun = async (build, count) => {
     ;(JSON.stringify(before) !== JSON.stringify(manager.lastCompactionStats) ? compacting : quiet).push(elapsed)
   }
   return { quiet: median(quiet), compacting: median(compacting) }
+}
+
+// bench/manager.mjs's adds at 2,000 stored messages: each addMessage timed (wall clock and CPU time,
+// process.cpuUsage: a process waiting for a core is not charged), a request after each turn.
+const addRun = async (build, count) => {
+  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+  await manager.setMessages(syntheticHistory(count))
+  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const wall = []
+  const cpu = []
+  let call = 1_000_000
+  for (let i = 0; i < 300; i += 1) {
+    const turn = syntheticTurn(count + i, call)
+    call += turn.length - 2
+    for (const message of turn) {
+      const startCpu = process.cpuUsage()
+      const start = performance.now()
+      await manager.addMessage(message)
+      wall.push(performance.now() - start)
+      const used = process.cpuUsage(startCpu)
+      cpu.push((used.user + used.system) / 1000)
+    }
+    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  }
+  return { add: median(wall), 'add cpu': median(cpu) }
+}
+
+// bench/manager.mjs's snapshot(): 10,000 synthetic messages, one compacting request, 5 snapshots.
+const snapshotRun = async (build, count) => {
+  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+  await manager.setMessages(syntheticHistory(count))
+  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const wall = []
+  const cpu = []
+  for (let i = 0; i < 5; i += 1) {
+    const startCpu = process.cpuUsage()
+    const start = performance.now()
+    await manager.snapshot()
+    wall.push(performance.now() - start)
+    const used = process.cpuUsage(startCpu)
+    cpu.push((used.user + used.system) / 1000)
+  }
+  return { snapshot: median(wall), 'snapshot cpu': median(cpu) }
 }
 
 const coreRun = (build, count) => {
@@ -175,6 +221,8 @@ const WORKLOADS = {
   'core-2000': (build) => coreRun(build, 2000),
   'core-100000': (build) => coreRun(build, 100000),
   'responses-2000': (build) => responsesRun(build, 2000),
+  'add-2000': (build) => addRun(build, 2000),
+  'snapshot-10000': (build) => snapshotRun(build, 10000),
 }
 
 const builds = []

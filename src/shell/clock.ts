@@ -37,6 +37,12 @@ export const fixedClock = (iso: string): Clock => {
   return { now: () => ms }
 }
 
+/** The largest time a `Date` holds, in ms from the epoch either way (ECMA-262, "Time Values and Time Range"). */
+const MAX_DATE_MS = 8.64e15
+/** The second `formatTimestamp` formatted last (epoch seconds, floored) and its text up to the milliseconds. */
+let lastSecond = Number.NaN
+let lastPrefix = ''
+
 /**
  * Formats epoch milliseconds in the module's timestamp format (SPEC 1.4): UTC,
  * `YYYY-MM-DDTHH:MM:SS.mmm+00:00`, milliseconds truncated, a literal `+00:00` (never `Z`).
@@ -46,6 +52,20 @@ export const fixedClock = (iso: string): Clock => {
  * formatTimestamp(Date.UTC(2026, 1, 6, 10, 0, 0, 123)) // => '2026-02-06T10:00:00.123+00:00'
  */
 export const formatTimestamp = (ms: number): string => {
-  const iso = new Date(Math.trunc(ms)).toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ (throws RangeError)
+  const whole = Math.trunc(ms)
+  // Within Date's range, the text up to the milliseconds is the same for a whole second: it is
+  // formatted once per second and reused (an add stamps every message; `toISOString` was 8 % of
+  // an add, docs/performance.md). Outside the range (and NaN) `toISOString` throws as before.
+  if (whole >= -MAX_DATE_MS && whole <= MAX_DATE_MS) {
+    const second = Math.floor(whole / 1000)
+    const milli = whole - second * 1000
+    if (second !== lastSecond) {
+      lastPrefix = new Date(second * 1000).toISOString().slice(0, -4) // YYYY-MM-DDTHH:MM:SS.
+      lastSecond = second
+    }
+    return `${lastPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}+00:00`
+  }
+  const iso = new Date(whole).toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ (throws RangeError)
   return iso.slice(0, -1) + '+00:00'
 }
+

@@ -416,9 +416,8 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     const timestamp = formatTimestamp(this.#clock.now())
     return this.#enqueue(async () => {
       this.#checkProviderRules(own, 'message', this.#state.history)
-      await this.#apply({ type: 'message_added', message: own, timestamp }, [
-        { op: 'add_message', message: stampedForRecording(own, timestamp) },
-      ])
+      // The recording op (a stamped copy of the message) is made only when something records it.
+      await this.#apply({ type: 'message_added', message: own, timestamp }, this.#recorder === null ? [] : [{ op: 'add_message', message: stampedForRecording(own, timestamp) }])
     })
   }
 
