@@ -37,7 +37,7 @@ export const isOwnedJson = (value: object): boolean => owned.has(value)
  */
 export const copyJson = <T>(value: T): T => {
   if (!isPlainData(value) || owned.has(value)) return value
-  if (Array.isArray(value)) return value.map(copyJson) as T
+  if (Array.isArray(value)) return (hasOnlyScalars(value) ? value.slice() : value.map(copyJson)) as T
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(value)) {
     // A key named __proto__ (as JSON.parse makes it) stays an ordinary key.
@@ -45,6 +45,12 @@ export const copyJson = <T>(value: T): T => {
     else out[key] = copyJson(value[key])
   }
   return out as T
+}
+
+/** True when no item of `items` is an object or array (copyJson keeps such items as they are): a copy is then `slice()`, holes kept as `map` keeps them. */
+const hasOnlyScalars = (items: ReadonlyArray<unknown>): boolean => {
+  for (let i = 0; i < items.length; i += 1) if (typeof items[i] === 'object' && items[i] !== null) return false
+  return true
 }
 
 /**

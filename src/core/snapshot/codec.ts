@@ -67,8 +67,18 @@ const setOf = <A extends number | string>(item: t.Type<A, A, unknown>, name: str
       const items = t.array(item).validate(value, context)
       return E.isLeft(items) ? items : t.success(new Set(items.right))
     },
-    (set) => [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    (set) => toAscending([...set]),
   )
+
+/**
+ * `items` in ascending order (numbers by value, strings in code-unit order): itself when already
+ * ascending, as a set the core fills in order usually is (no comparator call per item then), else
+ * sorted. The same array `sort` would give: a set holds no two equal items.
+ */
+const toAscending = <A extends number | string>(items: A[]): A[] => {
+  for (let i = 1; i < items.length; i += 1) if (items[i - 1] > items[i]) return items.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  return items
+}
 
 /** A stored message: a JSON object whose `metadata._seq` is a whole number. */
 const StoredMessage = new t.Type<Message, Message, unknown>(
@@ -78,7 +88,9 @@ const StoredMessage = new t.Type<Message, Message, unknown>(
     if (!isPlainObject(value) || !isPlainObject(value.metadata)) return t.failure(value, context)
     return Count.is(value.metadata._seq) ? t.success(value as Message) : t.failure(value, context)
   },
-  (message) => message,
+  // t.identity: the history's array codec then encodes by returning the array itself (io-ts skips
+  // its per-item map); toSnapshot hands it a new plain array already.
+  t.identity,
 )
 
 /** A JSON object (the contract's stats objects, stored as the core computed them). */
