@@ -30,7 +30,7 @@ import type { Clock } from './clock.js'
 import { formatTimestamp, systemClock } from './clock.js'
 import { describeValue } from '../core/messages/json-value.js'
 import { DEFAULT_CALL_TIMEOUT_MS, withTimeLimit } from './time-limit.js'
-import { copyJson as copy, freezeJson, isOwnedJson } from './json-values.js'
+import { copyJson as copy, freezeJson, isOwnedJson, ownFrozen } from './json-values.js'
 import { JOB_CONTEXT } from './job-context.js'
 import { decodeMessage, decodeMessages, toProblemText, type JsonValueProblem } from '../core/messages/json-value.js'
 import type { HookBus } from './hooks.js'
@@ -168,6 +168,9 @@ const stampedForRecording = (message: Message, timestamp: string): Message => {
   if (isPresent(meta, 'timestamp')) return message
   return { ...message, metadata: { ...meta, timestamp } }
 }
+
+/** How the shell decodes a caller's message: what it owns already is shared, each copied object is frozen and owned as it is made (one walk). */
+const DECODE_OWN = { share: isOwnedJson, seal: ownFrozen } as const
 
 /**
  * The library's own, frozen copy of a message or message list (SPEC 17.9), or the typed error
@@ -411,7 +414,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * await manager.addMessage({ role: 'user', content: 'hi' })
    */
   async addMessage(message: MessageInput): Promise<void> {
-    const own = ownOrThrow(decodeMessage(message, 'message', { share: isOwnedJson }))
+    const own = ownOrThrow(decodeMessage(message, 'message', DECODE_OWN))
     this.#requireFormat(own, 'message')
     const timestamp = formatTimestamp(this.#clock.now())
     return this.#enqueue(async () => {
@@ -591,7 +594,7 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
    * history.length // => 2
    */
   async setMessages(messages: ReadonlyArray<MessageInput>): Promise<void> {
-    const own = ownOrThrow(decodeMessages(messages, 'messages', { share: isOwnedJson }))
+    const own = ownOrThrow(decodeMessages(messages, 'messages', DECODE_OWN))
     own.forEach((message, index) => this.#requireFormat(message, `messages[${index}]`))
     own.forEach((message, index) => this.#checkProviderRules(message, `messages[${index}]`, null))
     return this.#enqueue(async () => {

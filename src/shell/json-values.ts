@@ -54,6 +54,21 @@ const hasOnlyScalars = (items: ReadonlyArray<unknown>): boolean => {
 }
 
 /**
+ * Freezes one object or array whose members are owned or not objects (a decoder's fresh copy,
+ * sealed children first: `JsonValueOptions.seal`) and makes it owned, as `freezeJson` would,
+ * without walking its members again.
+ *
+ * @example
+ * const copy = { role: 'user', content: 'hi' }
+ * ownFrozen(copy)
+ * Object.isFrozen(copy) // => true
+ */
+export const ownFrozen = (copy: object): void => {
+  Object.freeze(copy)
+  owned.add(copy)
+}
+
+/**
  * Freezes plain objects and arrays of `value` deeply, in place, and returns it. Stops at frozen
  * subtrees the shell already owns, so freezing a message whose parts are owned costs O(its new
  * objects). Everything it froze is owned afterwards (`isOwnedJson`).

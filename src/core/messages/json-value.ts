@@ -155,15 +155,25 @@ interface Walk {
   readonly problems: JsonValueProblem[]
   readonly ancestors: Set<object>
   readonly share: (value: object) => boolean
+  readonly seal: (copy: object) => void
 }
 
-const report = (walk: Walk, kind: JsonValueProblemKind, path: string, detail: string): undefined => {
-  if (walk.problems.length < MAX_PROBLEMS) walk.problems.push({ kind, path, detail })
+/**
+ * Where a value sits: a path text, or a member of a place. The walk names each member this way
+ * and spells the text (`toMemberPath`, the same text) only for a problem it reports: a copy
+ * without problems builds no path strings.
+ */
+type Place = string | { readonly parent: Place; readonly key: string | number }
+
+const placeText = (place: Place): string => (typeof place === 'string' ? place : toMemberPath(placeText(place.parent), place.key))
+
+const report = (walk: Walk, kind: JsonValueProblemKind, place: Place, detail: string): undefined => {
+  if (walk.problems.length < MAX_PROBLEMS) walk.problems.push({ kind, path: placeText(place), detail })
   return undefined
 }
 
 /** Copy `value` as a JSON value, or report why it is not one (returns undefined then). */
-const copyValue = (walk: Walk, value: unknown, path: string, depth: number): unknown => {
+const copyValue = (walk: Walk, value: unknown, path: Place, depth: number): unknown => {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -201,7 +211,7 @@ const copyValue = (walk: Walk, value: unknown, path: string, depth: number): unk
       const array = object as unknown[]
       const out: unknown[] = new Array<unknown>(array.length)
       for (let index = 0; index < array.length; index += 1) {
-        const itemPath = toMemberPath(path, index)
+        const itemPath: Place = { parent: path, key: index }
         if (!(index in array)) {
           report(walk, 'sparse_array', itemPath, 'expected an array without holes, got a missing item (fill it with null)')
           continue
@@ -209,16 +219,18 @@ const copyValue = (walk: Walk, value: unknown, path: string, depth: number): unk
         const item = readMember(walk, array, index, itemPath)
         if (item !== UNREADABLE) out[index] = copyValue(walk, item, itemPath, depth + 1)
       }
+      walk.seal(out)
       return out
     }
     const out: Record<string, unknown> = {}
     for (const key of keys) {
-      const memberPath = toMemberPath(path, key)
+      const memberPath: Place = { parent: path, key }
       const member = readMember(walk, object, key, memberPath)
       if (member === undefined || member === UNREADABLE) continue
       // A key named __proto__ (as JSON.parse makes it) stays an ordinary own key.
       setOwn(out, key, copyValue(walk, member, memberPath, depth + 1))
     }
+    walk.seal(out)
     return out
   } finally {
     walk.ancestors.delete(object)
@@ -227,7 +239,7 @@ const copyValue = (walk: Walk, value: unknown, path: string, depth: number): unk
 
 const UNREADABLE = Symbol('unreadable')
 
-const readMember = (walk: Walk, object: object, key: string | number, path: string): unknown => {
+const readMember = (walk: Walk, object: object, key: string | number, path: Place): unknown => {
   try {
     return (object as Record<string | number, unknown>)[key]
   } catch (error) {
@@ -255,12 +267,19 @@ const errorText = (error: unknown): string => {
  */
 export interface JsonValueOptions {
   readonly share?: (value: object) => boolean
+  /**
+   * Called with each object and array of the copy once its members are in place (children before
+   * their parent), and never again with it: the shell freezes its copy here instead of walking it
+   * a second time. Default: nothing.
+   */
+  readonly seal?: (copy: object) => void
 }
 
 const never = (): boolean => false
+const keep = (): void => undefined
 
 const run = <T>(value: unknown, path: string, options: JsonValueOptions, check: (walk: Walk) => T): E.Either<ReadonlyArray<JsonValueProblem>, T> => {
-  const walk: Walk = { problems: [], ancestors: new Set(), share: options.share ?? never }
+  const walk: Walk = { problems: [], ancestors: new Set(), share: options.share ?? never, seal: options.seal ?? keep }
   const result = check(walk)
   return walk.problems.length > 0 ? E.left(walk.problems) : E.right(result)
 }
@@ -294,7 +313,7 @@ export const decodeJsonValue = (value: unknown, path = 'value', options: JsonVal
 export const decodeMessage = (value: unknown, path = 'message', options: JsonValueOptions = {}): E.Either<ReadonlyArray<JsonValueProblem>, Message> =>
   run(value, path, options, (walk) => decodeMessageIn(walk, value, path))
 
-const decodeMessageIn = (walk: Walk, value: unknown, path: string): Message => {
+const decodeMessageIn = (walk: Walk, value: unknown, path: Place): Message => {
   let isObject = false
   try {
     isObject = typeof value === 'object' && value !== null && !Array.isArray(value) && isPlainPrototype(value)
@@ -309,7 +328,7 @@ const decodeMessageIn = (walk: Walk, value: unknown, path: string): Message => {
   if (copied === undefined) return {} as Message
   const metadata = (copied as Record<string, unknown>).metadata
   if (Object.prototype.hasOwnProperty.call(copied, 'metadata') && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
-    report(walk, 'not_object', toMemberPath(path, 'metadata'), `expected an object (or null) of metadata, got ${describeValue(metadata)} (put the value under a key, e.g. {"note": ...})`)
+    report(walk, 'not_object', { parent: path, key: 'metadata' }, `expected an object (or null) of metadata, got ${describeValue(metadata)} (put the value under a key, e.g. {"note": ...})`)
   }
   return copied
 }
@@ -338,7 +357,7 @@ export const decodeMessages = (value: unknown, path = 'messages', options: JsonV
     }
     const out: Message[] = []
     for (let index = 0; index < length; index += 1) {
-      const itemPath = toMemberPath(path, index)
+      const itemPath: Place = { parent: path, key: index }
       if (!(index in value)) {
         report(walk, 'sparse_array', itemPath, 'expected a message, got a hole in the array (remove it)')
         continue
