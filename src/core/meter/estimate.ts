@@ -62,7 +62,9 @@ const stringReprLength = (s: string): number => {
  * pyreprLength("it's") // 6, rendered "it's" with double quotes
  */
 export const pyreprLength = (value: unknown): number => {
-  if (value === null || isAbsentValue(value)) return 4 // None
+  // One `typeof` and indexed loops: a short-lived process measures most messages before the engine
+  // optimizes this function (docs/performance.md, "npm run bench"), where a call or an iterator per
+  // member is what a member costs.
   switch (typeof value) {
     case 'string':
       return stringReprLength(value)
@@ -72,9 +74,12 @@ export const pyreprLength = (value: unknown): number => {
       return value ? 4 : 5
     case 'bigint':
       return value.toString().length
-    default:
+    case 'object':
       break
+    default:
+      return 4 // undefined, a function or a symbol: None (isAbsentValue)
   }
+  if (value === null) return 4 // None
   if (Array.isArray(value)) {
     const n = value.length
     if (n === 0) return 2
@@ -83,11 +88,14 @@ export const pyreprLength = (value: unknown): number => {
     return length
   }
   const record = value as Readonly<Record<string, unknown>>
+  const keys = Object.keys(record)
   let length = 2
   let members = 0
-  for (const key of Object.keys(record)) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
     const member = record[key]
-    if (isAbsentValue(member)) continue
+    const kind = typeof member
+    if (kind === 'undefined' || kind === 'function' || kind === 'symbol') continue // isAbsentValue
     members++
     length += stringReprLength(key) + 2 + pyreprLength(member) // key ": " value
   }
@@ -127,8 +135,8 @@ export type TokenEstimator = (message: Message) => number
  * estimate(m) // 9, from the cache
  */
 export const makeCachedEstimator = (estimateFn: TokenEstimator = estimateOne): TokenEstimator => {
-  const cache = new WeakMap<object, number>()
   if (estimateFn !== estimateOne) {
+    const cache = new WeakMap<object, number>()
     return (message: Message): number => {
       if (typeof message !== 'object' || message === null) return estimateFn(message)
       const cached = cache.get(message)
@@ -138,25 +146,25 @@ export const makeCachedEstimator = (estimateFn: TokenEstimator = estimateOne): T
       return estimate
     }
   }
-  // The reference estimator also keeps each message's repr length, from which the estimate of
-  // its copy without `_seq` follows (`estimateWithoutSeq`).
+  // The reference estimator keeps each message's repr length instead (one memo, one write per
+  // message), from which both its estimate and that of its copy without `_seq` follow
+  // (`estimateWithoutSeq`).
   const lengths = new WeakMap<object, number>()
   const estimator = (message: Message): number => {
     if (typeof message !== 'object' || message === null) return estimateOne(message)
-    const cached = cache.get(message)
-    if (cached !== undefined) return cached
-    const length = pyreprLength(message)
-    const estimate = Math.floor(length / 4)
-    lengths.set(message, length)
-    cache.set(message, estimate)
-    return estimate
+    let length = lengths.get(message)
+    if (length === undefined) {
+      length = pyreprLength(message)
+      lengths.set(message, length)
+    }
+    return Math.floor(length / 4)
   }
-  REFERENCE_CACHES.set(estimator, { tokens: cache, lengths })
+  REFERENCE_LENGTHS.set(estimator, lengths)
   return estimator
 }
 
-/** The memos of each `makeCachedEstimator()` over `estimateOne`: tokens and repr length per message object. */
-const REFERENCE_CACHES = new WeakMap<TokenEstimator, { readonly tokens: WeakMap<object, number>; readonly lengths: WeakMap<object, number> }>()
+/** The memo of each `makeCachedEstimator()` over `estimateOne`: the repr length per message object. */
+const REFERENCE_LENGTHS = new WeakMap<TokenEstimator, WeakMap<object, number>>()
 
 const isOwnEnumerable = (value: object, key: string): boolean => Object.prototype.propertyIsEnumerable.call(value, key)
 
@@ -174,7 +182,8 @@ const lengthWithoutSeq = (message: Message, length: number): number | null => {
   if (isAbsentValue(seq)) return length
   // `'_seq': ` is 8 characters; with another member left, the `, ` between them goes too.
   let others = false
-  for (const key of Object.keys(record)) if (key !== '_seq' && !isAbsentValue(record[key])) others = true
+  const keys = Object.keys(record)
+  for (let i = 0; i < keys.length && !others; i++) others = keys[i] !== '_seq' && !isAbsentValue(record[keys[i]])
   return length - 8 - pyreprLength(seq) - (others ? 2 : 0)
 }
 
@@ -192,17 +201,15 @@ const lengthWithoutSeq = (message: Message, length: number): number | null => {
  * estimateWithoutSeq(estimate, { role: 'user', content: 'hello', metadata: {} }, original) // => 13
  */
 export const estimateWithoutSeq = (estimate: TokenEstimator, stripped: Message, original: Message): number => {
-  const caches = REFERENCE_CACHES.get(estimate)
-  if (caches === undefined || stripped === original) return estimate(stripped)
-  const cached = caches.tokens.get(stripped)
-  if (cached !== undefined) return cached
-  const length = caches.lengths.get(original)
+  const lengths = REFERENCE_LENGTHS.get(estimate)
+  if (lengths === undefined || stripped === original) return estimate(stripped)
+  const cached = lengths.get(stripped)
+  if (cached !== undefined) return Math.floor(cached / 4)
+  const length = lengths.get(original)
   const derived = length === undefined ? null : lengthWithoutSeq(original, length)
   if (derived === null) return estimate(stripped)
-  const tokens = Math.floor(derived / 4)
-  caches.lengths.set(stripped, derived)
-  caches.tokens.set(stripped, tokens)
-  return tokens
+  lengths.set(stripped, derived)
+  return Math.floor(derived / 4)
 }
 
 /**
