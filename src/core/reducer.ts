@@ -13,6 +13,7 @@ import type { Step } from './step.js'
 import { makeDerivationMemo } from './memo/derivation-memo.js'
 import type { PrefixHashes } from './formats/anthropic-cache.js'
 import { recordAppend } from './incremental/working.js'
+import { lengthOf } from './messages/appendable.js'
 import { update } from './immer.js'
 import { applyHistoryCleared, applyMessageAdded, applyMessagesReplaced } from './history.js'
 import { applyRequest } from './request/index.js'
@@ -121,7 +122,7 @@ export const makeStep = (given: CoreDeps): ((state: State, event: Event) => Step
         const added = applyMessageAdded(deps.config, state, event.message, event.timestamp, format)
         // The ingress cap (docs/configuration.md, docs/contract.md 17.15) caps every tool result this
         // add stored (from the previous length on; O(1) when only the history's last item is cut).
-        const capped = applyIngressCap(deps.config, added, state.history.length)
+        const capped = applyIngressCap(deps.config, added, lengthOf(state.history))
         recordAppend(memo, capped.state.history, state.history)
         return { state: capped.state, view: undefined, effects: capped.effects }
       }

@@ -10,7 +10,7 @@ import { isPlainObject } from '../messages/values.js'
 import { collectSpills, stripMessage, type PassContext } from '../compaction/context.js'
 import type { AppliedView, DerivationMemo, MediaCounts, StrippedView, WorkingEntry } from '../memo/derivation-memo.js'
 import { applySticky } from '../compaction/sticky.js'
-import { appendTo, lastOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
+import { appendTo, itemAt, lastOf, lengthOf, sliceFrom, toPlainArray } from '../messages/appendable.js'
 import { countMedia } from '../meter/typed-estimate.js'
 import { estimateWithoutSeq } from '../meter/estimate.js'
 import { extendReasoningPrefix, type ReasoningPrefix } from '../formats/openai-responses.js'
@@ -59,7 +59,9 @@ export const isReplacedSystem = (message: Message): boolean =>
  * selectWorking(memo, next, null, null, estimateOne).added // => [next[1]]
  */
 export const recordAppend = (memo: DerivationMemo, next: Messages, base: Messages): void => {
-  if (next === base || next.length < base.length || (base.length > 1 && next[base.length - 2] !== base[base.length - 2])) return
+  if (next === base) return
+  const length = lengthOf(base)
+  if (lengthOf(next) < length || (length > 1 && itemAt(next, length - 2) !== itemAt(base, length - 2))) return
   let token = memo.lineage.get(base)
   if (token === undefined) {
     token = {}
@@ -78,14 +80,15 @@ export const recordAppend = (memo: DerivationMemo, next: Messages, base: Message
 const appendedSince = (memo: DerivationMemo, history: Messages, base: Messages): Messages | null => {
   if (history === base) return []
   const token = memo.lineage.get(history)
-  if (token === undefined || token !== memo.lineage.get(base) || history.length < base.length) return null
-  if (base.length > 0 && history[base.length - 1] !== lastOf(base)) return null
-  return sliceFrom(history, base.length)
+  const length = lengthOf(base)
+  if (token === undefined || token !== memo.lineage.get(base) || lengthOf(history) < length) return null
+  if (length > 0 && itemAt(history, length - 1) !== lastOf(base)) return null
+  return sliceFrom(history, length)
 }
 
 const sum = (messages: Messages, estimate: TokenEstimator): number => {
   let total = 0
-  for (const message of messages) total += estimate(message)
+  for (let i = 0; i < messages.length; i += 1) total += estimate(messages[i])
   return total
 }
 

@@ -208,6 +208,34 @@ export const toItemReader = <T>(list: ReadonlyArray<T>): ItemReader<T> => {
 }
 
 /**
+ * The length of `list`, read from its version when it is appendable instead of through the
+ * view's trap: O(1). The add path reads the history's length and items a few times per message,
+ * mostly before the engine optimizes anything, where each trap is a call into the handler
+ * (docs/performance.md, "npm run bench").
+ *
+ * @example
+ * lengthOf(appendTo([1], [2])) // => 2
+ */
+export const lengthOf = (list: ReadonlyArray<unknown>): number => {
+  const version = versions.get(list)
+  return version === undefined ? list.length : version.length
+}
+
+/**
+ * `list[index]` (undefined outside 0 ≤ index < length), read from the version when `list` is
+ * appendable instead of through the view's trap: O(1) (see `lengthOf`).
+ *
+ * @example
+ * itemAt(appendTo([1], [2]), 0) // => 1
+ * itemAt(appendTo([1], [2]), 2) // => undefined
+ */
+export const itemAt = <T>(list: ReadonlyArray<T>, index: number): T | undefined => {
+  const version = versions.get(list) as Version<T> | undefined
+  if (version === undefined) return list[index]
+  return index >= 0 && index < version.length ? itemOf(version, index) : undefined
+}
+
+/**
  * The last item of `list`, or undefined when it is empty: O(1).
  *
  * @example
