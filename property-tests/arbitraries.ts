@@ -639,6 +639,8 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     working_set_payback: fc.constantFrom(0.5, 1, 10),
     // JSON tool results by named fields (src/core/tool-results/json-projection.ts)
     tool_result_json_projection: fc.constantFrom('off', 'named_keys'),
+    // refill to the target (src/core/compaction/refill.ts)
+    compaction_refill: fc.boolean(),
   },
   { requiredKeys: [] },
 )

@@ -197,6 +197,13 @@ export interface Config {
    */
   readonly working_set_payback: number
   /**
+   * Refill (src/core/compaction/refill.ts; docs/evaluation.md, "Refill to the target"): false
+   * (the contract, SPEC 6.2: a pass ends wherever its last removal left it) or true: after the
+   * ladder, the units the pass removed that still fit under its target come back whole, the most
+   * recently referenced (under `compaction_order`) first.
+   */
+  readonly compaction_refill: boolean
+  /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
    * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
@@ -437,6 +444,7 @@ export interface ContextConfig {
   readonly working_set_window?: number | null
   readonly working_set_capacity?: number
   readonly working_set_payback?: number
+  readonly compaction_refill?: boolean | null
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -513,6 +521,7 @@ export const DEFAULT_CONFIG: Config = {
     working_set_window: null as number | null,
     working_set_capacity: 0.1,
     working_set_payback: 1,
+    compaction_refill: false,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,

@@ -8,7 +8,7 @@ import { codePointLength } from '../messages/text.js'
 import { isTruthy } from '../messages/values.js'
 import { estimateMessages } from '../meter/estimate.js'
 import type { PassContext } from './context.js'
-import { recordRemoved, recordStubbed, recordTruncated, type StickyDraft } from './sticky.js'
+import { recordRemoved, recordStubbed, recordTruncated, toStickyDraft, type StickyDraft } from './sticky.js'
 import { isStubbable } from './stub.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
@@ -16,6 +16,7 @@ import { toAnchorPositions } from './anchors.js'
 import { selectRecentStart, toWaveRanges } from './retention.js'
 import { toVisitOrder } from './reference-order.js'
 import { isJsonProjection } from '../tool-results/json-projection.js'
+import { refillRemoved } from './refill.js'
 
 /**
  * Flat charge in tokens per old stub removed at level 8 (an approximation that only decides when
@@ -268,7 +269,9 @@ const runLevelEight = (cursor: Cursor, target: number, draft: StickyDraft, conte
  * Run levels 1..8 over the sticky-applied non-system list until the total (system tokens
  * included) is at most `target` (SPEC 6.2 step 10 onward). `current` is the starting total.
  * `systemTokens`, `current` and `target` are estimator tokens. Records every decision into `draft`
- * (mutated); never mutates `nonSystem`. Never throws.
+ * (mutated); never mutates `nonSystem`. Never throws. Under `compaction_refill` a pass that reached
+ * a removal level (3 or later) then puts back what it removed while that fits under `target`
+ * (src/core/compaction/refill.ts).
  *
  * @example
  * const context = makePassContext({ ...DEFAULT_CONFIG, protected_tool_results: 0 }, estimateOne, {}, makeDerivationMemo())
@@ -293,6 +296,25 @@ export const runLadder = (
   draft: StickyDraft,
   context: PassContext,
   ceiling = Number.POSITIVE_INFINITY,
+): LadderResult => {
+  const refill = context.config.compaction_refill
+  const before = refill ? toStickyDraft(draft) : null
+  const ladder = runLevels(nonSystem, systemTokens, current, target, draft, context, ceiling)
+  if (before === null || ladder.levelReached < 3) return ladder
+  // compaction_refill (src/core/compaction/refill.ts): the removed units that still fit under the target come back.
+  const after = estimateMessages(ladder.working, context.estimate) + systemTokens
+  return { working: refillRemoved(nonSystem, ladder.working, after, target, draft, before, context).working, levelReached: ladder.levelReached }
+}
+
+/** Levels 1..8 of `runLadder`, stopping at the first that reaches `target`. */
+const runLevels = (
+  nonSystem: Messages,
+  systemTokens: number,
+  current: number,
+  target: number,
+  draft: StickyDraft,
+  context: PassContext,
+  ceiling: number,
 ): LadderResult => {
   const config = context.config
   const origins = config.protected_recent_tokens === null ? null : nonSystem.map((_, i) => i)

@@ -1,0 +1,91 @@
+// Refill (`compaction_refill`, src/core/compaction/refill.ts) on generated histories whose
+// messages share handles and differ in size (property-tests/handle-turns.ts), under every
+// compaction order: the refilled ladder keeps every message the plain ladder keeps, in the same
+// form and order; it never passes the target where the plain ladder ended at or under it; tool
+// groups stay paired; a restored message is the original or, for a tool result, its truncated form;
+// and the sticky draft describes the list exactly (re-applying it to the list the pass started
+// from gives the refilled list), so later views keep what the refill restored.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { makePassContext } from '../src/core/compaction/context.js'
+import { runLadder } from '../src/core/compaction/ladder.js'
+import { applySticky, toStickyDraft } from '../src/core/compaction/sticky.js'
+import { DEFAULT_CONFIG, type CompactionOrder, type Config } from '../src/core/config.js'
+import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
+import { seqOf, type Message } from '../src/core/messages/message.js'
+import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
+import { estimateMessages, estimateOne } from '../src/core/meter/estimate.js'
+import { EMPTY_STICKY } from '../src/core/state.js'
+import { runProperty } from './arbitraries.js'
+import { handleTurnArb, toHandleMessages } from './handle-turns.js'
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
+
+const caseArb = fc.record({
+  turns: fc.array(handleTurnArb(1600), { maxLength: 14 }),
+  share: fc.constantFrom(0.1, 0.3),
+  tools: fc.constantFrom(0, 1, 2, 5),
+  chars: fc.constantFrom(40, 250),
+  fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+  // tool results an earlier pass truncated (by index among the results)
+  earlier: fc.array(fc.nat({ max: 20 }), { maxLength: 4 }),
+  order: fc.constantFrom<CompactionOrder>('oldest', 'least_referenced', 'least_referenced_per_token'),
+})
+
+/** The ladder over `original` with the earlier decisions applied (the list a pass starts from). */
+const ladderOf = (original: Message[], earlier: ReadonlySet<number>, config: Config, target: number) => {
+  const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+  const sticky = { ...EMPTY_STICKY, truncated: earlier }
+  const working = applySticky(original, sticky, context)
+  const draft = toStickyDraft(sticky)
+  const ladder = runLadder(working, 0, estimateMessages(working, estimateOne), target, draft, context)
+  return { working, ladder, draft, context }
+}
+
+describe('compaction_refill', () => {
+  it('keeps what the plain ladder keeps, stays under the target, keeps groups paired, and its draft re-applies to the same list', () => {
+    runProperty(
+      'refill: superset, target, pairing, sticky',
+      fc.property(caseArb, ({ turns, share, tools, chars, fraction, earlier, order }) => {
+        const original = toHandleMessages(turns, true).map((message, i): Message => ({ ...message, metadata: { _seq: i } }))
+        const results = original.flatMap((message, i) => (message.role === 'tool' ? [i] : []))
+        const truncatedBefore = new Set(earlier.filter((k) => k < results.length).map((k) => results[k]))
+        const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order }
+        const target = Math.floor(estimateMessages(original, estimateOne) * fraction)
+        const plain = ladderOf(original, truncatedBefore, config, target)
+        const refilled = ladderOf(original, truncatedBefore, { ...config, compaction_refill: true }, target)
+        const working = refilled.working
+        const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order })
+        expect(refilled.ladder.levelReached, where).toBe(plain.ladder.levelReached)
+        // every message the plain ladder keeps, in the same form and order
+        const bySeq = new Map(refilled.ladder.working.map((message) => [seqOf(message), message]))
+        for (const message of plain.ladder.working) expect(bySeq.get(seqOf(message)), where).toEqual(message)
+        const seqs = refilled.ladder.working.map((message) => seqOf(message) as number)
+        expect(seqs, where).toEqual([...seqs].sort((a, b) => a - b))
+        // never past the target where the plain ladder ended at or under it
+        const plainTokens = estimateMessages(plain.ladder.working, estimateOne)
+        const tokens = estimateMessages(refilled.ladder.working, estimateOne)
+        expect(tokens, where).toBeGreaterThanOrEqual(plainTokens)
+        if (plainTokens <= target) expect(tokens, where).toBeLessThanOrEqual(target)
+        else expect(tokens, where).toBe(plainTokens)
+        expect(findPairingViolations(refilled.ladder.working), where).toEqual([])
+        // a restored message is as the pass found it, or a tool result in its truncated form (recorded as truncated)
+        for (const message of refilled.ladder.working) {
+          const seq = seqOf(message) as number
+          if (plain.ladder.working.some((kept) => seqOf(kept) === seq)) continue
+          const found = working.find((start) => seqOf(start) === seq) as Message
+          if (message === found) continue
+          expect(message.role, where).toBe('tool')
+          expect(refilled.draft.truncated.has(seq), where).toBe(true)
+          expect(message, where).toEqual(refilled.context.truncate(found))
+        }
+        // the draft says exactly what the list is: removed = not in the list, and re-applying it to the
+        // history (earlier decisions included) gives the list, so the next request's view keeps it
+        for (const message of original) expect(refilled.draft.removed.has(seqOf(message) as number), where).toBe(!bySeq.has(seqOf(message)))
+        expect(applySticky(original, refilled.draft, refilled.context), where).toEqual(refilled.ladder.working)
+        expect(applySticky(original, plain.draft, plain.context), where).toEqual(plain.ladder.working)
+      }),
+      numRuns * 3,
+    )
+  })
+})

@@ -1,0 +1,150 @@
+/**
+ * Refill (`compaction_refill`, docs/configuration.md; docs/evaluation.md, "Refill to the target";
+ * off by default = the contract, SPEC 6.2): the removal levels take whole units (a tool group, or
+ * one message), so a pass often ends far below its target: the last unit removed was large, or a
+ * later level with a smaller recent zone removed more. After the ladder, the refill puts back the
+ * units this pass removed while they fit under the target, the most valuable first (the reverse
+ * of the order the ladder visits them under `compaction_order`: the most recently referenced, or
+ * the newest). A unit comes back whole when it fits, else as its skeleton (its messages with every
+ * tool result the waves may shorten in its truncated form, SPEC 11.2, recorded as truncated), so
+ * tool groups stay paired (SPEC 17.3). User messages are never put back (the ladder removes them
+ * only at level 8).
+ *
+ * Pure: reads the lists, returns a new list; mutates only `draft` (a restored `_seq` leaves
+ * `draft.removed`, a shortened one joins `draft.truncated`).
+ */
+import type { Message, Messages } from '../messages/message.js'
+import { seqOf } from '../messages/message.js'
+import { isTruthy } from '../messages/values.js'
+import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
+import type { PassContext } from './context.js'
+import { recordTruncated, type StickyDraft, type StickySets } from './sticky.js'
+import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
+import { toVisitOrder } from './reference-order.js'
+
+/**
+ * A unit of the list a pass started from that the pass removed: its positions (a tool call
+ * message with its results, or one message) and its tokens as it was before the pass.
+ *
+ * @example
+ * const unit: RemovedUnit = { positions: [3, 4], tokens: 812 }
+ */
+export interface RemovedUnit {
+  readonly positions: ReadonlyArray<number>
+  readonly tokens: number
+}
+
+const isRemoved = (message: Message, removed: ReadonlySet<number>): boolean => {
+  const seq = seqOf(message)
+  return seq !== undefined && removed.has(seq)
+}
+
+/**
+ * The units of `initial` whose every message is in `removed`, keyed by their first position: a
+ * tool call message with its results, or one message that is not a user message. Tokens by
+ * `estimate`.
+ *
+ * @example
+ * const initial: Messages = [{ role: 'user', content: 'hi', metadata: { _seq: 0 } }, { role: 'assistant', content: 'long', metadata: { _seq: 1 } }]
+ * [...toRemovedUnits(initial, new Set([0, 1]), () => 5).keys()] // => [1]
+ */
+export const toRemovedUnits = (initial: Messages, removed: ReadonlySet<number>, estimate: (message: Message) => number): Map<number, RemovedUnit> => {
+  const units = new Map<number, RemovedUnit>()
+  for (let start = 0; start < initial.length; start += 1) {
+    const end = isToolCallMessage(initial[start]) ? selectResultRunEnd(initial, start) : start + 1
+    const positions: number[] = []
+    let tokens = 0
+    let whole = initial[start].role !== 'user'
+    for (let i = start; i < end && whole; i += 1) {
+      whole = isRemoved(initial[i], removed)
+      positions.push(i)
+      tokens += estimate(initial[i])
+    }
+    if (whole) units.set(start, { positions, tokens })
+    start = end - 1
+  }
+  return units
+}
+
+/** A tool result the waves may shorten (SPEC 11.2), in its truncated form; any other message as it is. */
+const toSkeletonForm = (message: Message, context: PassContext): Message =>
+  message.role !== 'tool' || isTruthy(message._truncated) || isExemptToolResult(message, context.config, context.toolNames) ? message : context.truncate(message)
+
+/**
+ * What each restored position of `initial` becomes: the units of `visits` in turn, whole when
+ * they fit under `room` (tokens), else as their skeleton when that fits, else not at all.
+ */
+const chooseRestored = (initial: Messages, visits: ReadonlyArray<RemovedUnit>, room: number, context: PassContext): Map<number, Message> => {
+  const restored = new Map<number, Message>()
+  let left = room
+  for (const unit of visits) {
+    if (unit.tokens <= left) {
+      left -= unit.tokens
+      for (const position of unit.positions) restored.set(position, initial[position])
+      continue
+    }
+    const forms = unit.positions.map((position) => toSkeletonForm(initial[position], context))
+    const tokens = forms.reduce((sum, form) => sum + context.estimate(form), 0)
+    if (tokens > left) continue
+    left -= tokens
+    unit.positions.forEach((position, j) => restored.set(position, forms[j]))
+  }
+  return restored
+}
+
+/**
+ * Puts back into `working` (the ladder's result over `initial`, the list the pass started from)
+ * the units the pass removed, most valuable first, while they fit under `target`: whole, else as
+ * their skeleton (module comment). `current` is `working`'s total with the system tokens, in the
+ * estimator units of `target`; `before` is the draft as the pass found it (a message `initial`
+ * holds shortened or stubbed by an earlier pass is restored in that form, and its decision
+ * recorded again). Returns the new list (in `initial`'s order) and its total; a restored `_seq`
+ * leaves `draft.removed`, a shortened result joins `draft.truncated`. When
+ * `working` is not `initial` less its removed messages (it always is after `runLadder`), or
+ * nothing fits, returns `working` as it is.
+ *
+ * @example
+ * const context = makePassContext(DEFAULT_CONFIG, () => 10, {}, makeDerivationMemo())
+ * const initial: Messages = [{ role: 'user', content: 'a', metadata: { _seq: 0 } }, { role: 'assistant', content: 'b', metadata: { _seq: 1 } }, { role: 'user', content: 'c', metadata: { _seq: 2 } }]
+ * const draft = toStickyDraft({ removed: new Set([1]), truncated: new Set(), stubbed: new Set() })
+ * refillRemoved(initial, [initial[0], initial[2]], 20, 30, draft, EMPTY_STICKY, context).working.length // => 3
+ * draft.removed.has(1) // => false
+ */
+export const refillRemoved = (
+  initial: Messages,
+  working: Messages,
+  current: number,
+  target: number,
+  draft: StickyDraft,
+  before: StickySets,
+  context: PassContext,
+): { readonly working: Messages; readonly current: number } => {
+  if (current >= target) return { working, current }
+  const units = toRemovedUnits(initial, draft.removed, context.estimate)
+  let removedCount = 0
+  for (const message of initial) if (isRemoved(message, draft.removed)) removedCount += 1
+  if (units.size === 0 || initial.length - removedCount !== working.length) return { working, current }
+  const order = toVisitOrder(initial, [...units.keys()], context.config.compaction_order, context.handles, context.estimate)
+  const visits = [...order].reverse().map((start) => units.get(start) as RemovedUnit)
+  const restored = chooseRestored(initial, visits, target - current, context)
+  if (restored.size === 0) return { working, current }
+  const next: Message[] = []
+  let total = current
+  let w = 0
+  for (let i = 0; i < initial.length; i += 1) {
+    const form = restored.get(i)
+    if (!isRemoved(initial[i], draft.removed)) next.push(working[w++])
+    else if (form !== undefined) {
+      next.push(form)
+      total += context.estimate(form)
+    }
+  }
+  for (const [position, form] of restored) {
+    const seq = seqOf(initial[position]) as number
+    draft.removed.delete(seq)
+    // a message shortened by an earlier pass comes back as it was, so its decision is recorded again
+    if (form !== initial[position] || before.truncated.has(seq)) recordTruncated(draft, initial[position])
+    if (before.stubbed.has(seq)) draft.stubbed.add(seq)
+  }
+  return { working: next, current: total }
+}

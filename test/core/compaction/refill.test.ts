@@ -1,0 +1,140 @@
+// Unit tests for src/core/compaction/refill.ts (`compaction_refill`): hand-made lists where the
+// ladder's removal levels end far below the target, and what the refill puts back.
+import { describe, expect, it } from 'vitest'
+import { makePassContext } from '../../../src/core/compaction/context.js'
+import { runLadder } from '../../../src/core/compaction/ladder.js'
+import { refillRemoved, toRemovedUnits } from '../../../src/core/compaction/refill.js'
+import { applySticky, toStickyDraft } from '../../../src/core/compaction/sticky.js'
+import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
+import { estimateMessages, estimateOne } from '../../../src/core/meter/estimate.js'
+import { EMPTY_STICKY } from '../../../src/core/state.js'
+
+const call = (id: string, seq: number, path: string): Message => ({
+  role: 'assistant',
+  content: '',
+  tool_calls: [{ id, type: 'function', function: { name: 'Read', arguments: JSON.stringify({ file_path: path }) } }],
+  metadata: { _seq: seq },
+})
+const result = (id: string, seq: number, text: string): Message => ({ role: 'tool', tool_call_id: id, content: text, metadata: { _seq: seq } })
+const say = (role: 'user' | 'assistant', seq: number, text: string): Message => ({ role, content: text, metadata: { _seq: seq } })
+
+/**
+ * The first user message, a small read of a.ts (1,000 characters), a large read of b.ts (12,000
+ * characters), an assistant note naming what a.ts holds, then six short turns so the recent zone
+ * is the end of the list.
+ */
+const history = (): Message[] => [
+  say('user', 0, 'Fix the bug in src/a.ts'),
+  call('r1', 1, 'src/a.ts'),
+  result('r1', 2, 'export const alpha_1 = 1\n'.repeat(40)),
+  call('r2', 3, 'src/b.ts'),
+  result('r2', 4, 'export const beta_2 = 2\n'.repeat(500)),
+  say('assistant', 5, 'alpha_1 is the value to fix'),
+  ...['ok', 'next?', 'fine', 'go on', 'done', 'thanks'].map((text, i) => say(i % 2 === 0 ? 'assistant' : 'user', 6 + i, text)),
+]
+
+const ladderOf = (config: Config, target: number) => {
+  const working = history()
+  const draft = toStickyDraft(EMPTY_STICKY)
+  const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+  const ladder = runLadder(working, 0, estimateMessages(working, estimateOne), target, draft, context)
+  return { working, ladder, draft, context, tokens: estimateMessages(ladder.working, estimateOne) }
+}
+
+const seqs = (list: ReadonlyArray<Message>): number[] => list.map((message) => (message.metadata as { _seq: number })._seq)
+
+describe('compaction_refill', () => {
+  const config: Config = { ...DEFAULT_CONFIG, protected_tool_results: 0, protected_recent: 0.3 }
+
+  it('is off by default: the ladder ends where its last removal left it, far below the target', () => {
+    const plain = ladderOf(config, 1200)
+    expect(DEFAULT_CONFIG.compaction_refill).toBe(false)
+    expect(plain.ladder.levelReached).toBeGreaterThanOrEqual(3)
+    expect(plain.tokens).toBeLessThan(600)
+    expect(seqs(plain.ladder.working)).not.toContain(1)
+  })
+
+  it('puts back whole the removed units that fit under the target, and leaves out the rest', () => {
+    const plain = ladderOf(config, 1200)
+    const refilled = ladderOf({ ...config, compaction_refill: true }, 1200)
+    expect(refilled.tokens).toBeGreaterThan(plain.tokens)
+    expect(refilled.tokens).toBeLessThanOrEqual(1200)
+    // the small read comes back whole with its call; the 12,000-character read does not fit whole
+    expect(seqs(refilled.ladder.working)).toEqual(expect.arrayContaining([1, 2, 5]))
+    expect(refilled.ladder.working.find((message) => (message.metadata as { _seq: number })._seq === 2)).toBe(refilled.working[2])
+    expect(refilled.draft.removed.has(1)).toBe(false)
+    expect(refilled.draft.removed.has(2)).toBe(false)
+  })
+
+  it('puts back a unit too large whole as its skeleton: the call and the truncated result, recorded as truncated', () => {
+    const refilled = ladderOf({ ...config, compaction_refill: true }, 1200)
+    const big = refilled.ladder.working.find((message) => (message.metadata as { _seq: number })._seq === 4)
+    expect(big).toEqual(refilled.context.truncate(refilled.working[4]))
+    expect(String(big?.content).length).toBeLessThan(400)
+    expect(seqs(refilled.ladder.working)).toContain(3)
+    expect(refilled.draft.truncated.has(4)).toBe(true)
+    expect(refilled.draft.removed.has(4)).toBe(false)
+  })
+
+  it('fills in the reverse of the visit order: the most recently referenced first, or the newest first', () => {
+    // room for a.ts whole, or for the skeletons of both reads
+    const working = history()
+    const units = toRemovedUnits(working, new Set([1, 2, 3, 4]), estimateOne)
+    expect([...units.keys()]).toEqual([1, 3])
+    const kept = working.filter((message) => ![1, 2, 3, 4].includes((message.metadata as { _seq: number })._seq))
+    const current = estimateMessages(kept, estimateOne)
+    const room = units.get(1)?.tokens ?? 0
+    const refill = (order: Config['compaction_order']) => {
+      const context = makePassContext({ ...config, compaction_order: order }, estimateOne, {}, makeDerivationMemo())
+      const draft = toStickyDraft({ ...EMPTY_STICKY, removed: new Set([1, 2, 3, 4]) })
+      return { ...refillRemoved(working, kept, current, current + room, draft, EMPTY_STICKY, context), draft }
+    }
+    // the note names alpha_1: a.ts is the most recently referenced and comes back whole
+    const referenced = refill('least_referenced')
+    expect(seqs(referenced.working)).toEqual([0, 1, 2, 5, 6, 7, 8, 9, 10, 11])
+    expect(referenced.current).toBe(estimateMessages(referenced.working, estimateOne))
+    expect(referenced.draft.truncated.size).toBe(0)
+    // oldest first visits b.ts last, so the refill takes it first, as its skeleton; a.ts then no longer fits whole and comes back as its skeleton too
+    const newest = refill('oldest')
+    expect(seqs(newest.working)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    expect([...newest.draft.truncated].sort()).toEqual([2, 4])
+    expect(newest.current).toBeLessThanOrEqual(current + room)
+  })
+
+  it('restores nothing at or above the target, and never a user message', () => {
+    const working = history()
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    const kept = working.filter((message) => (message.metadata as { _seq: number })._seq !== 7)
+    const draft = toStickyDraft({ ...EMPTY_STICKY, removed: new Set([7]) })
+    const current = estimateMessages(kept, estimateOne)
+    expect(refillRemoved(working, kept, current, current, draft, EMPTY_STICKY, context).working).toBe(kept)
+    expect(toRemovedUnits(working, new Set([7]), estimateOne).size).toBe(0)
+    expect(refillRemoved(working, kept, current, current + 1000, draft, EMPTY_STICKY, context).working).toBe(kept)
+    expect(draft.removed.has(7)).toBe(true)
+  })
+
+  it('records again the decision of a message an earlier pass shortened, so the next view keeps it shortened', () => {
+    const original = history()
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    const earlier = { ...EMPTY_STICKY, truncated: new Set([4]) }
+    const start = applySticky(original, earlier, context)
+    expect(start[4]).toEqual(context.truncate(original[4]))
+    // this pass removed b.ts's group (recordRemoved takes 4 out of the truncated set)
+    const draft = toStickyDraft({ ...earlier, removed: new Set([3, 4]), truncated: new Set() })
+    const kept = start.filter((message) => ![3, 4].includes((message.metadata as { _seq: number })._seq))
+    const current = estimateMessages(kept, estimateOne)
+    const refilled = refillRemoved(start, kept, current, current + 1000, draft, earlier, context)
+    expect(seqs(refilled.working)).toContain(4)
+    expect(draft.truncated.has(4)).toBe(true)
+    expect(applySticky(original, draft, context)).toEqual(refilled.working)
+  })
+
+  it('restores nothing when the list is not the start list less its removed messages', () => {
+    const working = history()
+    const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+    const draft = toStickyDraft({ ...EMPTY_STICKY, removed: new Set([5]) })
+    expect(refillRemoved(working, working, 10, 10_000, draft, EMPTY_STICKY, context).working).toBe(working)
+  })
+})
