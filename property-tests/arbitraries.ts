@@ -640,7 +640,7 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     // JSON tool results by named fields (src/core/tool-results/json-projection.ts)
     tool_result_json_projection: fc.constantFrom('off', 'named_keys'),
     // refill to the target (src/core/compaction/refill.ts)
-    compaction_refill: fc.boolean(),
+    compaction_refill: fc.constantFrom('none', 'pass', 'history'),
   },
   { requiredKeys: [] },
 )

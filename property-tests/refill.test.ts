@@ -9,6 +9,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { makePassContext } from '../src/core/compaction/context.js'
 import { runLadder } from '../src/core/compaction/ladder.js'
+import { refillHistory } from '../src/core/compaction/refill.js'
 import { applySticky, toStickyDraft } from '../src/core/compaction/sticky.js'
 import { DEFAULT_CONFIG, type CompactionOrder, type Config } from '../src/core/config.js'
 import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
@@ -53,7 +54,7 @@ describe('compaction_refill', () => {
         const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order }
         const target = Math.floor(estimateMessages(original, estimateOne) * fraction)
         const plain = ladderOf(original, truncatedBefore, config, target)
-        const refilled = ladderOf(original, truncatedBefore, { ...config, compaction_refill: true }, target)
+        const refilled = ladderOf(original, truncatedBefore, { ...config, compaction_refill: 'pass' }, target)
         const working = refilled.working
         const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order })
         expect(refilled.ladder.levelReached, where).toBe(plain.ladder.levelReached)
@@ -84,6 +85,43 @@ describe('compaction_refill', () => {
         for (const message of original) expect(refilled.draft.removed.has(seqOf(message) as number), where).toBe(!bySeq.has(seqOf(message)))
         expect(applySticky(original, refilled.draft, refilled.context), where).toEqual(refilled.ladder.working)
         expect(applySticky(original, plain.draft, plain.context), where).toEqual(plain.ladder.working)
+      }),
+      numRuns * 3,
+    )
+  })
+
+  it('"history" keeps every message the plain ladder keeps, stays under the target, keeps groups paired, and is what its draft re-applies to', () => {
+    runProperty(
+      'refill: history',
+      fc.property(caseArb, ({ turns, share, tools, chars, fraction, earlier, order }) => {
+        const original = toHandleMessages(turns, true).map((message, i): Message => ({ ...message, metadata: { _seq: i } }))
+        const results = original.flatMap((message, i) => (message.role === 'tool' ? [i] : []))
+        const truncatedBefore = new Set(earlier.filter((k) => k < results.length).map((k) => results[k]))
+        const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order, compaction_refill: 'history' }
+        const target = Math.floor(estimateMessages(original, estimateOne) * fraction)
+        const plain = ladderOf(original, truncatedBefore, config, target)
+        const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order })
+        const plainTokens = estimateMessages(plain.ladder.working, estimateOne)
+        const lifted = plain.ladder.levelReached >= 3 ? refillHistory(original, plainTokens, target, plain.draft, plain.context) : null
+        const list = lifted ?? plain.ladder.working
+        if (plainTokens >= target || plain.ladder.levelReached < 3) expect(lifted, where).toBeNull()
+        const tokens = estimateMessages(list, estimateOne)
+        if (plainTokens <= target) expect(tokens, where).toBeLessThanOrEqual(target)
+        expect(tokens, where).toBeGreaterThanOrEqual(plainTokens)
+        expect(findPairingViolations(list), where).toEqual([])
+        // every message the ladder kept is still there (a shortened one may come back whole); user messages as the ladder left them
+        const bySeq = new Map(list.map((message) => [seqOf(message), message]))
+        for (const message of plain.ladder.working) {
+          expect(bySeq.has(seqOf(message)), where).toBe(true)
+          if (message.role === 'user') expect(bySeq.get(seqOf(message)), where).toBe(message)
+        }
+        // each message is the original, its truncated form (recorded as truncated) or the ladder's own form
+        for (const message of list) {
+          const seq = seqOf(message) as number
+          if (message === original[seq] || plain.draft.stubbed.has(seq)) continue
+          expect(plain.draft.truncated.has(seq), where).toBe(true)
+        }
+        expect(applySticky(original, plain.draft, plain.context), where).toEqual(list)
       }),
       numRuns * 3,
     )

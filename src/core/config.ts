@@ -197,12 +197,13 @@ export interface Config {
    */
   readonly working_set_payback: number
   /**
-   * Refill (src/core/compaction/refill.ts; docs/evaluation.md, "Refill to the target"): false
-   * (the contract, SPEC 6.2: a pass ends wherever its last removal left it) or true: after the
-   * ladder, the units the pass removed that still fit under its target come back whole, the most
-   * recently referenced (under `compaction_order`) first.
+   * Refill (src/core/compaction/refill.ts; docs/evaluation.md, "Refill to the target"): `"none"`
+   * (the contract, SPEC 6.2: a pass ends wherever its last removal left it), `"pass"` (after the
+   * ladder, the units this pass removed come back while they fit under its target, whole or as
+   * their skeleton, the most recently referenced under `compaction_order` first) or `"history"`
+   * (the same over the whole history: earlier passes' removals and truncations may be lifted).
    */
-  readonly compaction_refill: boolean
+  readonly compaction_refill: CompactionRefill
   /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
@@ -348,6 +349,16 @@ export type TargetBasis = 'budget' | 'compactable'
 export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 
 /**
+ * What a compaction pass puts back under its target after the ladder (`compaction_refill`,
+ * src/core/compaction/refill.ts): nothing (`'none'`, the contract), what this pass removed
+ * (`'pass'`), or anything the history holds (`'history'`, earlier decisions lifted).
+ *
+ * @example
+ * const refill: CompactionRefill = 'history'
+ */
+export type CompactionRefill = 'none' | 'pass' | 'history'
+
+/**
  * Whether a JSON tool result keeps the whitespace between its tokens (`tool_result_json_whitespace`,
  * docs/configuration.md): `'keep'` (the contract) or `'strip'`.
  *
@@ -444,7 +455,7 @@ export interface ContextConfig {
   readonly working_set_window?: number | null
   readonly working_set_capacity?: number
   readonly working_set_payback?: number
-  readonly compaction_refill?: boolean | null
+  readonly compaction_refill?: CompactionRefill
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -521,7 +532,7 @@ export const DEFAULT_CONFIG: Config = {
     working_set_window: null as number | null,
     working_set_capacity: 0.1,
     working_set_payback: 1,
-    compaction_refill: false,
+    compaction_refill: 'none' as CompactionRefill,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,

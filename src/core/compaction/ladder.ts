@@ -269,9 +269,9 @@ const runLevelEight = (cursor: Cursor, target: number, draft: StickyDraft, conte
  * Run levels 1..8 over the sticky-applied non-system list until the total (system tokens
  * included) is at most `target` (SPEC 6.2 step 10 onward). `current` is the starting total.
  * `systemTokens`, `current` and `target` are estimator tokens. Records every decision into `draft`
- * (mutated); never mutates `nonSystem`. Never throws. Under `compaction_refill` a pass that reached
- * a removal level (3 or later) then puts back what it removed while that fits under `target`
- * (src/core/compaction/refill.ts).
+ * (mutated); never mutates `nonSystem`. Never throws. Under `compaction_refill: "pass"` a pass that
+ * reached a removal level (3 or later) then puts back what it removed while that fits under
+ * `target` (src/core/compaction/refill.ts; `"history"` runs in the pass, src/core/compaction/pass.ts).
  *
  * @example
  * const context = makePassContext({ ...DEFAULT_CONFIG, protected_tool_results: 0 }, estimateOne, {}, makeDerivationMemo())
@@ -297,11 +297,10 @@ export const runLadder = (
   context: PassContext,
   ceiling = Number.POSITIVE_INFINITY,
 ): LadderResult => {
-  const refill = context.config.compaction_refill
-  const before = refill ? toStickyDraft(draft) : null
+  const before = context.config.compaction_refill === 'pass' ? toStickyDraft(draft) : null
   const ladder = runLevels(nonSystem, systemTokens, current, target, draft, context, ceiling)
   if (before === null || ladder.levelReached < 3) return ladder
-  // compaction_refill (src/core/compaction/refill.ts): the removed units that still fit under the target come back.
+  // compaction_refill "pass" (src/core/compaction/refill.ts): the removed units that still fit under the target come back.
   const after = estimateMessages(ladder.working, context.estimate) + systemTokens
   return { working: refillRemoved(nonSystem, ladder.working, after, target, draft, before, context).working, levelReached: ladder.levelReached }
 }

@@ -15,6 +15,7 @@ import { estimateMessages } from '../meter/estimate.js'
 import { collectSpills, type PassContext } from './context.js'
 import { measureFloor, toInfeasiblePayload } from './floor.js'
 import { runLadder } from './ladder.js'
+import { refillHistory } from './refill.js'
 import { selectTarget } from './retention.js'
 import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
@@ -312,6 +313,15 @@ const applyFloorGuard = (escalate: boolean, reported: boolean, measured: Measure
 }
 
 /**
+ * `compaction_refill: "history"` after the ladder: the non-system history W (after a summary swap,
+ * the swapped list) refilled under `target` (`refillHistory`), or `working` as the ladder left it.
+ */
+const refillWhole = (input: PassInput, split: SplitList, swap: Swapped, working: Messages, measured: Measured, target: number, draft: StickyDraft, context: PassContext): Messages => {
+  const history = swap.swapped || split.prepared === null ? swap.nonSystem : toPlainArray(input.working).filter((message) => message.role !== 'system')
+  return refillHistory(history, estimateMessages(working, context.estimate) + measured.systemTokens, target, draft, context) ?? working
+}
+
+/**
  * The ladder toward the stop target, then the worth-the-rebuild verdict (SPEC 14) and, for an
  * accepted pass, its stats, the breaker and the over-budget warning.
  */
@@ -334,6 +344,8 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
     const ladder = runLadder(measured.stickyApplied, measured.systemTokens, measured.current, gate.stopTarget, draft, context, ceiling)
     working = ladder.working
     levelReached = ladder.levelReached
+    // compaction_refill "history" (src/core/compaction/refill.ts): earlier decisions lifted while they fit under the target.
+    if (config.compaction_refill === 'history' && levelReached >= 3) working = refillWhole(input, split, swap, working, measured, gate.stopTarget, draft, context)
   }
   const finalList: Messages = [...split.system, ...working]
   const afterTokens = estimateMessages(finalList, estimate)

@@ -1,24 +1,29 @@
 /**
  * Refill (`compaction_refill`, docs/configuration.md; docs/evaluation.md, "Refill to the target";
- * off by default = the contract, SPEC 6.2): the removal levels take whole units (a tool group, or
- * one message), so a pass often ends far below its target: the last unit removed was large, or a
- * later level with a smaller recent zone removed more. After the ladder, the refill puts back the
- * units this pass removed while they fit under the target, the most valuable first (the reverse
- * of the order the ladder visits them under `compaction_order`: the most recently referenced, or
- * the newest). A unit comes back whole when it fits, else as its skeleton (its messages with every
- * tool result the waves may shorten in its truncated form, SPEC 11.2, recorded as truncated), so
- * tool groups stay paired (SPEC 17.3). User messages are never put back (the ladder removes them
- * only at level 8).
+ * `"none"` by default = the contract, SPEC 6.2): the removal levels take whole units (a tool group,
+ * or one message), so a pass often ends far below its target: the last unit removed was large, or
+ * a later level with a smaller recent zone removed more. After the ladder, the refill puts back
+ * units while they fit under the target, the most valuable first (the reverse of the order the
+ * ladder visits them under `compaction_order`: the most recently referenced, or the newest). A
+ * unit comes back whole when it fits, else as its skeleton (its messages with every tool result
+ * the waves may shorten in its truncated form, SPEC 11.2, recorded as truncated), so tool groups
+ * stay paired (SPEC 17.3). User messages are never put back (the ladder removes them only at
+ * level 8).
+ *
+ * `"pass"` (`refillRemoved`) puts back what this pass removed; `"history"` (`refillHistory`) also
+ * lifts earlier passes' decisions (SPEC 7's sticky decisions reconsidered when a pass has room): a
+ * unit any pass removed comes back, and a tool group whose results an earlier pass shortened comes
+ * back whole, when that fits.
  *
  * Pure: reads the lists, returns a new list; mutates only `draft` (a restored `_seq` leaves
- * `draft.removed`, a shortened one joins `draft.truncated`).
+ * `draft.removed`, a shortened one joins `draft.truncated`, a lifted truncation leaves it).
  */
 import type { Message, Messages } from '../messages/message.js'
 import { seqOf } from '../messages/message.js'
 import { isTruthy } from '../messages/values.js'
 import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
 import type { PassContext } from './context.js'
-import { recordTruncated, type StickyDraft, type StickySets } from './sticky.js'
+import { applySticky, recordTruncated, type StickyDraft, type StickySets } from './sticky.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 import { toVisitOrder } from './reference-order.js'
 
@@ -147,4 +152,91 @@ export const refillRemoved = (
     if (before.stubbed.has(seq)) draft.stubbed.add(seq)
   }
   return { working: next, current: total }
+}
+
+/**
+ * Every unit of `history` (a tool call message with its results, or one message that is not a
+ * user message) whose messages all carry a `_seq`, keyed by its first position.
+ */
+const toUnits = (history: Messages): Map<number, ReadonlyArray<number>> => {
+  const units = new Map<number, ReadonlyArray<number>>()
+  for (let start = 0; start < history.length; start += 1) {
+    const end = isToolCallMessage(history[start]) ? selectResultRunEnd(history, start) : start + 1
+    const positions: number[] = []
+    for (let i = start; i < end; i += 1) positions.push(i)
+    if (history[start].role !== 'user' && positions.every((i) => seqOf(history[i]) !== undefined)) units.set(start, positions)
+    start = end - 1
+  }
+  return units
+}
+
+/** A message's form under `draft` (null: removed), as `applySticky` derives it. */
+const formUnder = (message: Message, draft: StickySets, context: PassContext): Message | null => {
+  const seq = seqOf(message) as number
+  if (draft.removed.has(seq)) return null
+  if (draft.truncated.has(seq)) return context.truncate(message)
+  return draft.stubbed.has(seq) ? context.stub(message) : message
+}
+
+/**
+ * Lifts the decisions on one unit of `history` when that fits in `room` tokens: a removed unit
+ * whole, else as its skeleton; a unit with shortened results (none removed or stubbed) whole.
+ * Returns the tokens it added, or null when it changed nothing. Mutates `draft`.
+ */
+const liftUnit = (history: Messages, positions: ReadonlyArray<number>, room: number, draft: StickyDraft, context: PassContext): number | null => {
+  const seqs = positions.map((i) => seqOf(history[i]) as number)
+  const removed = seqs.every((seq) => draft.removed.has(seq))
+  const shortened = seqs.some((seq) => draft.truncated.has(seq)) && !seqs.some((seq) => draft.removed.has(seq) || draft.stubbed.has(seq))
+  if (!removed && !shortened) return null
+  let now = 0
+  let whole = 0
+  for (const i of positions) {
+    const form = formUnder(history[i], draft, context)
+    now += form === null ? 0 : context.estimate(form)
+    whole += context.estimate(history[i])
+  }
+  if (whole - now <= room) {
+    for (const seq of seqs) {
+      draft.removed.delete(seq)
+      draft.truncated.delete(seq)
+    }
+    return whole - now
+  }
+  if (!removed) return null
+  const forms = positions.map((i) => toSkeletonForm(history[i], context))
+  const tokens = forms.reduce((sum, form) => sum + context.estimate(form), 0)
+  if (tokens > room) return null
+  positions.forEach((i, j) => {
+    draft.removed.delete(seqs[j])
+    if (forms[j] !== history[i]) recordTruncated(draft, history[i])
+  })
+  return tokens
+}
+
+/**
+ * `compaction_refill: "history"`: after the ladder, units of the whole non-system history W (not
+ * only what this pass removed) come back while they fit under `target`, most valuable first
+ * (module comment). `current` is the ladder's total with the system tokens, in `target`'s
+ * estimator units. Returns the new non-system list, `applySticky(history, draft)` (the list the
+ * next request re-applies), or null when nothing changed. Mutates `draft`.
+ *
+ * @example
+ * const context = makePassContext(DEFAULT_CONFIG, () => 10, {}, makeDerivationMemo())
+ * const history: Messages = [{ role: 'user', content: 'a', metadata: { _seq: 0 } }, { role: 'assistant', content: 'b', metadata: { _seq: 1 } }, { role: 'user', content: 'c', metadata: { _seq: 2 } }]
+ * const draft = toStickyDraft({ removed: new Set([1]), truncated: new Set(), stubbed: new Set() })
+ * refillHistory(history, 20, 30, draft, context)?.length // => 3
+ */
+export const refillHistory = (history: Messages, current: number, target: number, draft: StickyDraft, context: PassContext): Messages | null => {
+  if (current >= target) return null
+  const units = toUnits(history)
+  const order = toVisitOrder(history, [...units.keys()], context.config.compaction_order, context.handles, context.estimate)
+  let left = target - current
+  let changed = false
+  for (let k = order.length - 1; k >= 0 && left > 0; k -= 1) {
+    const added = liftUnit(history, units.get(order[k]) as ReadonlyArray<number>, left, draft, context)
+    if (added === null) continue
+    left -= added
+    changed = true
+  }
+  return changed ? applySticky(history, draft, context) : null
 }

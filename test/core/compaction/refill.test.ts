@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { runLadder } from '../../../src/core/compaction/ladder.js'
-import { refillRemoved, toRemovedUnits } from '../../../src/core/compaction/refill.js'
+import { refillHistory, refillRemoved, toRemovedUnits } from '../../../src/core/compaction/refill.js'
 import { applySticky, toStickyDraft } from '../../../src/core/compaction/sticky.js'
 import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
 import type { Message } from '../../../src/core/messages/message.js'
@@ -50,7 +50,7 @@ describe('compaction_refill', () => {
 
   it('is off by default: the ladder ends where its last removal left it, far below the target', () => {
     const plain = ladderOf(config, 1200)
-    expect(DEFAULT_CONFIG.compaction_refill).toBe(false)
+    expect(DEFAULT_CONFIG.compaction_refill).toBe('none')
     expect(plain.ladder.levelReached).toBeGreaterThanOrEqual(3)
     expect(plain.tokens).toBeLessThan(600)
     expect(seqs(plain.ladder.working)).not.toContain(1)
@@ -58,7 +58,7 @@ describe('compaction_refill', () => {
 
   it('puts back whole the removed units that fit under the target, and leaves out the rest', () => {
     const plain = ladderOf(config, 1200)
-    const refilled = ladderOf({ ...config, compaction_refill: true }, 1200)
+    const refilled = ladderOf({ ...config, compaction_refill: 'pass' }, 1200)
     expect(refilled.tokens).toBeGreaterThan(plain.tokens)
     expect(refilled.tokens).toBeLessThanOrEqual(1200)
     // the small read comes back whole with its call; the 12,000-character read does not fit whole
@@ -69,7 +69,7 @@ describe('compaction_refill', () => {
   })
 
   it('puts back a unit too large whole as its skeleton: the call and the truncated result, recorded as truncated', () => {
-    const refilled = ladderOf({ ...config, compaction_refill: true }, 1200)
+    const refilled = ladderOf({ ...config, compaction_refill: 'pass' }, 1200)
     const big = refilled.ladder.working.find((message) => (message.metadata as { _seq: number })._seq === 4)
     expect(big).toEqual(refilled.context.truncate(refilled.working[4]))
     expect(String(big?.content).length).toBeLessThan(400)
@@ -136,5 +136,29 @@ describe('compaction_refill', () => {
     const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
     const draft = toStickyDraft({ ...EMPTY_STICKY, removed: new Set([5]) })
     expect(refillRemoved(working, working, 10, 10_000, draft, EMPTY_STICKY, context).working).toBe(working)
+  })
+
+  it('"history" lifts an earlier pass\'s removal and an earlier truncation when they fit, and returns what the draft re-applies to', () => {
+    const original = history()
+    const context = makePassContext({ ...config, compaction_refill: 'history' }, estimateOne, {}, makeDerivationMemo())
+    // earlier passes removed a.ts's group and shortened b.ts; this pass removed the note (5)
+    const draft = toStickyDraft({ removed: new Set([1, 2, 5]), truncated: new Set([4]), stubbed: new Set() })
+    const before = applySticky(original, draft, context)
+    const current = estimateMessages(before, estimateOne)
+    const aTokens = estimateOne(original[1]) + estimateOne(original[2])
+    const bLift = estimateOne(original[4]) - estimateOne(context.truncate(original[4]))
+    // room for everything: b.ts whole again, a.ts and the note back
+    const roomy = toStickyDraft(draft)
+    const all = refillHistory(original, current, current + aTokens + bLift + estimateOne(original[5]), roomy, context)
+    expect(all).toEqual(original)
+    expect([...roomy.removed, ...roomy.truncated]).toEqual([])
+    // room for a.ts's tokens only: what comes back fits that room, and b.ts stays shortened (lifting it costs more)
+    const tight = toStickyDraft(draft)
+    const some = refillHistory(original, current, current + aTokens, tight, context)
+    expect(some).toEqual(applySticky(original, tight, context))
+    expect(estimateMessages(some ?? [], estimateOne)).toBeLessThanOrEqual(current + aTokens)
+    expect(tight.truncated.has(4)).toBe(true)
+    // no room: nothing changes
+    expect(refillHistory(original, current, current, toStickyDraft(draft), context)).toBeNull()
   })
 })
