@@ -224,10 +224,17 @@ const withText = (item: Readonly<Record<string, unknown>>, text: string): Readon
 /**
  * The `output` of a modified output item: the piece's text; an output of parts stored without
  * JSON whitespace (not truncated) keeps its other parts (images, files) in place, the text in
- * its first text part (a stripped output always has one: its text came from them).
+ * its first text part (a stripped output always has one: its text came from them). A truncated
+ * or cut output of parts is one `input_text` part with the text before its other parts (images,
+ * files), as the Anthropic and AI SDK formats rebuild a truncated result (./anthropic.ts,
+ * ./ai-sdk.ts): truncation shortens the text and never drops media (docs/formats.md).
  */
-const toOutputWithText = (piece: Message, output: unknown, text: string): unknown =>
-  Array.isArray(output) && isStrippedOnly(piece) && hasOtherParts(output, OUTPUT_TEXT_TYPES) ? withStrippedText(output, text, OUTPUT_TEXT_TYPES) : text
+const toOutputWithText = (piece: Message, output: unknown, text: string): unknown => {
+  if (!Array.isArray(output)) return text
+  if (isStrippedOnly(piece)) return hasOtherParts(output, OUTPUT_TEXT_TYPES) ? withStrippedText(output, text, OUTPUT_TEXT_TYPES) : text
+  const media = output.filter((part) => !(isPlainObject(part) && OUTPUT_TEXT_TYPES.includes(String(part.type))))
+  return media.length > 0 ? [{ type: 'input_text', text }, ...media] : text
+}
 
 /**
  * The items of one view piece (`toResponsesView`): a Responses piece's items (only the API's keys
