@@ -8,6 +8,7 @@ import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import type { InputFormatChoice } from '../importers/detect.js'
 import { evaluateSession, prepareSessions, readInput, type ConfigLayers } from './evaluate.js'
 import type { BudgetOverride } from './options.js'
+import { countNoun } from '../count-noun.js'
 
 /**
  * The run settings every unit of a compare shares, as plain data (paths of the model tables, not
@@ -99,7 +100,7 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
     return { config: unit.config, session: session.name, model: session.model, ...evaluateSession(session, options) }
   })
   for (const [model, count] of unpriced) {
-    warnings.add(`no price for model ${model} in ${unit.input} (${count} session${count === 1 ? '' : 's'}): cost_usd is 0; give --model NAME or --prices FILE`)
+    warnings.add(`no price for model ${model} in ${unit.input} (${countNoun(count, 'session')}): cost_usd is 0; give --model NAME or --prices FILE`)
   }
   return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings] }
 }

@@ -12,6 +12,7 @@ import type { ReportSection } from '../report/model.js'
 import { Table } from './libraries.js'
 import { replayInput, type CliIo, type ReplayInputFlags } from './replay-input.js'
 import { describeBudget, generatorName, toReportSections, writeReportFile } from './report-command.js'
+import { countNoun } from '../count-noun.js'
 
 /**
  * The session the demo replays: a real 140-request Claude Code session (MIT, see the LICENSE
@@ -113,7 +114,7 @@ export const runDemo = async (file: string | undefined, flags: DemoFlags, io: Cl
     sections.push(...toReportSections(replayed, preset))
   }
   const budget = Number.parseInt(flags.budget, 10).toLocaleString('en-US')
-  io.stdout(`Replaying a real Claude Code session (${sections[0]?.requests ?? 0} requests${about?.model ? `, model ${about.model}` : ''}) with a budget of ${budget} tokens per request,\n`)
+  io.stdout(`Replaying a real Claude Code session (${countNoun(sections[0]?.requests ?? 0, 'request')}${about?.model ? `, model ${about.model}` : ''}) with a budget of ${budget} tokens per request,\n`)
   io.stdout(`once with the contract's defaults (reference) and once with the recommended preset:\n\n`)
   const table = new Table({ head: ['', ...DEMO_PRESETS], style: { head: [], border: [], compact: true }, colAligns: ['left', ...DEMO_PRESETS.map(() => 'right' as const)] })
   for (const row of ROWS) table.push([row.name, ...sections.map((section) => row.value(section, requestBudget))])

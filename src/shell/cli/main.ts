@@ -25,6 +25,7 @@ import { addReplayOptions, readConfigFile, replayInput, toBudgetOverride, type C
 import { DEMO_BUDGET, runDemo, type DemoFlags } from './demo-command.js'
 import { runReport, type ReportFlags } from './report-command.js'
 import { summarizeRows, toRequestRow, type ReplaySummary, type RequestRow } from './report.js'
+import { countNoun } from '../count-noun.js'
 
 export { BUNDLED_SESSION, CLAUDE_CODE_WINDOW, type CliIo } from './replay-input.js'
 
@@ -149,9 +150,9 @@ const describeFits = (fits: ReadonlyArray<ProviderFit | null>): string => {
   if (known.every((fit) => fit.source === 'none')) return 'no readings in this input: billed = the gpt-tokenizer count of the view (scale 1, no overhead)'
   if (known.length === 1) {
     const fit = known[0]
-    return `provider model fitted on ${fit.points} readings${fit.rejected > 0 ? ` (${fit.rejected} left out)` : ''}: reading ~ ${fit.scale.toFixed(3)} x count + ${Math.round(fit.overhead).toLocaleString('en-US')}`
+    return `provider model fitted on ${countNoun(fit.points, 'reading')}${fit.rejected > 0 ? ` (${fit.rejected} left out)` : ''}: reading ~ ${fit.scale.toFixed(3)} x count + ${Math.round(fit.overhead).toLocaleString('en-US')}`
   }
-  return `provider model fitted per session on ${known.reduce((sum, fit) => sum + fit.points, 0)} readings`
+  return `provider model fitted per session on ${countNoun(known.reduce((sum, fit) => sum + fit.points, 0), 'reading')}`
 }
 
 // Unknowns are counted apart: no bill of the view sent says whether it was over (judgeOverBudget).
@@ -176,12 +177,12 @@ const renderSummary = (summary: ReplaySummary, rows: ReadonlyArray<ReplayRow>, f
     `spill files: ${summary.spills}`,
     `failed requests: ${summary.failedRequests}`,
   ]
-  if (simulated) lines.push(`usage: simulated (${describeFits(fits)}; hidden overhead clamped at 0 on ${clamped} requests)`)
+  if (simulated) lines.push(`usage: simulated (${describeFits(fits)}; hidden overhead clamped at 0 on ${countNoun(clamped, 'request')})`)
   else {
     lines.push(
       summary.drift === null
         ? 'estimator drift: no provider usage in this input'
-        : `estimator drift (reading / estimate of the request it describes, ${summary.drift.requests} ${summary.drift.requests === 1 ? 'request' : 'requests'}): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
+        : `estimator drift (reading / estimate of the request it describes, ${countNoun(summary.drift.requests, 'request')}): median ${summary.drift.median.toFixed(3)}, p90 ${summary.drift.p90.toFixed(3)}`,
     )
   }
   for (const row of rows.filter((r) => r.error !== null).slice(0, 3)) lines.push(`request ${row.request}${row.session ? ` (${row.session})` : ''} failed: ${row.error}`)
@@ -237,7 +238,7 @@ const printReplayed = (replayed: ReplayedInput, flags: ReplayFlags, io: CliIo, s
   if (!flags.json) {
     const multiSession = replayed.sessions.length > 1
     const showHybrid = rows.some((row) => row.measuredTokens !== null)
-    io.stdout(`${replayed.path} (${replayed.format}, ${replayed.sessions.length} session${replayed.sessions.length === 1 ? '' : 's'})\n`)
+    io.stdout(`${replayed.path} (${replayed.format}, ${countNoun(replayed.sessions.length, 'session')})\n`)
     io.stdout(renderTable(rows, multiSession, showHybrid, simulated) + '\n')
     io.stdout(legend(showHybrid, simulated, repair) + '\n')
     io.stdout(renderSummary(summarizeRows(rows, part.sessions, spillFiles), rows, flags, simulated, part.clamped, part.fits) + '\n')
@@ -258,7 +259,7 @@ const printTotal = (parts: ReadonlyArray<ReplayedPart>, flags: ReplayFlags, io: 
   )
   const clamped = parts.reduce((sum, part) => sum + part.clamped, 0)
   if (!flags.json) {
-    io.stdout(`\nTOTAL (${parts.length} inputs)\n${renderSummary(summary, rows, flags, simulated, clamped, parts.flatMap((part) => part.fits))}\n`)
+    io.stdout(`\nTOTAL (${countNoun(parts.length, 'input')})\n${renderSummary(summary, rows, flags, simulated, clamped, parts.flatMap((part) => part.fits))}\n`)
     return
   }
   const total = {
@@ -288,7 +289,7 @@ const printTotal = (parts: ReadonlyArray<ReplayedPart>, flags: ReplayFlags, io: 
 const writeReplayedRecording = (path: string, replayed: ReplayedInput): void => {
   if (replayed.sessions.length !== 1) {
     const names = replayed.sessions.map((item) => item.session ?? '').slice(0, 8).join(', ')
-    throw new UsageError(`--write-recording ${path}: ${replayed.path} holds ${replayed.sessions.length} sessions (${names}); pick one with --session`)
+    throw new UsageError(`--write-recording ${path}: ${replayed.path} holds ${countNoun(replayed.sessions.length, 'session')} (${names}); pick one with --session`)
   }
   try {
     writeFileSync(path, serializeRecording(replayed.sessions[0].replayable))

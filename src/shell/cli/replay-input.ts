@@ -23,6 +23,7 @@ import { Option, Presets, SingleBar, type Command } from './libraries.js'
 
 export { CLAUDE_CODE_WINDOW }
 import { mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
+import { countNoun } from '../count-noun.js'
 
 /**
  * Where the CLI writes: injectable for tests. `isTty` enables the progress bar (on stderr).
@@ -189,7 +190,7 @@ export const toBudgetOverride = (flags: Pick<ReplayInputFlags, 'budget' | 'windo
 export const recordedUsageNote = (facts: { readonly usage: UsageMode; readonly meter: Config['token_meter']; readonly readings: number; readonly firstCompaction: number | null }): string | null => {
   if (facts.usage !== 'recorded' || facts.meter === 'estimate' || facts.readings === 0 || facts.firstCompaction === null) return null
   return (
-    `token_meter "${facts.meter}" reads the ${facts.readings} recorded readings (--usage recorded, replay's default); they bill the requests the agent sent, ` +
+    `token_meter "${facts.meter}" reads the ${countNoun(facts.readings, 'recorded reading')} (--usage recorded, replay's default); they bill the requests the agent sent, ` +
     `not the smaller views this replay sent from request ${facts.firstCompaction} on (its first compaction), so from there the meter counts a size no view has. ` +
     'To see how this configuration behaves with a provider billing the views it sends, add --usage simulated (docs/evaluation.md, "The provider model")'
   )
@@ -279,7 +280,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   for (const { result } of sessions) for (const log of result.logs) if (log.type === 'log' && log.level === 'warning') warnings.set(log.message, (warnings.get(log.message) ?? 0) + 1)
   const shown = [...warnings].slice(0, 10)
   for (const [message, count] of shown) io.stderr(`warning: ${message}${count > 1 ? ` (${count} times)` : ''}\n`)
-  if (warnings.size > shown.length) io.stderr(`warning: … and ${warnings.size - shown.length} more distinct warnings\n`)
+  if (warnings.size > shown.length) io.stderr(`warning: … and ${countNoun(warnings.size - shown.length, 'more distinct warning')}\n`)
 
   return { path, format: loaded.format, budget: override ?? (loaded.format === 'claude-code' ? { kind: 'window', ...CLAUDE_CODE_WINDOW } : null), usage, sessions }
 }

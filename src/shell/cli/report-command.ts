@@ -15,6 +15,7 @@ import type { TokenMeterStats } from '../../core/stats.js'
 import type { BudgetOverride } from './options.js'
 import { UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
+import { countNoun } from '../count-noun.js'
 
 /**
  * The flags of `report`: the replay flags (the command's `--usage` default is `simulated`) plus
@@ -132,6 +133,6 @@ export const runReport = async (file: string | undefined, flags: ReportFlags, io
   }
   const target = writeReportFile(flags.html, renderHtmlReport(sections, about, loadChartLibrary()))
   const requests = sections.reduce((sum, section) => sum + section.requests, 0)
-  io.stdout(`wrote ${target} (${sections.length} session${sections.length === 1 ? '' : 's'}, ${requests} requests)\n`)
+  io.stdout(`wrote ${target} (${countNoun(sections.length, 'session')}, ${countNoun(requests, 'request')})\n`)
   return sections.some((section) => section.failedRequests > 0) ? 1 : 0
 }

@@ -5,6 +5,7 @@
  */
 import type { ChartLibrary } from './chart-library.js'
 import type { ReportSection } from './model.js'
+import { countNoun } from '../count-noun.js'
 
 /**
  * What the page says about the run above the sections: the input file, its format, the
@@ -65,7 +66,7 @@ export const toFrontierPoint = (label: string, sections: ReadonlyArray<ReportSec
   const needed = sections.reduce((sum, section) => sum + (section.neededFacts ?? 0), 0)
   const recalled = sections.reduce((sum, section) => sum + (section.recalledFacts ?? 0), 0)
   const failed = sections.reduce((sum, section) => sum + section.failedRequests, 0)
-  return { label, cost: sections.reduce((sum, section) => sum + (section.costUsd ?? 0), 0), recall: needed === 0 ? null : recalled / needed, note: failed > 0 ? `${failed} failed requests` : null }
+  return { label, cost: sections.reduce((sum, section) => sum + (section.costUsd ?? 0), 0), recall: needed === 0 ? null : recalled / needed, note: failed > 0 ? countNoun(failed, 'failed request') : null }
 }
 
 const escapeHtml = (text: string): string =>
