@@ -12,8 +12,7 @@
  * `filter: 'none'` runs the same loop without the filter, for comparison.
  */
 import { createHash } from 'node:crypto'
-import { Agent, MemorySession, Runner, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents'
-import { OpenAIProvider } from '@openai/agents-openai'
+import { Agent, MemorySession, OpenAIProvider, Runner, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents'
 import { z } from 'zod'
 import { makeContextCallModelInputFilter, makeContextModelProvider } from '../src/index.js'
 import { SYSTEM_PROMPT, TASK, readFile, startLoop, type AgentLoopOptions, type AgentLoopReport } from './support/agent-loop.js'

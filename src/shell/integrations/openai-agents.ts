@@ -213,8 +213,7 @@ const rebuild = (item: AgentsInputItem, piece: Message): AgentsInputItem => {
  * Throws `InvalidRequestError` (field `format`) when the manager's format is not `openai-chat`.
  *
  * @example
- * import { Runner } from '@openai/agents'
- * import { OpenAIProvider } from '@openai/agents-openai'
+ * import { OpenAIProvider, Runner } from '@openai/agents'
  * const context = new ContextManager({ max_tokens: 200_000 }, { format: 'openai-chat' })
  * const runner = new Runner({ callModelInputFilter: makeContextCallModelInputFilter(context), modelProvider: makeContextModelProvider(context, new OpenAIProvider({ apiKey: 'sk-...' })) })
  * // what the filter does on each call: the view as the SDK's items, the instructions apart
@@ -255,7 +254,7 @@ export const makeContextCallModelInputFilter = (context: AgentsContext, options:
  * the response's `usage`.
  *
  * @example
- * import { OpenAIProvider } from '@openai/agents-openai'
+ * import { OpenAIProvider } from '@openai/agents'
  * const model: AgentsModel = await new OpenAIProvider({ apiKey: 'sk-...' }).getModel('gpt-5')
  */
 export interface AgentsModel {
@@ -267,7 +266,7 @@ export interface AgentsModel {
  * A model provider of the Agents SDK (`ModelProvider`): `getModel(name?)`.
  *
  * @example
- * import { OpenAIProvider } from '@openai/agents-openai'
+ * import { OpenAIProvider } from '@openai/agents'
  * const provider: AgentsModelProvider = new OpenAIProvider({ apiKey: 'sk-...' })
  */
 export interface AgentsModelProvider {
@@ -289,7 +288,7 @@ const plainUsage = (usage: unknown): OpenAIAgentsUsage | null => {
  * entry). Every other call goes through unchanged.
  *
  * @example
- * import { OpenAIProvider } from '@openai/agents-openai'
+ * import { OpenAIProvider } from '@openai/agents'
  * const context = new ContextManager({}, { format: 'openai-chat' })
  * const provider = makeContextModelProvider(context, new OpenAIProvider({ apiKey: 'sk-...' }))
  * typeof (await provider.getModel('gpt-5')).getResponse // => 'function'
