@@ -62,6 +62,13 @@ export interface PassInput {
    * converted E; the stats keep the real E and target.
    */
   readonly billed?: { readonly effective: number; readonly target: number }
+  /**
+   * Removals recorded ahead of the pass in this request (the working-set stage's,
+   * src/core/request/working-set.ts), already in `sticky`: the pass finalizes (stats,
+   * `context:compaction`) even when it escalates nothing, as after a summary-only swap (SPEC 6.2
+   * step 9, SPEC 9), and in sticky-only mode it still escalates nothing.
+   */
+  readonly removedAhead?: boolean
 }
 
 /**
@@ -134,7 +141,7 @@ type Decided = Omit<PassOutcome, 'spills'>
 export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
   // Sticky-only over the prepared list (the quiet request) derives nothing, so no spill can be asked for.
   const prepared = input.applied
-  if (input.stickyOnly && prepared !== undefined) return { ...keep(input, prepared.list ?? [...prepared.system, ...prepared.stickyApplied], []), spills: [] }
+  if (input.stickyOnly && input.removedAhead !== true && prepared !== undefined) return { ...keep(input, prepared.list ?? [...prepared.system, ...prepared.stickyApplied], []), spills: [] }
   const collector = collectSpills(context)
   const decided = decidePass(input, collector.context)
   return { ...decided, spills: collector.spills() }
@@ -175,15 +182,16 @@ const keep = (input: PassInput, list: Messages, effects: ReadonlyArray<Effect>):
 const decidePass = (input: PassInput, context: PassContext): Decided => {
   const split = splitWorking(input, context.config)
   // SPEC 17.1: re-apply the decisions, decide nothing, swap nothing (no copy of the sets).
-  if (input.stickyOnly) return keep(input, [...split.system, ...(split.prepared?.stickyApplied ?? applySticky(split.nonSystem, input.sticky, context))], [])
+  if (input.stickyOnly && input.removedAhead !== true) return keep(input, [...split.system, ...(split.prepared?.stickyApplied ?? applySticky(split.nonSystem, input.sticky, context))], [])
   const swap = swapPending(input, split, context)
   const measured = measureSwapped(input, split, swap, context)
-  const gate = gateEscalation(input, swap, measured, context)
+  // Sticky-only with removals made ahead: finalize them, escalate nothing (SPEC 17.1).
+  const gate: Gate = input.stickyOnly ? { escalate: false, stopTarget: measured.target, infeasible: input.infeasible, effects: [] } : gateEscalation(input, swap, measured, context)
   const effects = [...swap.effects, ...gate.effects]
   // The prepared list is S ++ N' already (src/core/incremental/working.ts): no copy while the swap left N' as it was.
   const list = (measured.stickyApplied === split.prepared?.stickyApplied ? split.prepared.list : undefined) ?? [...split.system, ...measured.stickyApplied]
   const unchanged: Decided = { ...keep(input, list, effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, infeasible: gate.infeasible }
-  if (!gate.escalate && !swap.swapped) return unchanged
+  if (!gate.escalate && !swap.swapped && input.removedAhead !== true) return unchanged
   return escalate(input, split, swap, measured, gate, unchanged, context)
 }
 
@@ -210,7 +218,7 @@ const swapPending = (input: PassInput, split: SplitList, context: PassContext): 
   const { config, estimate } = context
   const none: Swapped = { recorded: null, summary: input.summary, history: input.history, nextSeq: input.nextSeq, swapped: false, nonSystem: split.nonSystem, effects: [] }
   const pending = input.summary.pending
-  if (config.compaction_strategy !== 'summary' || pending === null) return none
+  if (config.compaction_strategy !== 'summary' || pending === null || input.stickyOnly) return none
   const swapAllowed =
     !config.summary_hysteresis ||
     needsEscalation(config, input.meter, input.hybrid, estimateMessages(split.system, estimate) + estimateMessages(applySticky(split.nonSystem, input.sticky, context), estimate), input.effective)

@@ -2,8 +2,9 @@
  * The working-set stage (`working_set_window`, docs/configuration.md;
  * src/core/compaction/working-set.ts): between the compaction trigger and the pass, removes the
  * units outside the working set of the sticky-applied list (from the cut that pays), by recording them as removed sticky decisions (SPEC 7), which the
- * pass stage then applies (and, when the trigger fired, compacts further from). Off by default:
- * the contract's request is unchanged.
+ * pass stage then applies (and, when the trigger fired, compacts further from) and finalizes
+ * (stats, `context:compaction`, as after a summary-only swap: `removedAhead` in
+ * src/core/compaction/pass.ts). Off by default: the contract's request is unchanged.
  */
 import type { StickyState } from '../state.js'
 import { selectAppliedView } from '../incremental/working.js'
@@ -34,7 +35,10 @@ const toWorkingSetSticky = (facts: StageFacts, draft: RequestDraft, window: numb
  * estimator tokens, under the calibrated meter E converted through its model) from the cut
  * `working_set_payback` chooses, recording them in the compaction slice's sticky decisions. Does nothing when the key is null (the
  * contract), when the request has no budget, or while a summary strategy may swap a pending
- * summary (the swap needs the messages it absorbs). Emits nothing.
+ * summary (the swap needs the messages it absorbs). Emits nothing itself: the pass stage
+ * finalizes the removals, so each request that makes some emits one `context:compaction` (or,
+ * when the trigger fired and the worth-the-rebuild predicate refused the ladder's decisions,
+ * `context:compaction-skipped`: the removals stand, as a summary swap's do, SPEC 6.2 step 10).
  *
  * @example
  * workingSetStage.writes // => ['compaction']

@@ -9,7 +9,7 @@ import { toMessageHandles } from '../../../src/core/compaction/reference-order.j
 import { selectWorkingSet, type WorkingSetTools } from '../../../src/core/compaction/working-set.js'
 import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import type { Message } from '../../../src/core/messages/message.js'
-import { added, calls, configOf, fold, hookNames, request, result, stepFor, user, assistant } from '../../support/core.js'
+import { added, calls, configOf, effectsOf, fold, hookNames, request, result, stepFor, user, assistant } from '../../support/core.js'
 
 const tools = (size = 10): WorkingSetTools => ({ handles: toMessageHandles, estimate: () => size, isAnchor: (message) => message.role === 'user' })
 const seq = (messages: Message[]): Message[] => messages.map((message, i) => ({ ...message, metadata: { _seq: i } }))
@@ -98,7 +98,7 @@ describe('the working-set stage', () => {
     expect(view?.length).toBe(30)
   })
 
-  it('under working_set_window sends the working set well under the budget, keeps groups whole and the last two messages, and says nothing', () => {
+  it('under working_set_window sends the working set well under the budget, keeps groups whole and the last two messages', () => {
     const config = configOf({ working_set_window: 2, working_set_capacity: 0, working_set_payback: 10 })
     const step = stepFor(config)
     const messages = session()
@@ -109,10 +109,27 @@ describe('the working-set stage', () => {
     expect(view.slice(-2).map((message) => message.content)).toEqual(messages.slice(-2).map((message) => message.content))
     // the last user message and its group; everything older unused is gone
     expect(view.length).toBe(3)
-    expect(hookNames(out.effects).includes('context:compaction')).toBe(false)
     // the decisions are sticky: the next request, with one more message, does not bring them back
     const next = step(step(out.state, { type: 'message_added', message: assistant('done'), timestamp: '2026-01-01T00:00:00.000+00:00' }).state, request({ tokenBudget: 100_000 }))
     expect(next.view?.length).toBeLessThanOrEqual(4)
+  })
+
+  it('a request whose working set removes finalizes like a summary-only swap (SPEC 6.2 step 9, SPEC 9): one context:compaction at level 0 with the removals counted; a request that removes nothing more emits none', () => {
+    const step = stepFor({ working_set_window: 2, working_set_capacity: 0, working_set_payback: 10 })
+    const { state } = fold(step, session().map((message) => added(message)))
+    // far under the threshold: the trigger does not fire, only the working set removes
+    const out = step(state, request({ tokenBudget: 100_000 }))
+    expect(hookNames(out.effects)).toEqual(['context:token_meter', 'context:compaction'])
+    const stats = effectsOf(out.effects, 'emit_hook').find((effect) => effect.name === 'context:compaction')?.data
+    expect(stats).toMatchObject({ before_messages: 30, after_messages: 3, messages_removed: 27, messages_truncated: 0, strategy_level: 0 })
+    expect(out.state.compaction.stats).toEqual(stats)
+    // level 0 is under the notice's default min level (SPEC 8): nothing appended
+    expect(out.view?.length).toBe(3)
+    // the same request again: the decisions are re-applied (SPEC 17.1), nothing new, no event
+    const again = step(out.state, request({ tokenBudget: 100_000 }))
+    expect(again.view).toEqual(out.view)
+    expect(hookNames(again.effects)).toEqual(['context:token_meter'])
+    expect(again.state.compaction.stats).toBe(out.state.compaction.stats)
   })
 
   it('rejects out-of-range settings with the key named', () => {
