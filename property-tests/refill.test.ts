@@ -43,6 +43,49 @@ const ladderOf = (original: Message[], earlier: ReadonlySet<number>, config: Con
   return { working, ladder, draft, context }
 }
 
+type RefillCase = typeof caseArb extends fc.Arbitrary<infer T> ? T : never
+
+/** The "history" property on one case (below: on generated cases, and on the kept counterexamples). */
+const checkHistory = ({ turns, share, tools, chars, fraction, earlier, order }: RefillCase): void => {
+  const original = toHandleMessages(turns, true).map((message, i): Message => ({ ...message, metadata: { _seq: i } }))
+  const results = original.flatMap((message, i) => (message.role === 'tool' ? [i] : []))
+  const truncatedBefore = new Set(earlier.filter((k) => k < results.length).map((k) => results[k]))
+  const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order, compaction_refill: 'history' }
+  const target = Math.floor(estimateMessages(original, estimateOne) * fraction)
+  const plain = ladderOf(original, truncatedBefore, config, target)
+  const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order })
+  const plainTokens = estimateMessages(plain.ladder.working, estimateOne)
+  const lifted = plain.ladder.levelReached >= 3 ? refillHistory(original, plainTokens, target, plain.draft, plain.context) : null
+  const list = lifted ?? plain.ladder.working
+  if (plainTokens >= target || plain.ladder.levelReached < 3) expect(lifted, where).toBeNull()
+  const tokens = estimateMessages(list, estimateOne)
+  if (plainTokens <= target) expect(tokens, where).toBeLessThanOrEqual(target)
+  expect(findPairingViolations(list), where).toEqual([])
+  // every message the ladder kept is still there (a shortened one may come back whole); user messages as the ladder left them
+  const bySeq = new Map(list.map((message) => [seqOf(message), message]))
+  let shrunk = 0
+  for (const message of plain.ladder.working) {
+    expect(bySeq.has(seqOf(message)), where).toBe(true)
+    if (message.role === 'user') expect(bySeq.get(seqOf(message)), where).toBe(message)
+    // a message only gets cheaper when a lifted truncation gives back an original shorter than
+    // its truncated form (a result just over truncate_chars: head + marker, SPEC 11.2)
+    const now = bySeq.get(seqOf(message)) as Message
+    if (estimateOne(now) < estimateOne(message)) {
+      expect(now, where).toBe(original[seqOf(message) as number])
+      shrunk += estimateOne(message) - estimateOne(now)
+    }
+  }
+  // nothing the ladder kept is taken away: the list holds at least the ladder's tokens, less what those lifts saved
+  expect(tokens, where).toBeGreaterThanOrEqual(plainTokens - shrunk)
+  // each message is the original, its truncated form (recorded as truncated) or the ladder's own form
+  for (const message of list) {
+    const seq = seqOf(message) as number
+    if (message === original[seq] || plain.draft.stubbed.has(seq)) continue
+    expect(plain.draft.truncated.has(seq), where).toBe(true)
+  }
+  expect(applySticky(original, plain.draft, plain.context), where).toEqual(list)
+}
+
 describe('compaction_refill', () => {
   it('keeps what the plain ladder keeps, stays under the target, keeps groups paired, and its draft re-applies to the same list', () => {
     runProperty(
@@ -91,39 +134,13 @@ describe('compaction_refill', () => {
   })
 
   it('"history" keeps every message the plain ladder keeps, stays under the target, keeps groups paired, and is what its draft re-applies to', () => {
-    runProperty(
-      'refill: history',
-      fc.property(caseArb, ({ turns, share, tools, chars, fraction, earlier, order }) => {
-        const original = toHandleMessages(turns, true).map((message, i): Message => ({ ...message, metadata: { _seq: i } }))
-        const results = original.flatMap((message, i) => (message.role === 'tool' ? [i] : []))
-        const truncatedBefore = new Set(earlier.filter((k) => k < results.length).map((k) => results[k]))
-        const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order, compaction_refill: 'history' }
-        const target = Math.floor(estimateMessages(original, estimateOne) * fraction)
-        const plain = ladderOf(original, truncatedBefore, config, target)
-        const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order })
-        const plainTokens = estimateMessages(plain.ladder.working, estimateOne)
-        const lifted = plain.ladder.levelReached >= 3 ? refillHistory(original, plainTokens, target, plain.draft, plain.context) : null
-        const list = lifted ?? plain.ladder.working
-        if (plainTokens >= target || plain.ladder.levelReached < 3) expect(lifted, where).toBeNull()
-        const tokens = estimateMessages(list, estimateOne)
-        if (plainTokens <= target) expect(tokens, where).toBeLessThanOrEqual(target)
-        expect(tokens, where).toBeGreaterThanOrEqual(plainTokens)
-        expect(findPairingViolations(list), where).toEqual([])
-        // every message the ladder kept is still there (a shortened one may come back whole); user messages as the ladder left them
-        const bySeq = new Map(list.map((message) => [seqOf(message), message]))
-        for (const message of plain.ladder.working) {
-          expect(bySeq.has(seqOf(message)), where).toBe(true)
-          if (message.role === 'user') expect(bySeq.get(seqOf(message)), where).toBe(message)
-        }
-        // each message is the original, its truncated form (recorded as truncated) or the ladder's own form
-        for (const message of list) {
-          const seq = seqOf(message) as number
-          if (message === original[seq] || plain.draft.stubbed.has(seq)) continue
-          expect(plain.draft.truncated.has(seq), where).toBe(true)
-        }
-        expect(applySticky(original, plain.draft, plain.context), where).toEqual(list)
-      }),
-      numRuns * 3,
-    )
+    runProperty('refill: history', fc.property(caseArb, checkHistory), numRuns * 3)
+  })
+
+  // Found by "refill: history" (FC_SEED=728928111): an earlier pass truncated a result just over
+  // truncate_chars, whose head + marker is longer than the result; lifting that truncation gives the
+  // original back and the list gets 4 tokens cheaper, which the property first took for a loss.
+  it('"history" on the kept counterexamples', () => {
+    checkHistory({"turns": [{"kind": "say", "text": " "}, {"kind": "user", "text": " ..........................................................................................................................................................."}, {"kind": "tools", "args": ["HAT076"], "results": [" ..........................................................."], "open": false}], "share": 0.3, "tools": 0, "chars": 40, "fraction": 0.9943502824858756, "earlier": [0], "order": "oldest"})
   })
 })
