@@ -17,7 +17,8 @@
 // anthropic_cache_breakpoints: true), add-2000 (bench/manager.mjs's `add median` at 2,000 stored:
 // each addMessage of 300 turns timed, a request after each turn, wall time and CPU time per add),
 // snapshot-10000 (bench/manager.mjs's `snapshot()` of 10,000 messages after one compacting request,
-// median of 5 per run, wall time and CPU time).
+// median of 5 per run, wall time and CPU time), restore-10000 (ContextManager.restore of that
+// snapshot after JSON.stringify / JSON.parse, median of 5 per run, wall time and CPU time).
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
@@ -26,7 +27,7 @@ import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn
 const args = process.argv.slice(2)
 const option = (name, fallback) => takeOption(args, name, fallback)
 const runs = Number(option('--runs', '5'))
-const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session', 'anthropic-session', 'add-2000', 'snapshot-10000']
+const ALL = ['manager-1000', 'manager-2000', 'manager-10000', 'manager-100000', 'core-2000', 'core-100000', 'responses-2000', 'session', 'core-session', 'anthropic-session', 'add-2000', 'snapshot-10000', 'restore-10000']
 const only = option('--only', ALL.join(',')).split(',')
 const dirs = args.map((dir) => resolve(dir))
 if (dirs.length < 1) {
@@ -128,6 +129,27 @@ const snapshotRun = async (build, count) => {
   return { snapshot: median(wall), 'snapshot cpu': median(cpu) }
 }
 
+// bench/manager.mjs's restore(): the snapshot of 10,000 synthetic messages through JSON, restored 5 times.
+const restoreRun = async (build, count) => {
+  const options = () => ({ logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+  const manager = new build.ContextManager({}, options())
+  await manager.setMessages(syntheticHistory(count))
+  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const text = JSON.stringify(await manager.snapshot())
+  const wall = []
+  const cpu = []
+  for (let i = 0; i < 5; i += 1) {
+    const parsed = JSON.parse(text)
+    const startCpu = process.cpuUsage()
+    const start = performance.now()
+    await build.ContextManager.restore(parsed, options())
+    wall.push(performance.now() - start)
+    const used = process.cpuUsage(startCpu)
+    cpu.push((used.user + used.system) / 1000)
+  }
+  return { restore: median(wall), 'restore cpu': median(cpu) }
+}
+
 const coreRun = (build, count) => {
   const step = build.makeStep({ config: build.DEFAULT_CONFIG, estimate: build.makeCachedEstimator() })
   const now = '2026-01-01T00:00:00.000+00:00'
@@ -223,6 +245,7 @@ const WORKLOADS = {
   'responses-2000': (build) => responsesRun(build, 2000),
   'add-2000': (build) => addRun(build, 2000),
   'snapshot-10000': (build) => snapshotRun(build, 10000),
+  'restore-10000': (build) => restoreRun(build, 10000),
 }
 
 const builds = []
