@@ -66,10 +66,27 @@ const loadBuild = async (dir) => ({
   readTextFile: await importFrom(dir, ['shell/read-text.js'], 'readTextFile'),
 })
 
-const managerRun = async (build, count) => {
-  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
+// A manager holding `count` synthetic messages after one (compacting) request, as bench/manager.mjs primes it.
+const primedManager = async (build, count, options = { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() }) => {
+  const manager = new build.ContextManager({}, options)
   await manager.setMessages(syntheticHistory(count))
   await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  return manager
+}
+
+// Awaits `call`, pushing its wall time to `wall` and its CPU time (process.cpuUsage: a process
+// waiting for a core is not charged) to `cpu`, both in ms.
+const timeCall = async (call, wall, cpu) => {
+  const startCpu = process.cpuUsage()
+  const start = performance.now()
+  await call()
+  wall.push(performance.now() - start)
+  const used = process.cpuUsage(startCpu)
+  cpu.push((used.user + used.system) / 1000)
+}
+
+const managerRun = async (build, count) => {
+  const manager = await primedManager(build, count)
   const quiet = []
   const compacting = []
   let call = 1_000_000
@@ -89,9 +106,7 @@ const managerRun = async (build, count) => {
 // bench/manager.mjs's adds at 2,000 stored messages: each addMessage timed (wall clock and CPU time,
 // process.cpuUsage: a process waiting for a core is not charged), a request after each turn.
 const addRun = async (build, count) => {
-  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
-  await manager.setMessages(syntheticHistory(count))
-  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const manager = await primedManager(build, count)
   const wall = []
   const cpu = []
   let call = 1_000_000
@@ -99,12 +114,7 @@ const addRun = async (build, count) => {
     const turn = syntheticTurn(count + i, call)
     call += turn.length - 2
     for (const message of turn) {
-      const startCpu = process.cpuUsage()
-      const start = performance.now()
-      await manager.addMessage(message)
-      wall.push(performance.now() - start)
-      const used = process.cpuUsage(startCpu)
-      cpu.push((used.user + used.system) / 1000)
+      await timeCall(() => manager.addMessage(message), wall, cpu)
     }
     await manager.getMessagesForRequest({ tokenBudget: 100_000 })
   }
@@ -113,18 +123,11 @@ const addRun = async (build, count) => {
 
 // bench/manager.mjs's snapshot(): 10,000 synthetic messages, one compacting request, 5 snapshots.
 const snapshotRun = async (build, count) => {
-  const manager = new build.ContextManager({}, { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
-  await manager.setMessages(syntheticHistory(count))
-  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const manager = await primedManager(build, count)
   const wall = []
   const cpu = []
   for (let i = 0; i < 5; i += 1) {
-    const startCpu = process.cpuUsage()
-    const start = performance.now()
-    await manager.snapshot()
-    wall.push(performance.now() - start)
-    const used = process.cpuUsage(startCpu)
-    cpu.push((used.user + used.system) / 1000)
+    await timeCall(() => manager.snapshot(), wall, cpu)
   }
   return { snapshot: median(wall), 'snapshot cpu': median(cpu) }
 }
@@ -132,20 +135,13 @@ const snapshotRun = async (build, count) => {
 // bench/manager.mjs's restore(): the snapshot of 10,000 synthetic messages through JSON, restored 5 times.
 const restoreRun = async (build, count) => {
   const options = () => ({ logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() })
-  const manager = new build.ContextManager({}, options())
-  await manager.setMessages(syntheticHistory(count))
-  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
+  const manager = await primedManager(build, count, options())
   const text = JSON.stringify(await manager.snapshot())
   const wall = []
   const cpu = []
   for (let i = 0; i < 5; i += 1) {
     const parsed = JSON.parse(text)
-    const startCpu = process.cpuUsage()
-    const start = performance.now()
-    await build.ContextManager.restore(parsed, options())
-    wall.push(performance.now() - start)
-    const used = process.cpuUsage(startCpu)
-    cpu.push((used.user + used.system) / 1000)
+    await timeCall(() => build.ContextManager.restore(parsed, options()), wall, cpu)
   }
   return { restore: median(wall), 'restore cpu': median(cpu) }
 }
