@@ -13,7 +13,8 @@ import { UsageError } from './options.js'
 
 /**
  * One configuration of a compare run: its label (the preset name or the `--config` path as
- * given) and its layers (`--config` never overlays a preset; `--set` applies to every one).
+ * given, then each `--set` as typed, joined by ` + `: `configurationLabel`) and its layers
+ * (`--config` never overlays a preset; `--set` applies to every one).
  *
  * @example
  * const config: CompareConfig = { label: 'recommended', layers: { preset: {}, file: null, settings: [] } }

@@ -20,7 +20,7 @@ import { runCompare, type CompareConfig } from './compare.js'
 import { expandInputs } from './evaluate.js'
 import { INPUT_FORMAT_CHOICES } from '../importers/detect.js'
 import { Command, CommanderError, Option, Table } from './libraries.js'
-import { parseSetting, parseTokenCount, toPreset, UsageError } from './options.js'
+import { configurationLabel, parseSetting, parseTokenCount, toPreset, UsageError } from './options.js'
 import { addReplayOptions, readConfigFile, replayInput, toBudgetOverride, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 import { DEMO_BUDGET, runDemo, type DemoFlags } from './demo-command.js'
 import { runReport, type ReportFlags } from './report-command.js'
@@ -409,7 +409,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .action(async (inputs: string[], flags: CompareFlags) => {
       const settings = flags.set.map(parseSetting)
       const list: CompareConfig[] = configs.map((entry) => ({
-        label: entry.value,
+        label: configurationLabel([entry.value], flags.set),
         layers: entry.kind === 'preset' ? { preset: toPreset(entry.value), file: null, settings } : { preset: null, file: readConfigFile(entry.value), settings },
       }))
       // Check the tables up front (a bad --prices file is one clear error, not one per worker).

@@ -48,6 +48,18 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
 }
 
 /**
+ * The name a configuration is shown under (`compare`'s tables and `config` field, `report`'s
+ * page): its preset name and `--config` path as given, then each `--set` as typed, joined by
+ * ` + `; `defaults` when there is none of them.
+ *
+ * @example
+ * configurationLabel(['recommended'], ['tool_result_json_projection=named_keys']) // => 'recommended + tool_result_json_projection=named_keys'
+ * configurationLabel([undefined, undefined], []) // => 'defaults'
+ */
+export const configurationLabel = (bases: ReadonlyArray<string | undefined>, settings: ReadonlyArray<string>): string =>
+  [...bases, ...settings].filter((part): part is string => part !== undefined).join(' + ') || 'defaults'
+
+/**
  * Parse a non-negative integer flag value (tokens). Throws `UsageError` naming `flag` unless the
  * text (surrounding whitespace allowed) is decimal digits only.
  *

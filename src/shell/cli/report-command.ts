@@ -13,7 +13,7 @@ import { toRecallFigures } from '../../core/economics/recall.js'
 import { judgeOverBudget } from '../../core/economics/metrics.js'
 import type { TokenMeterStats } from '../../core/stats.js'
 import type { BudgetOverride } from './options.js'
-import { UsageError } from './options.js'
+import { configurationLabel, UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 import { countNoun } from '../count-noun.js'
 
@@ -126,7 +126,7 @@ export const runReport = async (file: string | undefined, flags: ReportFlags, io
   const about: ReportAbout = {
     input: replayed.path,
     format: replayed.format,
-    configuration: [flags.preset, flags.config, ...flags.set].filter((part) => part !== undefined).join(' + ') || 'defaults',
+    configuration: configurationLabel([flags.preset, flags.config], flags.set),
     budget: describeBudget(replayed.budget),
     usage: replayed.usage,
     generator: generatorName(),

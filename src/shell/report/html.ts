@@ -9,7 +9,8 @@ import { countNoun } from '../count-noun.js'
 
 /**
  * What the page says about the run above the sections: the input file, its format, the
- * configuration label (a preset name, a `--config` path, or `defaults`), how the budget was set,
+ * configuration label (`configurationLabel`: the preset name, the `--config` path and each `--set`
+ * joined by ` + `, or `defaults`), how the budget was set,
  * and the package version that wrote it.
  *
  * @example

@@ -110,6 +110,28 @@ describe('context-simple compare (tables)', () => {
   })
 })
 
+describe('context-simple compare: --set in the labels', () => {
+  it('labels each configuration with the overrides --set laid over it, in the tables and the JSON lines', async () => {
+    const file = fixturePath('sessions/claude-code/tool_heavy.jsonl')
+    const config = join(mkdtempSync(join(tmpdir(), 'cs-compare-config-')), 'summary.json')
+    writeFileSync(config, JSON.stringify({ compaction_strategy: 'summary' }))
+    const args = ['compare', file, '--budget', '3000', '--preset', 'recommended', '--config', config, '--set', 'tool_result_json_projection=named_keys', '--set', 'protected_tool_results=2', '--summarizer', 'extractive']
+    const suffix = ' + tool_result_json_projection=named_keys + protected_tool_results=2'
+    const json = await run([...args, '--json'])
+    expect(json.code).toBe(0)
+    const rows = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { config: string })
+    expect(rows.map((row) => row.config)).toEqual([`recommended${suffix}`, `${config}${suffix}`])
+    const tables = await run(args)
+    expect(tables.code).toBe(0)
+    expect(tables.stdout).toContain(`configuration 1: recommended${suffix}\n`)
+    expect(tables.stdout).toContain(`configuration 2: ${config}${suffix}\n`)
+    expect(tables.stdout).toContain(`totals (x = ratio against recommended${suffix})`)
+    // without --set the label stays the preset's name alone
+    const plain = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--json'])
+    expect((JSON.parse(plain.stdout.trim()) as { config: string }).config).toBe('recommended')
+  })
+})
+
 describe('context-simple compare in worker threads (the compiled CLI)', () => {
   const bin = join(process.cwd(), 'bin/context-simple.js')
   const built = existsSync(join(process.cwd(), 'dist/shell/cli/compare-worker.js'))
