@@ -7,11 +7,17 @@
 //   - a tracker issue number (the word issue and a number, "issues" and several, or # and a number);
 //   - a document of the shared folder by its bare name (RECORDING.md, SPEC.md, STYLE.md,
 //     CONFORMANCE.md), which the repository holds under docs/;
-//   - a docs/*.md file that does not exist.
+//   - a docs/*.md file that does not exist;
+//   - in Markdown pages, a commit (7 to 40 hex digits, letters and digits both) that is not in the
+//     history of HEAD, such as a branch's hash from before its rebase (in no clone). A word that
+//     begins a file name under fixtures/sessions (a session id such as 4d5611e5) is not a commit,
+//     nor the words of NOT_COMMITS. Skipped, with a note, where there is no history to check
+//     against: no git, a shallow clone, or a history holding none of the cited commits (a copy).
 // (This file names the shared documents it looks for, so it does not read itself.)
 //
 //   npm run check:citations                            # this check alone
 //   node scripts/check-citations.mjs [dir or file ...] # other paths (the tests use a folder)
+import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { extname, join, relative, resolve } from 'node:path'
 
@@ -51,6 +57,22 @@ const rules = [
 // header of a copied document saying which file of the repository holds it), not a citation.
 const markdownRules = [rules[0], rules[1], [/(?<![\w./`-])(RECORDING|SPEC|STYLE|CONFORMANCE)\.md\b(?!`)/g, rules[2][1]], rules[3]]
 
+// Hex words of the pages that are not commits: docs/evaluation.md's example of two facts sharing characters.
+const NOT_COMMITS = new Set(['ab12cd34'])
+const HEX_WORD = /(?<![\w./#-])[0-9a-f]{7,40}(?![\w-])/g
+const sessionNames = []
+const collectNames = (dir) => {
+  if (!existsSync(dir)) return
+  for (const name of readdirSync(dir)) {
+    if (statSync(join(dir, name)).isDirectory()) collectNames(join(dir, name))
+    else sessionNames.push(name)
+  }
+}
+collectNames(join(repo, 'fixtures/sessions'))
+const isCommitWord = (word) => /[a-f]/.test(word) && /\d/.test(word) && !NOT_COMMITS.has(word) && !sessionNames.some((name) => name.startsWith(word))
+const git = (...args) => spawnSync('git', ['-C', repo, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+const cited = [] // [where, hash]
+
 const problems = []
 for (const file of files) {
   const lines = readFileSync(file, 'utf8').split('\n')
@@ -61,7 +83,23 @@ for (const file of files) {
         if (why !== null) problems.push(`${relative(process.cwd(), file)}:${index + 1}: ${why}`)
       }
     }
+    if (extname(file) === '.md') for (const [word] of line.matchAll(HEX_WORD)) if (isCommitWord(word)) cited.push([`${relative(process.cwd(), file)}:${index + 1}`, word])
   })
+}
+
+let commitNote = `${cited.length} cited commits in the history`
+if (cited.length > 0) {
+  const shallow = git('rev-parse', '--is-shallow-repository')
+  const history = shallow.status === 0 && shallow.stdout.trim() === 'false' ? git('rev-list', 'HEAD') : null
+  if (history === null || history.status !== 0) commitNote = 'cited commits not checked (no git history here, or a shallow clone)'
+  else {
+    const hashes = history.stdout.split('\n').filter((hash) => hash !== '')
+    const missing = cited.filter(([, word]) => !hashes.some((hash) => hash.startsWith(word)))
+    if (missing.length === cited.length) commitNote = `cited commits not checked (this history holds none of the ${cited.length})`
+    else
+      for (const [where, word] of missing)
+        problems.push(`${where}: cites commit ${word}, which is not in the history of HEAD (a hash from before a rebase?): cite the commit that landed (git log --grep), or the command that reproduces the figure`)
+  }
 }
 
 if (problems.length > 0) {
@@ -72,4 +110,4 @@ if (problems.length > 0) {
   )
   process.exit(1)
 }
-console.log(`citation check: ${files.length} files, no tracker issue numbers or missing documents cited`)
+console.log(`citation check: ${files.length} files, no tracker issue numbers or missing documents cited; ${commitNote}`)

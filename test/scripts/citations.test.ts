@@ -1,6 +1,7 @@
 // The citation check (scripts/check-citations.mjs): clean on the repository, and on a folder of its
 // own it names each kind of citation a clone cannot follow. The offending texts are assembled at run
 // time so that this file does not cite anything itself.
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,6 +48,30 @@ describe('citation check', () => {
     const named = mkdtempSync(join(tmpdir(), 'citations-'))
     writeFileSync(join(named, 'page.md'), '`' + 'SPEC' + '.md` is [docs/contract.md](contract.md)\n')
     expect(check(named)).toMatchObject({ code: 0 })
+  })
+
+  // The commit rule needs the history (the script skips it in a shallow clone or without git).
+  const fullHistory = (() => {
+    try {
+      return execFileSync('git', ['rev-parse', '--is-shallow-repository'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'false'
+    } catch {
+      return false
+    }
+  })()
+  it.skipIf(!fullHistory)('rejects a commit a Markdown page cites that is not in the history of HEAD, and accepts one that is and a session id', () => {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()
+    // HEAD's full hash with its last digit changed: no commit can have it
+    const absent = head.slice(0, 39) + (head.endsWith('0') ? '1' : '0')
+    const dir = mkdtempSync(join(tmpdir(), 'citations-'))
+    const page = `measured on main ${head.slice(0, 7)}; the session 4d5611e5 at 60,000`
+    writeFileSync(join(dir, 'page.md'), `${page}\n`)
+    expect(check(dir)).toMatchObject({ code: 0 })
+    writeFileSync(join(dir, 'page.md'), `${page}\nthe build at ${absent}\n`)
+    const { code, output } = check(dir)
+    expect(code).toBe(1)
+    expect(output).toContain(`page.md:2: cites commit ${absent}, which is not in the history of HEAD`)
+    // the same hash in a source file is not read as a commit (hex digests are data there)
+    expect(check(withFile(`const digest = '${absent}'`))).toMatchObject({ code: 0 })
   })
 
   it.each([
