@@ -13,6 +13,7 @@ import {
   countCalibrated,
   EMPTY_CALIBRATION,
   fitCalibration,
+  toCalibratedTarget,
   toEstimatorUnits,
   toSentView,
   type CalibrationModel,
@@ -49,7 +50,8 @@ export interface CalibrationStats {
 /**
  * What the calibrated meter says about one request: the meter stats with `used_tokens` =
  * `calibrated_tokens` and the three added keys, the model, and the ladder's E and target in
- * estimator units (`effectiveUnits`, `targetUnits`; ≤ 0 when the overhead alone fills them).
+ * estimator units (`effectiveUnits`: E converted, `toEstimatorUnits`; `targetUnits`: the pass
+ * target, `toCalibratedTarget`; both ≤ 0 when the overhead alone fills E, the infeasible case).
  *
  * @example
  * const units: CalibratedReading['effectiveUnits'] = 20000
@@ -101,7 +103,7 @@ export const readCalibrated = (
     },
     model,
     effectiveUnits: toEstimatorUnits(model, effective),
-    targetUnits: toEstimatorUnits(model, Math.trunc(effective * config.target_usage)),
+    targetUnits: toCalibratedTarget(model, effective, config.target_usage),
   }
 }
 

@@ -331,3 +331,36 @@ export const applyCalibrationReading = (priors: CalibrationPriors, calibration: 
  * toEstimatorUnits({ scale: 1.25, overhead: 2000, margin: 0, points: 3 }, 7000) // 4000
  */
 export const toEstimatorUnits = (model: CalibrationModel, billed: number): number => Math.floor((billed - model.overhead - model.margin) / model.scale)
+
+/**
+ * The pass target of the calibrated meter in estimator tokens (docs/contract.md 17.13, "The
+ * target"), for an effective budget E of `effective` billed tokens and `targetUsage` (the fraction
+ * of E a compaction aims at, `target_usage`): the billed target `trunc(E × targetUsage)` converted
+ * through `model` (`toEstimatorUnits`), but never below `trunc(min(targetUsage, share) × room)`,
+ * where `room` is E converted (what the hidden overhead leaves) and `share` = (overhead + margin) /
+ * E the part of E the overhead fills. While the overhead alone is over the billed target
+ * (`targetUsage` ≤ `share`) the target is `targetUsage` of the room; from `share` on it stays at
+ * `share × room` until the converted billed target passes it, then it is that conversion. So it is
+ * non-decreasing in `targetUsage` and continuous (from u to u' it grows by at most (E × (u' − u) +
+ * 1) / scale + 1 estimator tokens: the slope of the converted billed target and its rounding), where the conversion with a fall-back to
+ * `targetUsage × room` dropped from about `share × room` to 0 at `share`. A model without
+ * overhead (or a negative one) gives the conversion itself, and so does a room ≤ 0 (the
+ * infeasible case: the result is then ≤ 0).
+ *
+ * @example
+ * // the overhead fills 0.5 of E = 60,000; the room is 30,000 estimator tokens
+ * const model = { scale: 1, overhead: 30000, margin: 0, points: 12 }
+ * // 0.4 of the room: the billed 24,000 is under the overhead
+ * toCalibratedTarget(model, 60000, 0.4) // => 12000
+ * // 0.5 of the room: the billed 36,000 converts to only 6,000
+ * toCalibratedTarget(model, 60000, 0.6) // => 15000
+ * // the billed 54,000 converted
+ * toCalibratedTarget(model, 60000, 0.9) // => 24000
+ */
+export const toCalibratedTarget = (model: CalibrationModel, effective: number, targetUsage: number): number => {
+  const billed = toEstimatorUnits(model, Math.trunc(effective * targetUsage))
+  const room = toEstimatorUnits(model, effective)
+  if (room <= 0 || effective <= 0) return billed
+  const share = (model.overhead + model.margin) / effective
+  return Math.max(billed, Math.trunc(Math.min(targetUsage, share) * room))
+}

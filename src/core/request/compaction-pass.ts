@@ -36,9 +36,8 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
     breaker: slices.compaction.breaker,
     // Only the working-set stage records decisions between the state and the pass (src/core/request/working-set.ts).
     ...(slices.compaction.sticky !== facts.before.compaction.sticky ? { removedAhead: true } : {}),
-    ...(calibrated !== null
-      ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits > 0 ? calibrated.targetUnits : Math.trunc(calibrated.effectiveUnits * facts.config.target_usage) } }
-      : {}),
+    // The target the trigger judged feasible (toCalibratedTarget, docs/contract.md 17.13).
+    ...(calibrated !== null ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits } } : {}),
   }
 }
 

@@ -5,7 +5,7 @@
 // is reported once.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { applyCalibrationReading, countCalibrated, EMPTY_CALIBRATION, fitCalibration, toEstimatorUnits, toSentView } from '../../../src/core/meter/calibration.js'
+import { applyCalibrationReading, countCalibrated, EMPTY_CALIBRATION, fitCalibration, toCalibratedTarget, toEstimatorUnits, toSentView } from '../../../src/core/meter/calibration.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import type { Message } from '../../../src/core/messages/message.js'
 import { added, fold, hookNames, request, stepFor, user } from '../../support/core.js'
@@ -130,6 +130,22 @@ describe('countCalibrated', () => {
     expect(toEstimatorUnits(model, 25_000)).toBe(10_000)
     expect(toEstimatorUnits(model, 9_000)).toBeLessThan(0)
   })
+
+  it('toCalibratedTarget: target_usage of the room under the overhead, then share × room until the billed target converted passes it', () => {
+    const heavy = { scale: 1, overhead: 30_000, margin: 0, points: 12 }
+    // share = 0.5 of E; room 30,000
+    expect([0.2, 0.4, 0.5].map((usage) => toCalibratedTarget(heavy, 60_000, usage))).toEqual([6_000, 12_000, 15_000])
+    // the step the conversion with a fall-back had: 0.55 converts to 3,000 estimator tokens, 0.6 to 6,000
+    expect([0.55, 0.6, 0.7, 0.75].map((usage) => toCalibratedTarget(heavy, 60_000, usage))).toEqual([15_000, 15_000, 15_000, 15_000])
+    expect([0.8, 1].map((usage) => toCalibratedTarget(heavy, 60_000, usage))).toEqual([18_000, 30_000])
+    // the margin counts with the overhead; the scale converts both parts
+    expect(toCalibratedTarget({ scale: 2, overhead: 20_000, margin: 10_000, points: 12 }, 60_000, 0.4)).toBe(6_000)
+    // no overhead, or a negative one: the billed target converted, as before
+    expect(toCalibratedTarget(model, 40_000, 0.5)).toBe(toEstimatorUnits(model, 20_000))
+    expect(toCalibratedTarget({ scale: 1.2, overhead: -500, margin: 0, points: 12 }, 4_100, 0.4)).toBe(toEstimatorUnits({ scale: 1.2, overhead: -500, margin: 0, points: 12 }, 1_640))
+    // no room: the conversion (≤ 0, the infeasible case)
+    expect(toCalibratedTarget({ scale: 1, overhead: 70_000, margin: 0, points: 12 }, 60_000, 0.4)).toBe(-46_000)
+  })
 })
 
 describe('token_meter: "calibrated" through the reducer', () => {
@@ -180,6 +196,26 @@ describe('token_meter: "calibrated" through the reducer', () => {
     const names = steps.flatMap((one) => hookNames(one.effects))
     expect(names.filter((name) => name === 'context:compaction-infeasible')).toHaveLength(1)
     expect(names.filter((name) => name === 'context:compaction')).toHaveLength(0)
+  })
+
+  it('the overhead over the billed target but not over E: no infeasible report, and the pass aims at the target the trigger judged', () => {
+    // prior overhead 12,000 billed tokens (no readings): the model is the priors
+    const usages = [0.5, 0.55, 0.62, 0.7, 0.9]
+    const targets = usages.map((target_usage) => {
+      const step = stepFor({ token_meter: 'calibrated', calibration_overhead_tokens: 12_000, compaction_notice_enabled: false, target_usage })
+      const { steps } = fold(step, [...talk, ...talk].flatMap((message) => [message, request({ tokenBudget: 20_000 })]))
+      const names = steps.flatMap((one) => hookNames(one.effects))
+      expect(names.filter((name) => name === 'context:compaction-infeasible')).toHaveLength(0)
+      const compaction = steps.flatMap((one) => one.effects).find((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction')
+      if (compaction === undefined || compaction.type !== 'emit_hook') throw new Error(`no compaction at target_usage ${target_usage}`)
+      const effective = (compaction.data as { budget: number }).budget
+      const target = (compaction.data as { target_tokens: number }).target_tokens
+      expect(target).toBe(toCalibratedTarget({ scale: 1, overhead: 12_000, margin: 0, points: 0 }, effective, target_usage))
+      return target
+    })
+    // E 20,000 (no notice, no reserve): share 0.6 of E, room 8,000. The conversion with a fall-back
+    // gave 4,000 and 4,400 under the share, then 400 (0.62) and 2,000 (0.7)
+    expect(targets).toEqual([4_000, 4_400, 4_800, 4_800, 6_000])
   })
 
   it('clear and setMessages keep the fit; the anchor is not used for the new history', () => {
