@@ -48,6 +48,19 @@ const recordingOf = (fixture: OlderFixture): Recording => {
   return applyBudgetOverride({ ...base, ops, config: { ...base.config, ...fixture.preset } }, { kind: 'budget', tokens: fixture.budget })
 }
 
+/**
+ * The lines with the calibrated meter's `context:compaction-infeasible` reports left out (only
+ * under `token_meter: "calibrated"`): since the fix of its target (docs/contract.md 17.13, "The
+ * target") it reports only when the overhead leaves no room, where the code that wrote the
+ * fixtures also reported a billed target under the overhead, so the reports fall at other requests
+ * (a restored version-8 flag set at such a request is cleared, and the next request without room
+ * reports again). Views, stats and every other event are compared as written.
+ */
+const withoutMovedReports = (config: { readonly token_meter: string }, lines: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<Record<string, unknown>> =>
+  config.token_meter !== 'calibrated'
+    ? lines
+    : lines.map((line) => ({ ...line, events: (line.events as ReadonlyArray<{ readonly name: string }>).filter((event) => event.name !== 'context:compaction-infeasible') }))
+
 /** The generator's summarizer: the extractive summary of the absorbed messages, at once. */
 const summarizer = (request: { readonly seqs: ReadonlyArray<number> }, history: ReadonlyArray<Message>) => {
   const wanted = new Set(request.seqs)
@@ -81,7 +94,7 @@ for (const version of [7, 8]) {
           .slice(0, fixture.lines.length)
           .map(({ view, ...rest }) => ({ ...rest, view_sha256: sha256(view) }))
         expect(following.length).toBe(fixture.lines.length)
-        expect(JSON.parse(JSON.stringify(following))).toEqual(fixture.lines)
+        expect(withoutMovedReports(config, JSON.parse(JSON.stringify(following)))).toEqual(withoutMovedReports(config, fixture.lines))
         // Saved again, the migrated state is a current-version snapshot that restores to the same state.
         const again = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(config, restored.right.state))))
         if (E.isLeft(again)) throw again.left
