@@ -22,7 +22,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { performance } from 'node:perf_hooks'
-import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn, takeOption } from './workloads.mjs'
+import { primeManager, replayOpsThroughManager, requestRounds, responsesTurn, syntheticHistory, syntheticTurn, takeOption } from './workloads.mjs'
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => takeOption(args, name, fallback)
@@ -66,13 +66,7 @@ const loadBuild = async (dir) => ({
   readTextFile: await importFrom(dir, ['shell/read-text.js'], 'readTextFile'),
 })
 
-// A manager holding `count` synthetic messages after one (compacting) request, as bench/manager.mjs primes it.
-const primedManager = async (build, count, options = { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() }) => {
-  const manager = new build.ContextManager({}, options)
-  await manager.setMessages(syntheticHistory(count))
-  await manager.getMessagesForRequest({ tokenBudget: 100_000 })
-  return manager
-}
+const primedManager = (build, count, options = { logger: build.silentLogger, spillWriter: build.makeMemorySpillWriter() }) => primeManager(build.ContextManager, options, count)
 
 // Awaits `call`, pushing its wall time to `wall` and its CPU time (process.cpuUsage: a process
 // waiting for a core is not charged) to `cpu`, both in ms.
@@ -85,40 +79,18 @@ const timeCall = async (call, wall, cpu) => {
   cpu.push((used.user + used.system) / 1000)
 }
 
+// bench/manager.mjs's *requests* rounds (bench/workloads.mjs): quiet and compacting request medians.
 const managerRun = async (build, count) => {
-  const manager = await primedManager(build, count)
-  const quiet = []
-  const compacting = []
-  let call = 1_000_000
-  for (let i = 0; i < (count >= 100_000 ? 150 : 300); i += 1) {
-    const turn = syntheticTurn(count + i, call)
-    call += turn.length - 2
-    for (const message of turn) await manager.addMessage(message)
-    const before = manager.lastCompactionStats
-    const start = performance.now()
-    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
-    const elapsed = performance.now() - start
-    ;(JSON.stringify(before) !== JSON.stringify(manager.lastCompactionStats) ? compacting : quiet).push(elapsed)
-  }
+  const { quiet, compacting } = await requestRounds(await primedManager(build, count), count, 100_000, count >= 100_000 ? 150 : 300)
   return { quiet: median(quiet), compacting: median(compacting) }
 }
 
 // bench/manager.mjs's adds at 2,000 stored messages: each addMessage timed (wall clock and CPU time,
 // process.cpuUsage: a process waiting for a core is not charged), a request after each turn.
 const addRun = async (build, count) => {
-  const manager = await primedManager(build, count)
-  const wall = []
   const cpu = []
-  let call = 1_000_000
-  for (let i = 0; i < 300; i += 1) {
-    const turn = syntheticTurn(count + i, call)
-    call += turn.length - 2
-    for (const message of turn) {
-      await timeCall(() => manager.addMessage(message), wall, cpu)
-    }
-    await manager.getMessagesForRequest({ tokenBudget: 100_000 })
-  }
-  return { add: median(wall), 'add cpu': median(cpu) }
+  const { adds } = await requestRounds(await primedManager(build, count), count, 100_000, 300, (call, wall) => timeCall(call, wall, cpu))
+  return { add: median(adds), 'add cpu': median(cpu) }
 }
 
 // bench/manager.mjs's snapshot(): 10,000 synthetic messages, one compacting request, 5 snapshots.

@@ -17,7 +17,7 @@ import { silentLogger } from '../dist/shell/logger.js'
 import { makeMemorySpillWriter } from '../dist/shell/spill-fs.js'
 import { loadRecordings } from '../dist/shell/importers/detect.js'
 import { readTextFile } from '../dist/shell/read-text.js'
-import { replayOpsThroughManager, responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
+import { primeManager, replayOpsThroughManager, requestRounds, responsesTurn, syntheticHistory, syntheticTurn } from './workloads.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const SECTIONS = ['requests', 'core', 'responses', 'session', 'anthropic', 'snapshot', 'sessions']
@@ -45,37 +45,9 @@ const options = () => ({ logger: silentLogger, spillWriter: makeMemorySpillWrite
 
 /**
  * `count` stored messages (loaded with setMessages and compacted once), then `rounds` rounds of:
- * add one turn message by message (each add timed), one request (timed). A request counts as
- * compacting when it emitted `context:compaction` (its compaction stats object changed).
+ * add one turn message by message (each add timed), one request (timed); bench/workloads.mjs.
  */
-const requestBench = async (count, budget, rounds) => {
-  const manager = new ContextManager({}, options())
-  const history = syntheticHistory(count)
-  await manager.setMessages(history)
-  await manager.getMessagesForRequest({ tokenBudget: budget })
-  const quiet = []
-  const compacting = []
-  const adds = []
-  const viewSizes = []
-  let call = 1_000_000
-  for (let i = 0; i < rounds; i += 1) {
-    const turn = syntheticTurn(count + i, call)
-    call += turn.length - 2
-    for (const message of turn) {
-      const start = performance.now()
-      await manager.addMessage(message)
-      adds.push(performance.now() - start)
-    }
-    const before = manager.lastCompactionStats
-    const start = performance.now()
-    const view = await manager.getMessagesForRequest({ tokenBudget: budget })
-    const elapsed = performance.now() - start
-    viewSizes.push(view.length)
-    const after = manager.lastCompactionStats
-    ;(JSON.stringify(before) !== JSON.stringify(after) ? compacting : quiet).push(elapsed)
-  }
-  return { quiet, compacting, adds, viewSizes }
-}
+const requestBench = async (count, budget, rounds) => requestRounds(await primeManager(ContextManager, options(), count, budget), count, budget, rounds)
 
 const printRequestBench = (label, result) =>
   console.log(

@@ -16,6 +16,15 @@
 //     (process.cpuUsage, µs) in a --single-threaded child (no compiler or GC thread adds to the
 //     process's CPU time; optimizing compiles then happen on the main thread, inside a step):
 //     steadier than wall time when other processes share the cores.
+//   node bench/small-session.mjs --requests 1000,2000 [--procs 12] DIR_A DIR_B ...
+//     bench/manager.mjs's *requests* section, cold: each sample a fresh Node process (--expose-gc,
+//     as manager.mjs runs it) that loads one build's ContextManager and runs the *requests* rounds
+//     (bench/workloads.mjs: setMessages, one request, 300 rounds of a turn and a request) at each
+//     count in turn in that one process, as manager.mjs does (1,000 then 2,000 ...); reports per
+//     count the median compacting request, quiet request and add of the process (only ~16
+//     compacting requests per count, most of them run before the engine has optimized the pass).
+//     Processes alternate builds ABBA...; prints the median over the processes per figure and its
+//     ratio to the first build.
 //   node bench/small-session.mjs --warm [--batches 20] DIR_A DIR_B ...
 //     warm: every build in this one process; each batch folds the small session (fresh step each
 //     time) 200 times, timed in CPU time, then 50 times more timing each step for the folds'
@@ -28,7 +37,7 @@ import { loadavg } from 'node:os'
 import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { takeOption } from './workloads.mjs'
+import { primeManager, requestRounds, takeOption } from './workloads.mjs'
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => takeOption(args, name, fallback)
@@ -43,6 +52,7 @@ const batches = Number(option('--batches', '20'))
 const warm = flag('--warm')
 const cpuTimed = flag('--cpu')
 const big = flag('--big')
+const requestCounts = option('--requests', null)?.split(',').map(Number) ?? null
 const dirs = args.map((dir) => resolve(dir))
 const SMALL = resolve(import.meta.dirname, '../sessions/claude-code-tool-heavy.jsonl')
 const BIG = resolve(import.meta.dirname, '../fixtures/sessions/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl.gz')
@@ -116,6 +126,33 @@ const bestOf = (build, session, runs) => {
   return { request: best.request, add: best.add, lateRequest: median(late.requests) * 1000, lateAdd: median(late.adds) * 1000 }
 }
 
+// bench/manager.mjs's *requests* rounds at each count in turn, in this process (as manager.mjs runs them).
+const requestsSample = async (dir, counts) => {
+  const load = async (paths, name) => {
+    for (const path of paths) {
+      const module = await import(pathToFileURL(resolve(dir, 'dist', path)).href).catch(() => ({}))
+      if (name in module) return module[name]
+    }
+    throw new Error(`${dir}: ${name} not found in ${paths.join(', ')}`)
+  }
+  const ContextManager = await load(['shell/context-manager.js'], 'ContextManager')
+  const silentLogger = await load(['shell/logger.js', 'shell/runner.js'], 'silentLogger')
+  const makeMemorySpillWriter = await load(['shell/spill-fs.js'], 'makeMemorySpillWriter')
+  const sample = {}
+  for (const count of counts) {
+    const manager = await primeManager(ContextManager, { logger: silentLogger, spillWriter: makeMemorySpillWriter() }, count)
+    const result = await requestRounds(manager, count, 100_000, count >= 100_000 ? 150 : 300)
+    sample[`${count} compacting`] = runMedian(result.compacting) * 1000
+    sample[`${count} quiet`] = runMedian(result.quiet) * 1000
+    sample[`${count} add`] = runMedian(result.adds) * 1000
+  }
+  return sample
+}
+
+if (child !== null && requestCounts !== null) {
+  console.log(JSON.stringify(await requestsSample(child, requestCounts)))
+  process.exit(0)
+}
 if (child !== null) {
   const build = await loadBuild(child)
   const start = process.cpuUsage()
@@ -131,12 +168,28 @@ if (child !== null) {
   process.exit(0)
 }
 if (dirs.length < 1) {
-  console.error('usage: node bench/small-session.mjs [--procs N] [--cpu] [--big] | --warm [--batches N]  DIR_A DIR_B ...')
+  console.error('usage: node bench/small-session.mjs [--procs N] [--cpu] [--big] | --requests N,N [--procs N] | --warm [--batches N]  DIR_A DIR_B ...')
   process.exit(2)
 }
 const ratioLine = (label, values, first) => `${label} ${median(values).toFixed(1).padStart(7)} µs ${(median(values) / first).toFixed(2)}x`
 const load0 = loadavg()[0]
-if (!warm) {
+if (requestCounts !== null) {
+  const keys = requestCounts.flatMap((count) => [`${count} compacting`, `${count} quiet`, `${count} add`])
+  const samples = dirs.map(() => Object.fromEntries(keys.map((key) => [key, []])))
+  for (let p = 0; p < procs; p += 1) {
+    for (const i of p % 2 === 0 ? dirs.map((_, i) => i) : dirs.map((_, i) => dirs.length - 1 - i)) {
+      const run = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, '--requests', requestCounts.join(','), '--child', dirs[i]], { encoding: 'utf8' })
+      if (run.status !== 0) throw new Error(`${dirs[i]}: ${run.stderr}`)
+      const result = JSON.parse(run.stdout)
+      for (const key of keys) samples[i][key].push(result[key])
+    }
+  }
+  console.log(`# bench/manager.mjs's requests rounds, cold: median over ${procs} processes per build (wall time, µs); load ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)}`)
+  for (const [i, dir] of dirs.entries()) {
+    const line = keys.map((key) => ratioLine(key, samples[i][key], median(samples[0][key])))
+    console.log(`${dir.padEnd(28)} ${line.join(' | ')}`)
+  }
+} else if (!warm) {
   const keys = ['request', 'add', 'late request', 'late add', 'cpu', ...(big ? ['3 MB request', '3 MB add'] : [])]
   const samples = dirs.map(() => Object.fromEntries(keys.map((key) => [key, []])))
   for (let p = 0; p < procs; p += 1) {

@@ -59,3 +59,44 @@ export const responsesTurn = (i) => [
   { type: 'function_call', id: `fc_${i}`, call_id: `call_${i}`, name: 'read_file', arguments: `{"path": "src/m${i}.ts"}` },
   { type: 'function_call_output', call_id: `call_${i}`, output: 'line of output\n'.repeat(2 + ((i * 7) % 200)) },
 ]
+
+/**
+ * bench/manager.mjs's *requests* rounds on a manager (any build's) that already holds `count`
+ * synthetic messages after one request (see primeManager): `rounds` rounds of one synthetic turn
+ * added message by message, each add awaited through `timeAdd(call, adds)` (which times it into
+ * `adds`), then one request (wall time, ms). A request is compacting when it changed
+ * `lastCompactionStats` (it emitted `context:compaction`); the others are quiet. Returns the
+ * quiet and compacting request times, the adds and the view lengths, in order.
+ */
+export const requestRounds = async (manager, count, budget, rounds, timeAdd = timeWall) => {
+  const quiet = []
+  const compacting = []
+  const adds = []
+  const viewSizes = []
+  let call = 1_000_000
+  for (let i = 0; i < rounds; i += 1) {
+    const turn = syntheticTurn(count + i, call)
+    call += turn.length - 2
+    for (const message of turn) await timeAdd(() => manager.addMessage(message), adds)
+    const before = manager.lastCompactionStats
+    const start = performance.now()
+    const view = await manager.getMessagesForRequest({ tokenBudget: budget })
+    const elapsed = performance.now() - start
+    viewSizes.push(view.length)
+    ;(JSON.stringify(before) !== JSON.stringify(manager.lastCompactionStats) ? compacting : quiet).push(elapsed)
+  }
+  return { quiet, compacting, adds, viewSizes }
+}
+/** Awaits `call`, pushing its wall time (ms) to `times`. */
+export const timeWall = async (call, times) => {
+  const start = performance.now()
+  await call()
+  times.push(performance.now() - start)
+}
+/** A manager of `ContextManager` (any build's) holding `count` synthetic messages after one (compacting) request, as bench/manager.mjs primes it. */
+export const primeManager = async (ContextManager, options, count, budget = 100_000) => {
+  const manager = new ContextManager({}, options)
+  await manager.setMessages(syntheticHistory(count))
+  await manager.getMessagesForRequest({ tokenBudget: budget })
+  return manager
+}
