@@ -99,7 +99,10 @@ const runWave = (
   draft: StickyDraft,
   context: PassContext,
 ): void => {
-  for (const position of candidates) {
+  // Indexed loops in the ladder: a compacting request runs it a few dozen times a process, mostly
+  // before the engine optimizes it, where `for…of` allocates an iterator result per element.
+  for (let k = 0; k < candidates.length; k += 1) {
+    const position = candidates[k]
     if (cursor.current <= target) return
     if (protectedPositions.has(position) || position < 0 || position >= cursor.working.length) continue
     const message = cursor.working[position]
@@ -159,7 +162,8 @@ const selectRemovalGroup = (
 /** True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it. */
 const isProjectedGroup = (working: Messages, group: ReadonlyArray<number>): boolean => {
   let results = 0
-  for (const position of group) {
+  for (let k = 0; k < group.length; k += 1) {
+    const position = group[k]
     if (working[position].role !== 'tool') continue
     if (!isJsonProjection(working[position])) return false
     results += 1
@@ -185,14 +189,16 @@ const runRemoval = (
   const openStart = selectOpenToolGroupStart(working)
   const removed = new Set<number>()
   let current = estimateMessages(working, context.estimate) + systemTokens
-  // compaction_order (src/core/compaction/reference-order.ts): oldest first, or least recently referenced first.
-  const order = toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order, context.handles, context.estimate)
-  for (const i of order) {
+  // compaction_order (src/core/compaction/reference-order.ts): oldest first (every position in turn), or least recently referenced first.
+  const order = context.config.compaction_order === 'oldest' ? null : toVisitOrder(working, working.map((_, i) => i), context.config.compaction_order, context.handles, context.estimate)
+  for (let k = 0; k < n; k += 1) {
+    const i = order === null ? k : order[k]
     if (current <= target) break
     if (isProtected(i) || working[i].role === 'user' || removed.has(i)) continue
     const group = selectRemovalGroup(working, i, isProtected, openStart)
     if (group === null || (keepsProjections && isProjectedGroup(working, group))) continue
-    for (const position of group) {
+    for (let g = 0; g < group.length; g += 1) {
+      const position = group[g]
       if (!removed.has(position)) {
         removed.add(position)
         current -= context.estimate(working[position])

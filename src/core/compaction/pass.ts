@@ -141,7 +141,7 @@ type Decided = Omit<PassOutcome, 'spills'>
 export const runCompactionPass = (input: PassInput, context: PassContext): PassOutcome => {
   // Sticky-only over the prepared list (the quiet request) derives nothing, so no spill can be asked for.
   const prepared = input.applied
-  if (input.stickyOnly && input.removedAhead !== true && prepared !== undefined) return { ...keep(input, prepared.list ?? [...prepared.system, ...prepared.stickyApplied], []), spills: [] }
+  if (input.stickyOnly && input.removedAhead !== true && prepared !== undefined) return { ...keep(input, prepared.list ?? prepared.system.concat(prepared.stickyApplied), []), spills: [] }
   const collector = collectSpills(context)
   const decided = decidePass(input, collector.context)
   return { ...decided, spills: collector.spills() }
@@ -160,7 +160,8 @@ const splitWorking = (input: PassInput, config: PassContext['config']): SplitLis
   if (prepared !== null) return { prepared, system: prepared.system, nonSystem: [] }
   const system: Message[] = []
   const nonSystem: Message[] = []
-  for (const message of toPlainArray(input.working)) (message.role === 'system' ? system : nonSystem).push(message)
+  const working = toPlainArray(input.working)
+  for (let i = 0; i < working.length; i += 1) (working[i].role === 'system' ? system : nonSystem).push(working[i])
   return { prepared, system, nonSystem }
 }
 
@@ -182,14 +183,15 @@ const keep = (input: PassInput, list: Messages, effects: ReadonlyArray<Effect>):
 const decidePass = (input: PassInput, context: PassContext): Decided => {
   const split = splitWorking(input, context.config)
   // SPEC 17.1: re-apply the decisions, decide nothing, swap nothing (no copy of the sets).
-  if (input.stickyOnly && input.removedAhead !== true) return keep(input, [...split.system, ...(split.prepared?.stickyApplied ?? applySticky(split.nonSystem, input.sticky, context))], [])
+  if (input.stickyOnly && input.removedAhead !== true) return keep(input, split.system.concat(split.prepared?.stickyApplied ?? applySticky(split.nonSystem, input.sticky, context)), [])
   const swap = swapPending(input, split, context)
   const measured = measureSwapped(input, split, swap, context)
   // Sticky-only with removals made ahead: finalize them, escalate nothing (SPEC 17.1).
   const gate: Gate = input.stickyOnly ? { escalate: false, stopTarget: measured.target, infeasible: input.infeasible, effects: [] } : gateEscalation(input, swap, measured, context)
   const effects = [...swap.effects, ...gate.effects]
   // The prepared list is S ++ N' already (src/core/incremental/working.ts): no copy while the swap left N' as it was.
-  const list = (measured.stickyApplied === split.prepared?.stickyApplied ? split.prepared.list : undefined) ?? [...split.system, ...measured.stickyApplied]
+  // `concat`, not a spread, here and below: a spread of the second list iterates it, which allocates per message until the pass is optimized.
+  const list = (measured.stickyApplied === split.prepared?.stickyApplied ? split.prepared.list : undefined) ?? split.system.concat(measured.stickyApplied)
   const unchanged: Decided = { ...keep(input, list, effects), summary: swap.summary, history: swap.history, nextSeq: swap.nextSeq, infeasible: gate.infeasible }
   if (!gate.escalate && !swap.swapped && input.removedAhead !== true) return unchanged
   return escalate(input, split, swap, measured, gate, unchanged, context)
@@ -355,7 +357,7 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
     // compaction_refill "history" (src/core/compaction/refill.ts): earlier decisions lifted while they fit under the target.
     if (config.compaction_refill === 'history' && levelReached >= 3) working = refillWhole(input, split, swap, working, measured, gate.stopTarget, draft, context)
   }
-  const finalList: Messages = [...split.system, ...working]
+  const finalList: Messages = split.system.concat(working)
   const afterTokens = estimateMessages(finalList, estimate)
   let skipStreak = input.skipStreak
   if (gate.escalate && snapshot !== null && hasNewDecision(draft, snapshot)) {
@@ -363,7 +365,7 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
     if (freed < required) {
       const refusal: Refusal = {
         freed, required, levelReached, streak: skipStreak + 1, cap: config.compact_max_consecutive_skips,
-        baseline: [...split.system, ...measured.stickyApplied], baselineTokens: measured.current, effective: measured.effective,
+        baseline: split.system.concat(measured.stickyApplied), baselineTokens: measured.current, effective: measured.effective,
       }
       return refuse(unchanged, refusal, toSticky(snapshot, input.sticky.cumulativeLevel), effects, context)
     }

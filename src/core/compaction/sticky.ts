@@ -120,7 +120,9 @@ export const applySticky = (
 ): Messages => {
   if (sticky.removed.size === 0 && sticky.truncated.size === 0 && sticky.stubbed.size === 0) return messages
   const result: Message[] = []
-  for (const message of messages) {
+  // By index: `for…of` allocates an iterator result per message until the engine optimizes this.
+  for (let i = 0; i < messages.length; i += 1) {
+    const message = messages[i]
     const seq = seqOf(message)
     if (seq === undefined) {
       result.push(message)

@@ -246,10 +246,12 @@ export const selectAppliedView = (memo: DerivationMemo, working: Working, sticky
   } else {
     const system: Message[] = []
     const nonSystem: Message[] = []
-    for (const message of toPlainArray(entry.working)) (message.role === 'system' ? system : nonSystem).push(message)
+    // Indexed loops and `concat`, not `for…of` and a spread: both iterate, which allocates per message until the engine optimizes this (docs/performance.md).
+    const working = toPlainArray(entry.working)
+    for (let i = 0; i < working.length; i += 1) (working[i].role === 'system' ? system : nonSystem).push(working[i])
     const collector = collectSpills(context)
     const stickyApplied = applySticky(nonSystem, sticky, collector.context)
-    const list = [...system, ...stickyApplied]
+    const list = system.concat(stickyApplied)
     applied = {
       ...toStripped(list, memo, context.estimate),
       sticky,

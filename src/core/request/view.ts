@@ -29,7 +29,7 @@ export const viewStage = defineStage({
     let view: StrippedView
     if (applied !== null && (!pass.mayDecide || !pass.decided)) {
       const tail = strip(facts, draft.list.slice(applied.list.length))
-      view = tail.length === 0 ? applied : { view: [...applied.view, ...tail], tokens: applied.tokens + estimateMessages(tail, facts.estimate) }
+      view = tail.length === 0 ? applied : { view: applied.view.concat(tail), tokens: applied.tokens + estimateMessages(tail, facts.estimate) }
     } else {
       const stripped = strip(facts, draft.list)
       view = { view: stripped, tokens: estimateMessages(stripped, facts.estimate) }

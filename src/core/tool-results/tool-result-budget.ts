@@ -215,10 +215,13 @@ export const truncateToolResult = (
   if (isExemptToolResult(message, config, toolNames)) return { message, spill: null }
   const { budgetChars, shape } = resolveToolResultBudget(message, config, toolNames)
   const length = codePointLength(raw)
-  const tool = toToolName(message, toolNames) ?? 'a tool'
+  const truncation = config.tool_result_truncation
+  const toolOf = (): string => toToolName(message, toolNames) ?? 'a tool'
   // Observation masking (src/core/compaction/retention.ts): every result the ladder reaches
   // becomes its stub when the stub is shorter; otherwise only a result over its budget changes.
-  if (!isShortened(length, budgetChars, toolResultStub(tool, length, null).length, config.tool_result_truncation)) return { message, spill: null }
+  // The stub's length decides only under "mask" for a result within its budget: made only then.
+  const stubLength = truncation === 'mask' && length <= budgetChars ? toolResultStub(toolOf(), length, null).length : 0
+  if (!isShortened(length, budgetChars, stubLength, truncation)) return { message, spill: null }
   const originalTokens = Math.floor(length / 4)
   let spill: SpillRequest | null = null
   let recovery = 'call tool again if needed'
@@ -230,10 +233,10 @@ export const truncateToolResult = (
       recovery = `read ${path} for the full result`
     }
   }
-  if (config.tool_result_truncation === 'stub' || config.tool_result_truncation === 'mask') {
+  if (truncation === 'stub' || truncation === 'mask') {
     // What identifies the result (its tool; the call with its arguments stays right before it)
     // and its size, instead of its head.
-    const content = toolResultStub(tool, length, spill === null ? null : recovery)
+    const content = toolResultStub(toolOf(), length, spill === null ? null : recovery)
     return { message: { ...message, content, _truncated: true, _original_tokens: originalTokens }, spill }
   }
   const header = `[truncated: ~${fmtInt(originalTokens)} tokens - ${recovery}]`
