@@ -184,7 +184,9 @@ export const applyMessagesReplaced = (
       draft.budget = EMPTY_BUDGET
       // A new history: the entries the held breakpoints read belong to the old one.
       draft.cacheBreakpoints = castDraft(NO_CACHE_BREAKPOINTS)
-      draft.toolResults.ingressPending = {}
+      // The slice replaced, not written into: a nested draft (`draft.toolResults.…`) makes immer walk
+      // every new value of this draft at the end, the whole history included (2-2.6x setMessages, docs/performance.md).
+      draft.toolResults = castDraft({ ...state.toolResults, ingressPending: {} })
       draft.summary = castDraft({ ...EMPTY_SUMMARY, nextRequestNumber: state.summary.nextRequestNumber })
       // Kept: the last reading, the meter stats, the calibration, the spill memo and the provenance counters.
       draft.meter = castDraft({
