@@ -16,13 +16,15 @@
 //     (process.cpuUsage, µs) in a --single-threaded child (no compiler or GC thread adds to the
 //     process's CPU time; optimizing compiles then happen on the main thread, inside a step):
 //     steadier than wall time when other processes share the cores.
-//   node bench/small-session.mjs --requests 1000,2000 [--procs 12] DIR_A DIR_B ...
+//   node bench/small-session.mjs --requests 1000,2000 [--procs 12] [--cpu] DIR_A DIR_B ...
 //     bench/manager.mjs's *requests* section, cold: each sample a fresh Node process (--expose-gc,
 //     as manager.mjs runs it) that loads one build's ContextManager and runs the *requests* rounds
 //     (bench/workloads.mjs: setMessages, one request, 300 rounds of a turn and a request) at each
 //     count in turn in that one process, as manager.mjs does (1,000 then 2,000 ...); reports per
-//     count the median compacting request, quiet request and add of the process (only ~16
-//     compacting requests per count, most of them run before the engine has optimized the pass).
+//     count the median compacting request (wall and CPU time), quiet request and add of the
+//     process (only ~16 compacting requests per count, most of them run before the engine has
+//     optimized the pass). With --cpu the children run --single-threaded (compiles and GC on the
+//     main thread, so in the CPU time of the request that causes them).
 //     Processes alternate builds ABBA...; prints the median over the processes per figure and its
 //     ratio to the first build.
 //   node bench/small-session.mjs --warm [--batches 20] DIR_A DIR_B ...
@@ -145,6 +147,7 @@ const requestsSample = async (dir, counts) => {
     sample[`${count} compacting`] = runMedian(result.compacting) * 1000
     sample[`${count} quiet`] = runMedian(result.quiet) * 1000
     sample[`${count} add`] = runMedian(result.adds) * 1000
+    sample[`${count} compacting CPU`] = runMedian(result.cpu.compacting) * 1000
   }
   return sample
 }
@@ -174,17 +177,19 @@ if (dirs.length < 1) {
 const ratioLine = (label, values, first) => `${label} ${median(values).toFixed(1).padStart(7)} µs ${(median(values) / first).toFixed(2)}x`
 const load0 = loadavg()[0]
 if (requestCounts !== null) {
-  const keys = requestCounts.flatMap((count) => [`${count} compacting`, `${count} quiet`, `${count} add`])
+  const keys = requestCounts.flatMap((count) => [`${count} compacting`, `${count} compacting CPU`, `${count} quiet`, `${count} add`])
   const samples = dirs.map(() => Object.fromEntries(keys.map((key) => [key, []])))
   for (let p = 0; p < procs; p += 1) {
     for (const i of p % 2 === 0 ? dirs.map((_, i) => i) : dirs.map((_, i) => dirs.length - 1 - i)) {
-      const run = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, '--requests', requestCounts.join(','), '--child', dirs[i]], { encoding: 'utf8' })
+      const flags = cpuTimed ? ['--expose-gc', '--single-threaded'] : ['--expose-gc']
+      const run = spawnSync(process.execPath, [...flags, import.meta.filename, '--requests', requestCounts.join(','), '--child', dirs[i]], { encoding: 'utf8' })
       if (run.status !== 0) throw new Error(`${dirs[i]}: ${run.stderr}`)
       const result = JSON.parse(run.stdout)
       for (const key of keys) samples[i][key].push(result[key])
     }
   }
-  console.log(`# bench/manager.mjs's requests rounds, cold: median over ${procs} processes per build (wall time, µs); load ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)}`)
+  const mode = cpuTimed ? 'children --single-threaded' : 'children as manager.mjs runs them'
+  console.log(`# bench/manager.mjs's requests rounds, cold: median over ${procs} processes per build (wall time, and CPU time of the compacting requests, µs; ${mode}); load ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)}`)
   for (const [i, dir] of dirs.entries()) {
     const line = keys.map((key) => ratioLine(key, samples[i][key], median(samples[0][key])))
     console.log(`${dir.padEnd(28)} ${line.join(' | ')}`)

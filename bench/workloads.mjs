@@ -66,26 +66,33 @@ export const responsesTurn = (i) => [
  * added message by message, each add awaited through `timeAdd(call, adds)` (which times it into
  * `adds`), then one request (wall time, ms). A request is compacting when it changed
  * `lastCompactionStats` (it emitted `context:compaction`); the others are quiet. Returns the
- * quiet and compacting request times, the adds and the view lengths, in order.
+ * quiet and compacting request times, the adds and the view lengths, in order, and the CPU time
+ * of each request (`process.cpuUsage` around the wall-clock window, ms: a process waiting for a
+ * core is not charged).
  */
 export const requestRounds = async (manager, count, budget, rounds, timeAdd = timeWall) => {
   const quiet = []
   const compacting = []
   const adds = []
   const viewSizes = []
+  const cpu = { quiet: [], compacting: [] }
   let call = 1_000_000
   for (let i = 0; i < rounds; i += 1) {
     const turn = syntheticTurn(count + i, call)
     call += turn.length - 2
     for (const message of turn) await timeAdd(() => manager.addMessage(message), adds)
     const before = manager.lastCompactionStats
+    const startCpu = process.cpuUsage()
     const start = performance.now()
     const view = await manager.getMessagesForRequest({ tokenBudget: budget })
     const elapsed = performance.now() - start
+    const used = process.cpuUsage(startCpu)
     viewSizes.push(view.length)
-    ;(JSON.stringify(before) !== JSON.stringify(manager.lastCompactionStats) ? compacting : quiet).push(elapsed)
+    const kind = JSON.stringify(before) !== JSON.stringify(manager.lastCompactionStats) ? 'compacting' : 'quiet'
+    ;(kind === 'compacting' ? compacting : quiet).push(elapsed)
+    cpu[kind].push((used.user + used.system) / 1000)
   }
-  return { quiet, compacting, adds, viewSizes }
+  return { quiet, compacting, adds, viewSizes, cpu }
 }
 /** Awaits `call`, pushing its wall time (ms) to `times`. */
 export const timeWall = async (call, times) => {
