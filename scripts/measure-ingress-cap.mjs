@@ -10,10 +10,11 @@
 // message's JSON; never the meter's estimator), and the requests whose o200k count passes the
 // budget (+800 notice reserve, as scripts/measure-guards.mjs).
 // Usage: node scripts/measure-ingress-cap.mjs [--cli DIR] [--cap BYTES ...] [--sessions DIR] [--only SUBSTRING]
+//   --sessions: default ../shared/sessions, or fixtures/sessions in a clone without it (gzipped files are read too).
 //   --cli: the tree whose bin/context-simple.js replays (default: this repository), so two builds
 //   can be compared with one analyser.
 import { spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
@@ -24,7 +25,8 @@ const flag = (name, fallback) => {
   return index >= 0 ? args[index + 1] : fallback
 }
 const cli = resolve(flag('--cli', '.'), 'bin/context-simple.js')
-const root = resolve(flag('--sessions', '../shared/sessions'))
+// The shared sessions beside the clone, else the repository's copies of them (the same files, the large ones gzipped).
+const root = resolve(flag('--sessions', existsSync('../shared/sessions') ? '../shared/sessions' : 'fixtures/sessions'))
 const only = flag('--only', '')
 const caps = args.flatMap((arg, index) => (args[index - 1] === '--cap' ? [Number(arg)] : []))
 const CAPS = [null, ...(caps.length > 0 ? caps : [20000, 4000])]
@@ -42,7 +44,7 @@ const walk = (dir) => {
   for (const entry of readdirSync(dir).sort()) {
     const path = join(dir, entry)
     if (statSync(path).isDirectory()) walk(path)
-    else if (/\.(jsonl|json)$/.test(entry) && relative(root, path).includes(only)) files.push(path)
+    else if (/\.(jsonl|json)(\.gz)?$/.test(entry) && relative(root, path).includes(only)) files.push(path)
   }
 }
 walk(root)

@@ -5,12 +5,15 @@
 // count (the tokenizer, never the meter's estimator). Also the count after
 // JSON.stringify(JSON.parse(...)) as a second implementation of "without whitespace".
 // Usage: npx tsx scripts/measure-json-whitespace.ts [FILE ...]
-//   default FILE: ../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json
-import { readFileSync } from 'node:fs'
+//   default FILE: ../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json, or in a clone without
+//   ../shared the repository's gzipped copy, fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz
+import { existsSync } from 'node:fs'
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 import { stripJsonWhitespace } from '../src/core/tool-results/json-whitespace.js'
+import { readTextFile } from '../src/shell/read-text.js'
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : ['../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json']
+const SHARED = '../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'
+const files = process.argv.length > 2 ? process.argv.slice(2) : [existsSync(SHARED) ? SHARED : 'fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz']
 
 /** JSON.stringify of the parsed value when `text` is a JSON object or array, else `text`. */
 const reserialized = (text: string): string => {
@@ -23,7 +26,7 @@ const reserialized = (text: string): string => {
 }
 
 for (const file of files) {
-  const trajectories = JSON.parse(readFileSync(file, 'utf8')) as ReadonlyArray<{ readonly traj?: ReadonlyArray<{ readonly role?: unknown; readonly content?: unknown }> }>
+  const trajectories = JSON.parse(readTextFile(file)) as ReadonlyArray<{ readonly traj?: ReadonlyArray<{ readonly role?: unknown; readonly content?: unknown }> }>
   let results = 0
   let written = 0
   let stripped = 0

@@ -14,7 +14,8 @@ const { readInput, prepareSessions, runSession, expandInputs } = await import('.
 const { loadPriceTable, loadWindowTable } = await import('../src/shell/economics-data.js')
 const { presets } = await import('../src/core/presets.js')
 
-const root = existsSync('../shared/sessions') ? '../shared/sessions' : '/work/shared/sessions'
+// The shared sessions beside the clone, else the repository's copies of them (the same files, gzipped).
+const root = existsSync('../shared/sessions') ? '../shared/sessions' : 'fixtures/sessions'
 const windows = loadWindowTable()
 const settings: Array<[string, unknown]> = process.argv.slice(2).map((pair) => {
   const at = pair.indexOf('=')
