@@ -637,8 +637,8 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     working_set_window: fc.constantFrom(null, 1, 2, 4),
     working_set_capacity: fc.constantFrom(0, 0.1, 0.5),
     working_set_payback: fc.constantFrom(0.5, 1, 10),
-    // JSON tool results by named fields (src/core/tool-results/json-projection.ts)
-    tool_result_json_projection: fc.constantFrom('off', 'named_keys'),
+    // JSON tool results by named fields or handles (src/core/tool-results/json-projection.ts, json-handles.ts)
+    tool_result_json_projection: fc.constantFrom('off', 'named_keys', 'handles'),
     // refill to the target (src/core/compaction/refill.ts)
     compaction_refill: fc.constantFrom('none', 'pass', 'history'),
   },

@@ -1,10 +1,11 @@
-// The ladder under `tool_result_json_projection: "named_keys"` (src/core/compaction/ladder.ts,
-// src/core/tool-results/json-projection.ts) keeps the view's promises on sessions whose tool
+// The ladder under `tool_result_json_projection: "named_keys"` and `"handles"` (src/core/compaction/ladder.ts,
+// src/core/tool-results/json-projection.ts, json-handles.ts) keeps the view's promises on sessions whose tool
 // results are JSON records named by the user and the agent (the shared property generators make
 // text results only, where the key changes nothing): every view passes the pairing rules (SPEC
 // 17.3) and holds the last user message verbatim (SPEC 6.4); a named-fields form is a
-// sub-document of its result, no longer than the result's character budget, and once sent it is
-// sent the same at every later request (its key set is frozen: docs/configuration.md); a request
+// sub-document of its result, no longer than the result's character budget under "named_keys"
+// (whose strings all hold a handle under "handles"), and once sent it is sent the same at every
+// later request (its key set is frozen; the handles form depends on the result alone); a request
 // never changes the stored history; and a fresh reducer (empty memo) makes the same view and state
 // from the same state as the warm one (the projection memo never changes a result).
 import fc from 'fast-check'
@@ -20,6 +21,7 @@ import { makeStep } from '../src/core/reducer.js'
 import { makeInitialState, type State } from '../src/core/state.js'
 import { toPlainArray } from '../src/core/messages/appendable.js'
 import { isJsonProjection } from '../src/core/tool-results/json-projection.js'
+import { holdsHandle } from '../src/core/compaction/reference-order.js'
 import { isEphemeral, runProperty, stripSeq } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 40)
@@ -53,7 +55,7 @@ const turnArb: fc.Arbitrary<Turn> = fc.record({
 })
 
 const configArb = fc.record({
-  tool_result_json_projection: fc.constant('named_keys'),
+  tool_result_json_projection: fc.constantFrom('named_keys', 'handles'),
   protected_tool_results: fc.integer({ min: 0, max: 3 }),
   protected_recent: fc.constantFrom(0, 0.1, 0.3),
   target_usage: fc.constantFrom(0.1, 0.3, 0.5),
@@ -102,7 +104,11 @@ const isSubDocument = (part: unknown, whole: unknown): boolean => {
 
 const lastUser = (history: ReadonlyArray<Message>): Message | undefined => [...history].reverse().find((message) => message.role === 'user')
 
-describe('the ladder under tool_result_json_projection "named_keys"', () => {
+/** The string leaves of a parsed JSON value. */
+const stringLeaves = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(stringLeaves) : value !== null && typeof value === 'object' ? Object.values(value).flatMap(stringLeaves) : []
+
+describe('the ladder under tool_result_json_projection "named_keys" and "handles"', () => {
   it('keeps pairs, the last user message, sub-documents within budget, frozen forms, the history, and memo equivalence', () => {
     runProperty(
       'json projection: ladder',
@@ -136,7 +142,8 @@ describe('the ladder under tool_result_json_projection "named_keys"', () => {
               const original = toPlainArray(state.history).find((stored) => stored.role === 'tool' && stored.tool_call_id === id)
               const form = message.content.slice(message.content.indexOf('] ') + 2)
               expect(isSubDocument(JSON.parse(form), JSON.parse(String(original?.content))), `sub-document ${id}, ${where}`).toBe(true)
-              expect(codePointLength(form), `within truncate_chars, ${where}`).toBeLessThanOrEqual(config.truncate_chars)
+              if (config.tool_result_json_projection === 'named_keys') expect(codePointLength(form), `within truncate_chars, ${where}`).toBeLessThanOrEqual(config.truncate_chars)
+              else for (const leaf of stringLeaves(JSON.parse(form))) expect(holdsHandle(leaf), `handle ${leaf}, ${where}`).toBe(true)
             }
           }
           state = result.state

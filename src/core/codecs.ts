@@ -183,7 +183,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   usage_intake: { codec: t.keyof({ all: null, foreground: null }), accepts: '"all" or "foreground"' },
   tool_result_ingress_cap_bytes: { codec: OptionalCountCodec, accepts: 'null or a positive integer (bytes)' },
   tool_result_json_whitespace: { codec: t.keyof({ keep: null, strip: null }), accepts: '"keep" or "strip"' },
-  tool_result_json_projection: { codec: t.keyof({ off: null, named_keys: null }), accepts: '"off" or "named_keys"' },
+  tool_result_json_projection: { codec: t.keyof({ off: null, named_keys: null, handles: null }), accepts: '"off", "named_keys" or "handles"' },
   provider_rules: { codec: t.union([t.null, t.keyof({ warn: null, refuse: null, repair: null })]), accepts: 'null, "warn", "refuse" or "repair"' },
   anthropic_cache_breakpoints: { codec: FlagCodec, accepts: 'true or false' },
   calibration_overhead_tokens: { codec: CalibrationOverheadCodec, accepts: 'a number of tokens >= 0' },

@@ -253,6 +253,9 @@ export interface Config {
    * result of the history, occurs in a user or assistant message), when that form is no longer
    * than the head the contract keeps; the group then stays through the removal levels unless the
    * list is more than halfway from the target to E. src/core/tool-results/json-projection.ts.
+   * `"handles"` to the string fields that hold a handle (ids, paths, dates, codes), for results
+   * that are records (no string longer than 160 characters), whatever their size; the group then
+   * stays as under `"named_keys"`. src/core/tool-results/json-handles.ts.
    */
   readonly tool_result_json_projection: JsonProjection
   /**
@@ -369,12 +372,12 @@ export type JsonWhitespace = 'keep' | 'strip'
 
 /**
  * How the ladder shortens a JSON tool result (`tool_result_json_projection`,
- * docs/configuration.md): `'off'` (the contract) or `'named_keys'`.
+ * docs/configuration.md): `'off'` (the contract), `'named_keys'` or `'handles'`.
  *
  * @example
  * const projection: JsonProjection = 'named_keys'
  */
-export type JsonProjection = 'off' | 'named_keys'
+export type JsonProjection = 'off' | 'named_keys' | 'handles'
 
 /**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):

@@ -13,6 +13,7 @@ import { toMessageHandles, type MessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
 import { toFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
+import { toJsonHandlesText } from '../tool-results/json-handles.js'
 import { codePointLength, fmtInt } from '../messages/text.js'
 
 /**
@@ -68,7 +69,12 @@ export const makePassContext = (
   history: Messages = [],
 ): PassContext => {
   const namedKeys = config.tool_result_json_projection === 'named_keys' ? toFrozenNamedKeys(history, config.protected_tool_results) : NO_KEYS
+  const handlesForm = config.tool_result_json_projection === 'handles'
   const derive = (message: Message): Truncation => {
+    if (handlesForm && message.role === 'tool' && !isExemptToolResult(message, config, toolNames)) {
+      const projected = toHandlesProjection(message, memo)
+      if (projected !== null) return projected
+    }
     const keys = namedKeys.get(message)
     if (keys !== undefined && !isExemptToolResult(message, config, toolNames)) {
       const projected = toProjection(message, keys, memo, resolveToolResultBudget(message, config, toolNames).budgetChars)
@@ -106,11 +112,28 @@ const toProjection = (message: Message, keys: ReadonlySet<string>, memo: Derivat
   if (cached !== undefined && cached.signature === signature) return cached.result
   const found = toJsonProjectionText(message, keys)
   const text = found !== null && codePointLength(found) <= budgetChars ? found : null
-  const originalTokens = typeof message.content === 'string' ? Math.floor(codePointLength(message.content) / 4) : 0
-  const result: Truncation | null =
-    text === null ? null : { message: { ...message, content: `[truncated: ~${fmtInt(originalTokens)} tokens - call tool again if needed] ${text}`, _truncated: true, _original_tokens: originalTokens }, spill: null }
+  const result = text === null ? null : toProjectedTruncation(message, text)
   memo.projection.set(message, { signature, result })
   return result
+}
+
+/** The handles form (`tool_result_json_projection: "handles"`, src/core/tool-results/json-handles.ts) as a truncation, memoized per message; null when the result is not a record. */
+const toHandlesProjection = (message: Message, memo: DerivationMemo): Truncation | null => {
+  const cached = memo.projection.get(message)
+  if (cached !== undefined && cached.signature === HANDLES_SIGNATURE) return cached.result
+  const text = typeof message.content === 'string' ? toJsonHandlesText(message.content) : null
+  const result = text === null ? null : toProjectedTruncation(message, text)
+  memo.projection.set(message, { signature: HANDLES_SIGNATURE, result })
+  return result
+}
+
+/** The signature of the handles form in `memo.projection` (a named-keys signature joins key names with NUL, so it never equals this). */
+const HANDLES_SIGNATURE = '\u0001handles'
+
+/** A projected form as a truncation: the truncation header (the original size), then `text`. */
+const toProjectedTruncation = (message: Message, text: string): Truncation => {
+  const originalTokens = typeof message.content === 'string' ? Math.floor(codePointLength(message.content) / 4) : 0
+  return { message: { ...message, content: `[truncated: ~${fmtInt(originalTokens)} tokens - call tool again if needed] ${text}`, _truncated: true, _original_tokens: originalTokens }, spill: null }
 }
 
 /**

@@ -178,7 +178,7 @@ const runRemoval = (
   target: number,
   draft: StickyDraft,
   context: PassContext,
-  keepsProjections = context.config.tool_result_json_projection === 'named_keys',
+  keepsProjections = context.config.tool_result_json_projection !== 'off',
 ): void => {
   const working = cursor.working
   const n = working.length
@@ -336,8 +336,8 @@ const runLevels = (
   runWave(cursor, visits.slice(...waves.level1), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 1 }
   runWave(cursor, visits.slice(...waves.level2), protectedPositions, target, draft, context)
-  // tool_result_json_projection "named_keys": level 2 also shortens every unprotected JSON result to its named fields (src/core/tool-results/json-projection.ts).
-  if (config.tool_result_json_projection === 'named_keys') runWave(cursor, visits.filter((p) => isJsonProjection(context.truncatedForm(cursor.working[p]))), protectedPositions, target, draft, context)
+  // tool_result_json_projection: level 2 also shortens every unprotected JSON result to its named fields or handles (src/core/tool-results/json-projection.ts, json-handles.ts).
+  if (config.tool_result_json_projection !== 'off') runWave(cursor, visits.filter((p) => isJsonProjection(context.truncatedForm(cursor.working[p]))), protectedPositions, target, draft, context)
   if (done()) return { working: cursor.working, levelReached: 2 }
 
   runRemoval(cursor, 1, systemTokens, target, draft, context)
@@ -359,7 +359,7 @@ const runLevels = (
 
   runRemoval(cursor, 0.3, systemTokens, target, draft, context)
   // tool_result_json_projection: the named-fields groups give way only to keep the list under `ceiling`.
-  if (config.tool_result_json_projection === 'named_keys' && cursor.current > ceiling) runRemoval(cursor, 0.3, systemTokens, ceiling, draft, context, false)
+  if (config.tool_result_json_projection !== 'off' && cursor.current > ceiling) runRemoval(cursor, 0.3, systemTokens, ceiling, draft, context, false)
   if (done()) return { working: cursor.working, levelReached: 7 }
 
   runLevelEight(cursor, target, draft, context)

@@ -107,6 +107,19 @@ export const addHandles = (text: string, into: Set<string>): void => {
   }
 }
 
+/**
+ * True when `text` holds at least one handle (see the module comment).
+ *
+ * @example
+ * holdsHandle('2024-05-21') // => true
+ * holdsHandle('economy class') // => false
+ */
+export const holdsHandle = (text: string): boolean => {
+  const handles = new Set<string>()
+  addHandles(text, handles)
+  return handles.size > 0
+}
+
 const addStrings = (value: unknown, into: Set<string>, depth: number): void => {
   if (typeof value === 'string') addHandles(value, into)
   else if (depth > 32) return

@@ -1,0 +1,143 @@
+/**
+ * JSON tool results by their handles (`tool_result_json_projection: "handles"`,
+ * docs/configuration.md "JSON tool results by named fields"): when the compaction ladder shortens
+ * a JSON tool result that is a *record* (an object or array whose string values are all short),
+ * it keeps the string fields that hold a handle (an id, a path, a date, a code: a run of letters,
+ * digits, `_` and the joiners `. / - :` holding a digit, an `_`, a `/` or an inner dot, as
+ * `compaction_order: "least_referenced"` reads them, src/core/compaction/reference-order.ts),
+ * with the keys, objects and arrays that lead to them, and drops prose, numbers, booleans and
+ * nulls. Handles are what an agent passes back to its tools; the rest of a record it read can be
+ * read again. A result holding a long string (a file, a command's output wrapped in JSON) is not
+ * a record and keeps the contract's truncation.
+ *
+ * The form is a function of the result alone (no history, no learning), so it never changes once
+ * made. Kept values are copied from the result's text character for character (escapes, number
+ * formats and key spelling as written): the form is a sub-document of the original.
+ *
+ * Pure functions over strings; no state.
+ */
+import { holdsHandle } from '../compaction/reference-order.js'
+import { codePointLength } from '../messages/text.js'
+
+/**
+ * Longest string value (code points) a record may hold; a longer one is text, not a field (the
+ * longest handle `compaction_order: "least_referenced"` reads, src/core/compaction/reference-order.ts).
+ *
+ * @example
+ * RECORD_STRING_MAX // => 160
+ */
+export const RECORD_STRING_MAX = 160
+
+/** Deepest nesting read; a deeper result is left to the contract's truncation. */
+const MAX_DEPTH = 64
+
+/** The scan over one JSON text: position, and whether the text turned out not to be a record. */
+interface Scan {
+  readonly text: string
+  at: number
+  failed: boolean
+}
+
+const isSpace = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13
+
+const skipSpace = (scan: Scan): void => {
+  while (scan.at < scan.text.length && isSpace(scan.text.charCodeAt(scan.at))) scan.at += 1
+}
+
+/** The raw text of the JSON string starting at `scan.at` (quotes included); moves past it. */
+const readString = (scan: Scan): string => {
+  const start = scan.at
+  let i = start + 1
+  while (i < scan.text.length && scan.text.charCodeAt(i) !== 34) i += scan.text.charCodeAt(i) === 92 ? 2 : 1
+  scan.at = i + 1
+  return scan.text.slice(start, i + 1)
+}
+
+/** Moves past a number, `true`, `false` or `null`. */
+const skipLiteral = (scan: Scan): void => {
+  while (scan.at < scan.text.length) {
+    const code = scan.text.charCodeAt(scan.at)
+    if (code === 44 || code === 93 || code === 125 || isSpace(code)) return
+    scan.at += 1
+  }
+}
+
+/** The kept form of the string at `scan.at`: its raw text when it holds a handle; marks a long string. */
+const projectString = (scan: Scan): string | undefined => {
+  const raw = readString(scan)
+  const value = JSON.parse(raw) as string
+  if (codePointLength(value) > RECORD_STRING_MAX) {
+    scan.failed = true
+    return undefined
+  }
+  return holdsHandle(value) ? raw : undefined
+}
+
+/** The kept members of the object or array at `scan.at` (`close` is `}` or `]`), as raw text. */
+const projectContainer = (scan: Scan, depth: number, close: number): string | undefined => {
+  const isObject = close === 125
+  const kept: string[] = []
+  scan.at += 1
+  skipSpace(scan)
+  if (scan.text.charCodeAt(scan.at) === close) {
+    scan.at += 1
+    return undefined
+  }
+  while (!scan.failed && scan.at < scan.text.length) {
+    skipSpace(scan)
+    let key = ''
+    if (isObject) {
+      key = readString(scan)
+      skipSpace(scan)
+      scan.at += 1 // the colon
+    }
+    const member = projectValue(scan, depth + 1)
+    if (member !== undefined) kept.push(isObject ? `${key}:${member}` : member)
+    skipSpace(scan)
+    const next = scan.text.charCodeAt(scan.at)
+    scan.at += 1
+    if (next === close) break
+  }
+  if (kept.length === 0) return undefined
+  return isObject ? `{${kept.join(',')}}` : `[${kept.join(',')}]`
+}
+
+/** The kept form of the JSON value at `scan.at`, or undefined when nothing of it is kept. */
+const projectValue = (scan: Scan, depth: number): string | undefined => {
+  skipSpace(scan)
+  if (depth > MAX_DEPTH) {
+    scan.failed = true
+    return undefined
+  }
+  const code = scan.text.charCodeAt(scan.at)
+  if (code === 123) return projectContainer(scan, depth, 125)
+  if (code === 91) return projectContainer(scan, depth, 93)
+  if (code === 34) return projectString(scan)
+  skipLiteral(scan)
+  return undefined
+}
+
+/**
+ * The handles form of a JSON record (module comment): compact JSON of the string fields of
+ * `content` that hold a handle, with the keys, objects and arrays that lead to them, each kept
+ * value and key copied from `content` as written. Null when `content` is not a JSON object or
+ * array, holds a string longer than `RECORD_STRING_MAX` code points (not a record) or nesting
+ * deeper than 64, keeps nothing, or the form is not shorter than `content`.
+ *
+ * @example
+ * toJsonHandlesText('{"reservation_id":"ZFA04Y","cabin":"economy","flights":[{"flight_number":"HAT001","price":1.50}]}') // => '{"reservation_id":"ZFA04Y","flights":[{"flight_number":"HAT001"}]}'
+ * toJsonHandlesText('{"output":"' + 'x'.repeat(200) + '"}') // => null
+ */
+export const toJsonHandlesText = (content: string): string | null => {
+  const trimmed = content.trimStart()
+  if (trimmed[0] !== '{' && trimmed[0] !== '[') return null
+  try {
+    JSON.parse(trimmed)
+  } catch {
+    return null
+  }
+  const scan: Scan = { text: trimmed, at: 0, failed: false }
+  const kept = projectValue(scan, 0)
+  if (scan.failed || kept === undefined) return null
+  return codePointLength(kept) < codePointLength(content) ? kept : null
+}
