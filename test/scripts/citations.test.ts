@@ -63,7 +63,9 @@ describe('citation check', () => {
     // HEAD's full hash with its last digit changed: no commit can have it
     const absent = head.slice(0, 39) + (head.endsWith('0') ? '1' : '0')
     const dir = mkdtempSync(join(tmpdir(), 'citations-'))
-    const page = `measured on main ${head.slice(0, 7)}; the session 4d5611e5 at 60,000`
+    // the shortest prefix (7+ digits) the check reads as a commit: letters and digits both (a hash such as 4007506… is all digits up to 7)
+    const cited = head.slice(0, [...Array(34).keys()].map((i) => i + 7).find((n) => /[a-f]/.test(head.slice(0, n)) && /[0-9]/.test(head.slice(0, n))) ?? 40)
+    const page = `measured on main ${cited}; the session 4d5611e5 at 60,000`
     writeFileSync(join(dir, 'page.md'), `${page}\n`)
     expect(check(dir)).toMatchObject({ code: 0 })
     writeFileSync(join(dir, 'page.md'), `${page}\nthe build at ${absent}\n`)
