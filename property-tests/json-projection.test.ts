@@ -2,11 +2,14 @@
 // for any JSON value and key set, the projection is a sub-document (each of its leaves is a leaf
 // of the value at the same path) that holds every leaf under a named key; and the frozen sets,
 // learned incrementally over the history, equal the batch `toNamedKeys` of the history up to
-// each result's freeze point (two implementations of the same learning, compared).
+// each result's freeze point (two implementations of the same learning, compared); a walk resumed
+// request by request over a growing history gives the batch walk's sets at every length; and the
+// text form (`toJsonProjectionText`, copied from the result as written, indented or not) parses
+// to the value `projectJsonValue` gives.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../src/core/messages/message.js'
-import { projectJsonValue, toFrozenNamedKeys, toNamedKeys } from '../src/core/tool-results/json-projection.js'
+import { projectJsonValue, resumeFrozenNamedKeys, toFrozenNamedKeys, toJsonProjectionText, toNamedKeys, type NamedKeysWalk } from '../src/core/tool-results/json-projection.js'
 import { runProperty } from './arbitraries.js'
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? 100)
@@ -76,6 +79,40 @@ describe('json projection properties', () => {
           if (seen < later || !isJson) expect(frozen.has(message)).toBe(false)
           else expect(frozen.get(message)).toEqual(toNamedKeys(history.slice(0, end + 1)))
         })
+      }),
+      numRuns,
+    )
+  })
+
+  it('a walk resumed over a growing history gives the batch sets at every length', () => {
+    const messageArb: fc.Arbitrary<Message> = fc.oneof(
+      valueArb.map((value): Message => ({ role: 'tool', tool_call_id: 'c', content: JSON.stringify(value) })),
+      fc.constantFrom(...WORDS).map((word): Message => ({ role: 'assistant', content: `about ${word}` })),
+      fc.constantFrom(...WORDS).map((word): Message => ({ role: 'user', content: `${word}?` })),
+    )
+    runProperty(
+      'json projection: resumed walk',
+      fc.property(fc.array(messageArb, { maxLength: 12 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 4 }), (history, later, cuts) => {
+        let walk: NamedKeysWalk | null = null
+        for (const length of [...cuts.map((cut) => Math.min(cut, history.length)).sort((x, y) => x - y), history.length]) {
+          walk = resumeFrozenNamedKeys(walk, history.slice(0, length), later)
+          expect(new Map(walk.frozen)).toEqual(new Map(toFrozenNamedKeys(history.slice(0, length), later)))
+        }
+      }),
+      numRuns,
+    )
+  })
+
+  it('the text form parses to the projected value, whatever the indentation', () => {
+    runProperty(
+      'json projection: text form',
+      fc.property(fc.oneof(fc.array(valueArb, { maxLength: 3 }), fc.dictionary(fc.constantFrom(...KEYS), valueArb, { maxKeys: 4 })), fc.subarray(KEYS), fc.constantFrom(undefined, 2), (value, names, indent) => {
+        const keys = new Set(names)
+        const content = JSON.stringify(value, null, indent)
+        const text = toJsonProjectionText({ role: 'tool', tool_call_id: 'c', content }, keys)
+        const projected = keys.size === 0 ? undefined : projectJsonValue(value, keys)
+        if (projected === undefined || JSON.stringify(projected).length >= [...content].length) expect(text).toBeNull()
+        else expect(JSON.parse(String(text))).toEqual(projected)
       }),
       numRuns,
     )

@@ -12,7 +12,7 @@ import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { toMessageHandles, type MessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
-import { toFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
+import { resumeFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
 import { toJsonHandlesText } from '../tool-results/json-handles.js'
 import { codePointLength, fmtInt } from '../messages/text.js'
 
@@ -68,7 +68,7 @@ export const makePassContext = (
   failedSpills: ReadonlySet<string> = new Set(),
   history: Messages = [],
 ): PassContext => {
-  const namedKeys = config.tool_result_json_projection === 'named_keys' ? toFrozenNamedKeys(history, config.protected_tool_results) : NO_KEYS
+  const namedKeys = config.tool_result_json_projection === 'named_keys' ? resumeNamedKeys(memo, history, config.protected_tool_results) : NO_KEYS
   const handlesForm = config.tool_result_json_projection === 'handles'
   const derive = (message: Message): Truncation => {
     if (handlesForm && message.role === 'tool' && !isExemptToolResult(message, config, toolNames)) {
@@ -98,6 +98,17 @@ export const makePassContext = (
   const stub = memoizeBy(memo.stub, toStub)
   const handles = rankHandles(memo)
   return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys }
+}
+
+/**
+ * The frozen named-key sets of `history` (`toFrozenNamedKeys`), resuming the memo's last walk
+ * when `history` extends the history it walked (a request reads only the messages added since,
+ * and its second pass context, in the finish stage, none), else walking from the start.
+ */
+const resumeNamedKeys = (memo: DerivationMemo, history: Messages, later: number): ReadonlyMap<Message, ReadonlySet<string>> => {
+  const walk = resumeFrozenNamedKeys(memo.namedKeys, history, later)
+  memo.namedKeys = walk
+  return walk.frozen
 }
 
 /**

@@ -3,6 +3,7 @@
  * request derived from its history, shared by compaction/, incremental/ and the request stages.
  * It sits below them: it holds their results and imports none of their code.
  */
+import type { NamedKeysWalk } from '../tool-results/json-projection.js'
 import type { Message, Messages } from '../messages/message.js'
 import type { StickyState } from '../state.js'
 import type { SpillRequest, Truncation } from '../tool-results/tool-result-budget.js'
@@ -134,6 +135,12 @@ export interface DerivationMemo {
    * view where the two part: one small hasher per message of that view.
    */
   readonly cachePrefixes: PrefixHashes
+  /**
+   * The last walk of `tool_result_json_projection: "named_keys"` over a history
+   * (src/core/tool-results/json-projection.ts, `resumeFrozenNamedKeys`), resumed by the next
+   * request whose history extends it.
+   */
+  namedKeys: NamedKeysWalk | null
 }
 
 /**
@@ -155,4 +162,5 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   historyWalks: makeHistoryWalks(),
   rankedHandles: new Map(),
   cachePrefixes: makePrefixHashes(),
+  namedKeys: null,
 })

@@ -31,9 +31,24 @@ export const RECORD_STRING_MAX = 160
 /** Deepest nesting read; a deeper result is left to the contract's truncation. */
 const MAX_DEPTH = 64
 
-/** The scan over one JSON text: position, and whether the text turned out not to be a record. */
+/**
+ * What a projection of a JSON text keeps (`projectJsonText`): whole subtrees under the key names
+ * `keepsKey` accepts, the other strings `keepsString` accepts, and no string longer than
+ * `maxString` code points anywhere outside a kept subtree (else the text is not projected).
+ *
+ * @example
+ * const rule: ProjectionRule = { keepsKey: (key) => key === 'id', keepsString: () => false, maxString: Number.POSITIVE_INFINITY }
+ */
+export interface ProjectionRule {
+  readonly keepsKey: (key: string) => boolean
+  readonly keepsString: (value: string) => boolean
+  readonly maxString: number
+}
+
+/** The scan over one JSON text: position, the rule, and whether the text turned out not to be projectable. */
 interface Scan {
   readonly text: string
+  readonly rule: ProjectionRule
   at: number
   failed: boolean
 }
@@ -62,15 +77,50 @@ const skipLiteral = (scan: Scan): void => {
   }
 }
 
-/** The kept form of the string at `scan.at`: its raw text when it holds a handle; marks a long string. */
+/** The kept form of the string at `scan.at`: its raw text when the rule keeps it; marks a string over the rule's limit. */
 const projectString = (scan: Scan): string | undefined => {
   const raw = readString(scan)
   const value = JSON.parse(raw) as string
-  if (codePointLength(value) > RECORD_STRING_MAX) {
+  if (codePointLength(value) > scan.rule.maxString) {
     scan.failed = true
     return undefined
   }
-  return holdsHandle(value) ? raw : undefined
+  return scan.rule.keepsString(value) ? raw : undefined
+}
+
+/** The value at `scan.at` as written, without the whitespace between its tokens (a kept subtree). */
+const copyValue = (scan: Scan, depth: number): string => {
+  skipSpace(scan)
+  const code = scan.text.charCodeAt(scan.at)
+  if (code === 34) return readString(scan)
+  if (code !== 123 && code !== 91) {
+    const start = scan.at
+    skipLiteral(scan)
+    return scan.text.slice(start, scan.at)
+  }
+  if (depth > MAX_DEPTH) scan.failed = true
+  const close = code === 123 ? 125 : 93
+  const parts: string[] = []
+  scan.at += 1
+  skipSpace(scan)
+  if (scan.text.charCodeAt(scan.at) === close) scan.at += 1
+  else {
+    while (!scan.failed && scan.at < scan.text.length) {
+      skipSpace(scan)
+      let key = ''
+      if (close === 125) {
+        key = `${readString(scan)}:`
+        skipSpace(scan)
+        scan.at += 1 // the colon
+      }
+      parts.push(key + copyValue(scan, depth + 1))
+      skipSpace(scan)
+      const next = scan.text.charCodeAt(scan.at)
+      scan.at += 1
+      if (next === close) break
+    }
+  }
+  return close === 125 ? `{${parts.join(',')}}` : `[${parts.join(',')}]`
 }
 
 /** The kept members of the object or array at `scan.at` (`close` is `}` or `]`), as raw text. */
@@ -86,12 +136,14 @@ const projectContainer = (scan: Scan, depth: number, close: number): string | un
   while (!scan.failed && scan.at < scan.text.length) {
     skipSpace(scan)
     let key = ''
+    let whole = false
     if (isObject) {
       key = readString(scan)
+      whole = scan.rule.keepsKey(JSON.parse(key) as string)
       skipSpace(scan)
       scan.at += 1 // the colon
     }
-    const member = projectValue(scan, depth + 1)
+    const member = whole ? copyValue(scan, depth + 1) : projectValue(scan, depth + 1)
     if (member !== undefined) kept.push(isObject ? `${key}:${member}` : member)
     skipSpace(scan)
     const next = scan.text.charCodeAt(scan.at)
@@ -118,6 +170,33 @@ const projectValue = (scan: Scan, depth: number): string | undefined => {
 }
 
 /**
+ * `content` (a JSON object or array) reduced by `rule` (`ProjectionRule`): compact JSON of the
+ * subtrees under kept key names and of the kept strings, with the keys, objects and arrays that
+ * lead to them, every kept token copied from `content` as written (escapes, number formats and
+ * key spelling; only the whitespace between tokens dropped). Null when `content` is not a JSON
+ * object or array, holds a string over the rule's limit outside a kept subtree or nesting deeper
+ * than 64, keeps nothing, or the form is not shorter than `content`.
+ *
+ * @example
+ * projectJsonText('{"id": "X1", "price": 1.50, "note": "n"}', { keepsKey: (key) => key === 'price', keepsString: () => false, maxString: Number.POSITIVE_INFINITY }) // => '{"price":1.50}'
+ */
+export const projectJsonText = (content: string, rule: ProjectionRule): string | null => {
+  const trimmed = content.trimStart()
+  if (trimmed[0] !== '{' && trimmed[0] !== '[') return null
+  try {
+    JSON.parse(trimmed)
+  } catch {
+    return null
+  }
+  const scan: Scan = { text: trimmed, rule, at: 0, failed: false }
+  const kept = projectValue(scan, 0)
+  if (scan.failed || kept === undefined) return null
+  return codePointLength(kept) < codePointLength(content) ? kept : null
+}
+
+const HANDLES_RULE: ProjectionRule = { keepsKey: () => false, keepsString: holdsHandle, maxString: RECORD_STRING_MAX }
+
+/**
  * The handles form of a JSON record (module comment): compact JSON of the string fields of
  * `content` that hold a handle, with the keys, objects and arrays that lead to them, each kept
  * value and key copied from `content` as written. Null when `content` is not a JSON object or
@@ -128,16 +207,4 @@ const projectValue = (scan: Scan, depth: number): string | undefined => {
  * toJsonHandlesText('{"reservation_id":"ZFA04Y","cabin":"economy","flights":[{"flight_number":"HAT001","price":1.50}]}') // => '{"reservation_id":"ZFA04Y","flights":[{"flight_number":"HAT001"}]}'
  * toJsonHandlesText('{"output":"' + 'x'.repeat(200) + '"}') // => null
  */
-export const toJsonHandlesText = (content: string): string | null => {
-  const trimmed = content.trimStart()
-  if (trimmed[0] !== '{' && trimmed[0] !== '[') return null
-  try {
-    JSON.parse(trimmed)
-  } catch {
-    return null
-  }
-  const scan: Scan = { text: trimmed, at: 0, failed: false }
-  const kept = projectValue(scan, 0)
-  if (scan.failed || kept === undefined) return null
-  return codePointLength(kept) < codePointLength(content) ? kept : null
-}
+export const toJsonHandlesText = (content: string): string | null => projectJsonText(content, HANDLES_RULE)

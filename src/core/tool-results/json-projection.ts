@@ -13,6 +13,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { isPlainObject } from '../messages/values.js'
 import { codePointLength } from '../messages/text.js'
+import { projectJsonText } from './json-handles.js'
 
 /** Values shorter than this (code points) never name a key: `no`, `1`, `ok` occur everywhere. */
 const SHORTEST_NAMED_VALUE = 3
@@ -130,8 +131,14 @@ export const toNamedKeys = (history: Messages): ReadonlySet<string> => {
   return named
 }
 
-/** The named-key learner over a growing history: leaves waiting to be named, what was said. */
-interface Learner {
+/**
+ * The named-key learner over a growing history: leaves waiting to be named, what was said, the
+ * key names named so far.
+ *
+ * @example
+ * const learner: Learner = { waiting: [], argued: new Set(), text: '', named: new Set() }
+ */
+export interface Learner {
   readonly waiting: Array<readonly [string, string]>
   readonly argued: Set<string>
   text: string
@@ -155,6 +162,62 @@ const learn = (learner: Learner, message: Message): void => {
 }
 
 /**
+ * A walk of `toFrozenNamedKeys` over a history, resumable on a longer history that starts with the
+ * same messages (the derivation memo keeps the last one, so a request reads only the messages
+ * added since, not the whole history twice per request). `frozen` is the result.
+ *
+ * @example
+ * const walk: NamedKeysWalk = resumeFrozenNamedKeys(null, [], 2)
+ * walk.frozen.size // => 0
+ */
+export interface NamedKeysWalk {
+  readonly later: number
+  readonly messages: Message[]
+  readonly learner: Learner
+  readonly open: Array<{ readonly message: Message; remaining: number }>
+  readonly frozen: Map<Message, ReadonlySet<string>>
+}
+
+/** True when `walk` was made with `later` over a prefix of `history` (the same message objects). */
+const isPrefixWalk = (walk: NamedKeysWalk, history: Messages, later: number): boolean => {
+  if (walk.later !== later || walk.messages.length > history.length) return false
+  for (let i = 0; i < walk.messages.length; i += 1) if (walk.messages[i] !== history[i]) return false
+  return true
+}
+
+/**
+ * `toFrozenNamedKeys(history, later)` as a walk: `previous` resumed (and extended in place) when
+ * it was made with `later` over a prefix of `history`, else a new walk from the start. The sets
+ * are the same either way (each is learned over the same messages in the same order).
+ *
+ * @example
+ * const history: Messages = [
+ *   { role: 'tool', tool_call_id: 'a', content: '{"reservation_id":"ZFA04Y","status":"active"}' },
+ *   { role: 'assistant', content: 'Reservation ZFA04Y is booked.' },
+ * ]
+ * const first = resumeFrozenNamedKeys(null, history, 1)
+ * const next = resumeFrozenNamedKeys(first, [...history, { role: 'tool', tool_call_id: 'b', content: '{"ok":1}' }], 1)
+ * next === first // => true
+ * [...(next.frozen.get(history[0]) ?? [])] // => ['reservation_id']
+ */
+export const resumeFrozenNamedKeys = (previous: NamedKeysWalk | null, history: Messages, later: number): NamedKeysWalk => {
+  const walk: NamedKeysWalk =
+    previous !== null && isPrefixWalk(previous, history, later)
+      ? previous
+      : { later, messages: [], learner: { waiting: [], argued: new Set(), text: '', named: new Set() }, open: [], frozen: new Map() }
+  for (let i = walk.messages.length; i < history.length; i += 1) {
+    const message = history[i]
+    walk.messages.push(message)
+    learn(walk.learner, message)
+    if (message.role !== 'tool') continue
+    for (const entry of walk.open) entry.remaining -= 1
+    if (parseJsonResult(message) !== undefined) walk.open.push({ message, remaining: later })
+    while (walk.open.length > 0 && walk.open[0].remaining <= 0) walk.frozen.set(walk.open.shift()!.message, new Set(walk.learner.named))
+  }
+  return walk
+}
+
+/**
  * For each JSON tool result of `history`, the key names named (as `toNamedKeys` learns them) in
  * the history up to and including the `later`-th tool result after it: the point where it stops
  * being one of the last `later` results (`protected_tool_results`), so a result the ladder may
@@ -169,19 +232,7 @@ const learn = (learner: Learner, message: Message): void => {
  * ]
  * [...(toFrozenNamedKeys(history, 1).get(history[0]) ?? [])] // => ['reservation_id']
  */
-export const toFrozenNamedKeys = (history: Messages, later: number): ReadonlyMap<Message, ReadonlySet<string>> => {
-  const learner: Learner = { waiting: [], argued: new Set(), text: '', named: new Set() }
-  const frozen = new Map<Message, ReadonlySet<string>>()
-  const open: Array<{ readonly message: Message; remaining: number }> = []
-  for (const message of history) {
-    learn(learner, message)
-    if (message.role !== 'tool') continue
-    for (const entry of open) entry.remaining -= 1
-    if (parseJsonResult(message) !== undefined) open.push({ message, remaining: later })
-    while (open.length > 0 && open[0].remaining <= 0) frozen.set(open.shift()!.message, new Set(learner.named))
-  }
-  return frozen
-}
+export const toFrozenNamedKeys = (history: Messages, later: number): ReadonlyMap<Message, ReadonlySet<string>> => resumeFrozenNamedKeys(null, history, later).frozen
 
 /**
  * `value` reduced to the fields under key names in `keys` (whole subtrees), with the objects and
@@ -209,21 +260,19 @@ export const projectJsonValue = (value: unknown, keys: ReadonlySet<string>, dept
 }
 
 /**
- * The text of the named-fields form of a JSON tool result (compact JSON of `projectJsonValue`),
- * or null when the message is not a JSON tool result, nothing is named in it, or the form is not
- * shorter than the content.
+ * The text of the named-fields form of a JSON tool result: its subtrees under the key names in
+ * `keys` with the objects and arrays that lead to them (the value `projectJsonValue` gives),
+ * copied from the result as written (`projectJsonText`, src/core/tool-results/json-handles.ts:
+ * numbers and escapes as the tool wrote them). Null when the message is not a JSON tool result,
+ * nothing is named in it, or the form is not shorter than the content.
  *
  * @example
  * toJsonProjectionText({ role: 'tool', tool_call_id: 'a', content: '{"id":"X1","notes":"a long free-text note"}' }, new Set(['id'])) // => '{"id":"X1"}'
+ * toJsonProjectionText({ role: 'tool', tool_call_id: 'a', content: '{"price": 1.50, "notes": "a long free-text note"}' }, new Set(['price'])) // => '{"price":1.50}'
  */
 export const toJsonProjectionText = (message: Message, keys: ReadonlySet<string>): string | null => {
-  if (keys.size === 0) return null
-  const value = parseJsonResult(message)
-  if (value === undefined) return null
-  const projected = projectJsonValue(value, keys)
-  if (projected === undefined) return null
-  const text = JSON.stringify(projected)
-  return codePointLength(text) < codePointLength(message.content as string) ? text : null
+  if (keys.size === 0 || message.role !== 'tool' || typeof message.content !== 'string') return null
+  return projectJsonText(message.content, { keepsKey: (key) => keys.has(key), keepsString: () => false, maxString: Number.POSITIVE_INFINITY })
 }
 
 /**

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../../../src/core/codecs.js'
 import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import type { Message } from '../../../src/core/messages/message.js'
-import { holdsWord, isJsonProjection, projectJsonValue, toFrozenNamedKeys, toJsonProjectionText, toNamedKeys } from '../../../src/core/tool-results/json-projection.js'
+import { holdsWord, isJsonProjection, projectJsonValue, resumeFrozenNamedKeys, toFrozenNamedKeys, toJsonProjectionText, toNamedKeys } from '../../../src/core/tool-results/json-projection.js'
 import { added, assistant, call, fold, request, result, stepFor, user } from '../../support/core.js'
 
 const reservation = (id: string, flight: string): string =>
@@ -59,6 +59,11 @@ describe('projectJsonValue and toJsonProjectionText', () => {
     expect(isJsonProjection({ role: 'tool', tool_call_id: 'a', _truncated: true, content: '[truncated: ~80 tokens - call tool again if needed] {"id":"x","n...' })).toBe(false)
     expect(isJsonProjection({ role: 'tool', tool_call_id: 'a', content: '{"id":"x"}' })).toBe(false)
   })
+
+  it('the text form copies kept values as the tool wrote them: numbers, escapes and nested subtrees', () => {
+    const content = '{\n  "amount": 1.50,\n  "big": 1E3,\n  "note": "words",\n  "name": "caf\\u00e9",\n  "fees": [ 0.10, { "x": -0.0 } ]\n}'
+    expect(toJsonProjectionText({ role: 'tool', tool_call_id: 'a', content }, new Set(['amount', 'big', 'name', 'fees']))).toBe('{"amount":1.50,"big":1E3,"name":"caf\\u00e9","fees":[0.10,{"x":-0.0}]}')
+  })
 })
 
 describe('toFrozenNamedKeys', () => {
@@ -79,6 +84,19 @@ describe('toFrozenNamedKeys', () => {
     expect([...(more.get(history[1]) ?? [])].sort()).toEqual(['flight_number', 'reservation_id'])
     expect([...(more.get(history[4]) ?? [])].sort()).toEqual(['flight_number', 'payment_id', 'reservation_id'])
     expect(toFrozenNamedKeys(history, 0).get(history[1])).toEqual(new Set(['reservation_id']))
+  })
+
+  it('resumeFrozenNamedKeys extends the walk of a prefix in place and starts over on another history', () => {
+    const history: Message[] = [lookup('A', 'a', '{"reservation_id":"AAA111"}'), result('a', reservation('AAA111', 'HAT001')), assistant('HAT001 it is'), result('b', '{"q":1}')]
+    const first = resumeFrozenNamedKeys(null, history.slice(0, 2), 1)
+    expect(first.frozen.size).toBe(0)
+    const next = resumeFrozenNamedKeys(first, history, 1)
+    expect(next).toBe(first)
+    expect(next.frozen).toEqual(toFrozenNamedKeys(history, 1))
+    const other = resumeFrozenNamedKeys(next, [history[0], assistant('x'), ...history.slice(1)], 1)
+    expect(other).not.toBe(next)
+    expect(other.frozen).toEqual(toFrozenNamedKeys([history[0], assistant('x'), ...history.slice(1)], 1))
+    expect(resumeFrozenNamedKeys(next, history, 2)).not.toBe(next)
   })
 })
 
