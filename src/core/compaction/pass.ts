@@ -2,6 +2,7 @@
  * One compaction pass (SPEC 6.2, 6.7, 12.6, 14, 17.1, 17.5): summary swap, sticky re-application,
  * inner gate, ladder, worth-the-rebuild verdict and finalize, over a working list W.
  */
+import type { Config } from '../config.js'
 import type { Effect } from '../effects.js'
 import type { Message, Messages } from '../messages/message.js'
 import { appendTo, toPlainArray } from '../messages/appendable.js'
@@ -221,9 +222,10 @@ const swapPending = (input: PassInput, split: SplitList, context: PassContext): 
   const none: Swapped = { recorded: null, summary: input.summary, history: input.history, nextSeq: input.nextSeq, swapped: false, nonSystem: split.nonSystem, effects: [] }
   const pending = input.summary.pending
   if (config.compaction_strategy !== 'summary' || pending === null || input.stickyOnly) return none
+  const systemTokens = config.summary_hysteresis ? estimateMessages(split.system, estimate) : 0
   const swapAllowed =
     !config.summary_hysteresis ||
-    needsEscalation(config, input.meter, input.hybrid, estimateMessages(split.system, estimate) + estimateMessages(applySticky(split.nonSystem, input.sticky, context), estimate), input.effective)
+    escalates(input, systemTokens + estimateMessages(applySticky(split.nonSystem, input.sticky, context), estimate), selectPassTarget(input, config, systemTokens), config)
   if (!swapAllowed || endsInOpenToolGroup(split.nonSystem)) return none
   const swap = trySwap(pending, split.nonSystem, input.sticky.removed, input.now, input.nextSeq, estimate)
   const cleared: Swapped = { ...none, summary: { ...input.summary, pending: null }, nextSeq: swap.seqConsumed ? input.nextSeq + 1 : input.nextSeq, effects: swap.effects }
@@ -258,7 +260,7 @@ const measureSwapped = (input: PassInput, split: SplitList, swap: Swapped, conte
   // The target (SPEC 6.2, or on the compactable part: src/core/compaction/retention.ts); under the
   // calibrated meter E and the target are in estimator units through the model (contract 17.13).
   const effective = input.billed?.effective ?? input.effective
-  const target = selectTarget(config, systemTokens, effective, input.billed?.target ?? Math.trunc(input.effective * config.target_usage))
+  const target = selectPassTarget(input, config, systemTokens)
   return { systemTokens, stickyApplied, current, target, effective }
 }
 
@@ -271,13 +273,29 @@ interface Gate {
 }
 
 /**
+ * The pass's target (SPEC 6.2, or on the compactable part: src/core/compaction/retention.ts);
+ * under the calibrated meter in estimator units through the model (docs/contract.md 17.13).
+ */
+const selectPassTarget = (input: PassInput, config: Config, systemTokens: number): number =>
+  selectTarget(config, systemTokens, input.billed?.effective ?? input.effective, input.billed?.target ?? Math.trunc(input.effective * config.target_usage))
+
+/**
+ * Whether a list of `current` tokens escalates (SPEC 6.2 step 7): under the calibrated meter when
+ * it is over the pass's target in estimator units (docs/contract.md 17.13), else on the meter's
+ * reading against `compact_threshold` × E. The summary swap's hysteresis asks the same question
+ * of the list before the swap, so a swap rides only on a pass that escalates anyway.
+ */
+const escalates = (input: PassInput, current: number, target: number, config: Config): boolean =>
+  input.billed !== undefined ? current > target : needsEscalation(config, input.meter, input.hybrid, current, input.effective)
+
+/**
  * The inner gate (SPEC 6.2 step 7) and the floor guard.
  */
 const gateEscalation = (input: PassInput, swap: Swapped, measured: Measured, context: PassContext): Gate => {
   const { config } = context
   // Under summary hysteresis a swap rode on an escalation: the ladder still runs to the target.
   const escalate =
-    (config.summary_hysteresis && swap.swapped) || (input.billed !== undefined ? measured.current > measured.target : needsEscalation(config, input.meter, input.hybrid, measured.current, input.effective))
+    (config.summary_hysteresis && swap.swapped) || escalates(input, measured.current, measured.target, config)
   // The 17.14 report judges the list the pass returns (below, after the ladder); an unchanged
   // candidate that fits E re-arms it in the compaction-pass stage, which clears `infeasible` for
   // every returned list within E.

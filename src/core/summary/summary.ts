@@ -218,9 +218,27 @@ const toSpanTokens = (history: Messages, seqs: ReadonlyArray<number>, estimate: 
 }
 
 /**
+ * Where the summary trigger starts and aims, in the units of the `used` it is given: the trigger at
+ * `summary_trigger` × E, the target at `(summary_target_usage ?? target_usage)` × E (truncated),
+ * as SPEC 12.2 states them on E in tokens.
+ *
+ * @example
+ * // E = 60,000 billed tokens of which an overhead fills 36,000: 0.6 and 0.4 of the 24,000 left
+ * const bounds: SummaryBounds = { trigger: 14400, target: 9600 }
+ */
+export interface SummaryBounds {
+  /** A summary may start once `used` reaches this. */
+  readonly trigger: number
+  /** The absorbed span brings `used` down to this; a summary starts only above it. */
+  readonly target: number
+}
+
+/**
  * The summary trigger (SPEC 12.2): when nothing is in flight or pending, a provider is known,
  * `used / E ≥ summary_trigger` and `used` exceeds the target, select a span and request its
- * summary (an id from the state's counter). `used` and `effective` (E) are tokens. Returns the new
+ * summary (an id from the state's counter). `used` and `effective` (E) are tokens; `bounds` gives
+ * the trigger and target in the units of `used` when they are not those of E (the calibrated
+ * meter's estimator units, docs/contract.md 17.13), else the contract's. Returns the new
  * summary state and effects. Hysteresis keys (docs/configuration.md): `summary_target_usage` replaces
  * `target_usage` as the post-absorb target; a span under `summary_min_span_tokens` is not sent.
  *
@@ -241,11 +259,12 @@ export const triggerSummary = (
   used: number,
   effective: number,
   estimate: TokenEstimator,
+  bounds?: SummaryBounds,
 ): { readonly summary: SummaryState; readonly effects: ReadonlyArray<Effect> } => {
   const idle = { summary, effects: [] }
   if (summary.inFlight !== null || summary.pending !== null || !summary.providerKnown || effective <= 0) return idle
-  if (used / effective < config.summary_trigger) return idle
-  const target = Math.trunc(effective * (config.summary_target_usage ?? config.target_usage))
+  if (bounds === undefined ? used / effective < config.summary_trigger : used < bounds.trigger) return idle
+  const target = bounds?.target ?? Math.trunc(effective * (config.summary_target_usage ?? config.target_usage))
   if (used <= target) return idle
   const seqs = selectAbsorbSpan(state.history, state.compaction.sticky.removed, config, used - target, estimate)
   if (seqs.length === 0) return idle

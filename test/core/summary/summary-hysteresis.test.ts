@@ -84,3 +84,19 @@ describe('summary hysteresis', () => {
     expect(firstSpan({ summary_target_usage: 0.05 })).toBeGreaterThan(firstSpan({}))
   })
 })
+
+describe('summary hysteresis under the calibrated meter (docs/contract.md 17.13)', () => {
+  // A prior overhead of 2,000 billed tokens of E (3,000 less the notice reserve): the view the
+  // trigger measures, in estimator tokens, never reaches summary_trigger × E in billed tokens, and
+  // a pass's list never reached compact_threshold × billed E. The trigger and the swap's gate read
+  // E and the target converted through the model, as the pass does.
+  const CALIBRATED = { summary_hysteresis: true, token_meter: 'calibrated', calibration_overhead_tokens: 2000 }
+
+  it('summaries start and are swapped in, riding on the passes the progressive ladder makes anyway', () => {
+    const guarded = run(CALIBRATED, 40)
+    const progressive = run({ ...CALIBRATED, compaction_strategy: 'progressive' }, 40)
+    expect(guarded.requested).toBeGreaterThan(0)
+    expect(guarded.state.summary.absorbedCount).toBeGreaterThan(0)
+    expect(guarded.boundaries).toBeLessThanOrEqual(progressive.boundaries)
+  })
+})
