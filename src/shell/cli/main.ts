@@ -353,8 +353,8 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
   addReplayOptions(
     program
       .command('replay')
-      .description('Replay recordings, Claude Code sessions or OpenAI chat trajectories and print the request timeline.')
-      .argument('[inputs...]', 'input files or directories (default: the bundled Claude Code session)'),
+      .description('Replay recordings, Claude Code sessions, Codex CLI rollouts or OpenAI chat trajectories and print the request timeline.')
+      .argument('[inputs...]', 'input files or directories (a directory contributes its *.jsonl and *.json files, gzipped or not, not recursively; default: the bundled 5-request Claude Code session)'),
   )
     .option('--json', 'print exactly the replay-output JSON lines on stdout')
     .option('--no-views', 'leave "view" out of the --json lines')
@@ -368,7 +368,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     program
       .command('report')
       .description('Replay an input and write one self-contained HTML page charting every request (tokens, budget, compaction boundaries, prompt cache).')
-      .argument('[file]', 'input file (default: the bundled Claude Code session)'),
+      .argument('[file]', 'input file (default: the bundled 5-request Claude Code session)'),
     'simulated',
   )
     .requiredOption('--html <file>', 'where to write the HTML page')
@@ -390,7 +390,7 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
   program
     .command('compare')
     .description('Replay every session of the inputs under each configuration with the provider model and compare boundaries, invalid views, overflows, prefix breaks, cache and cost.')
-    .argument('<inputs...>', 'input files or directories (a directory contributes its *.jsonl and *.json files, not recursively)')
+    .argument('<inputs...>', 'input files or directories (a directory contributes its *.jsonl and *.json files, gzipped or not, not recursively)')
     .option('--preset <name>', 'one configuration: a preset (repeatable, in order with --config)', (value: string) => void configs.push({ kind: 'preset', value }))
     .option('--config <file>', 'one configuration: a JSON file of keys over the header (repeatable, in order with --preset)', (value: string) => void configs.push({ kind: 'config', value }))
     .addOption(new Option('--format <format>', 'input format').choices([...INPUT_FORMAT_CHOICES]).default('auto'))

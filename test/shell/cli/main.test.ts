@@ -1,8 +1,9 @@
 // The replay command end to end, in-process: JSON output, table and summary, exit codes.
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { expandInputs } from '../../../src/shell/cli/evaluate.js'
 import { runCli } from '../../support/cli.js'
 import { firstDifference } from '../../support/conformance.js'
 import { fixturePath, readFixture } from '../../support/fixtures.js'
@@ -204,5 +205,34 @@ describe('context-simple replay: provider model and output options', () => {
     const { stdout } = await run(['replay', fixturePath('sessions/claude-code/tool_heavy.jsonl'), '--usage', 'simulated', '--budget', '20000', '--no-progress'])
     expect(stdout).toContain('OVER BUDGET')
     expect(stdout).toMatch(/requests over the budget: [1-9]/)
+  })
+})
+
+describe('context-simple --help of the commands that take inputs', () => {
+  const helpOf = async (command: string): Promise<string> => {
+    const { code, stdout } = await run([command, '--help'])
+    expect(code).toBe(0)
+    return stdout.replace(/\s+/g, ' ')
+  }
+
+  it('says what a directory contributes as expandInputs reads it: gzipped files included, other files and subfolders not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-help-'))
+    for (const name of ['a.jsonl.gz', 'b.json', 'c.json.gz', 'd.jsonl', 'notes.txt', 'e.gz']) writeFileSync(join(dir, name), '')
+    mkdirSync(join(dir, 'sub'))
+    writeFileSync(join(dir, 'sub', 'f.jsonl'), '')
+    expect(expandInputs([dir]).map((path) => path.slice(dir.length + 1))).toEqual(['a.jsonl.gz', 'b.json', 'c.json.gz', 'd.jsonl'])
+    for (const command of ['replay', 'compare']) {
+      expect(await helpOf(command)).toContain('a directory contributes its *.jsonl and *.json files, gzipped or not, not recursively')
+    }
+  })
+
+  it('names the request count of the bundled session replay and report read by default', async () => {
+    const { code, stdout } = await run(['replay', '--json', '--no-views'])
+    expect(code).toBe(0)
+    const requests = parseLines(stdout).length
+    for (const command of ['replay', 'report']) {
+      expect(await helpOf(command)).toContain(`default: the bundled ${requests}-request Claude Code session`)
+    }
+    expect(await helpOf('replay')).toContain('Codex CLI rollouts')
   })
 })
