@@ -6,6 +6,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyCalibrationReading, countCalibrated, EMPTY_CALIBRATION, fitCalibration, toCalibratedTarget, toEstimatorUnits, toSentView } from '../../../src/core/meter/calibration.js'
+import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import type { Message } from '../../../src/core/messages/message.js'
 import { added, fold, hookNames, request, stepFor, user } from '../../support/core.js'
@@ -196,6 +197,12 @@ describe('token_meter: "calibrated" through the reducer', () => {
     const names = steps.flatMap((one) => hookNames(one.effects))
     expect(names.filter((name) => name === 'context:compaction-infeasible')).toHaveLength(1)
     expect(names.filter((name) => name === 'context:compaction')).toHaveLength(0)
+    // docs/events-and-effects.md: the floor's payload plus the model's overhead and scale, and this
+    // event is the only report: no warning is logged while the views go out over E
+    const infeasible = steps.flatMap((one) => one.effects).find((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction-infeasible')
+    expect(infeasible).toMatchObject({ data: { budget: 20_000, target_tokens: Math.trunc(20_000 * DEFAULT_CONFIG.target_usage), knob: null, overhead_tokens: 50_000, scale: 1 } })
+    expect(Object.keys((infeasible as { data: object }).data).sort()).toEqual(['budget', 'floor_tokens', 'knob', 'open_group_tokens', 'overhead_tokens', 'protected_tokens', 'scale', 'system_tokens', 'target_tokens'])
+    expect(steps.flatMap((one) => one.effects).filter((effect) => effect.type === 'log' && effect.level === 'warning')).toEqual([])
   })
 
   it('the overhead over the billed target but not over E: no infeasible report, and the pass aims at the target the trigger judged', () => {
