@@ -9,15 +9,18 @@
 //      src/core/tool-results/json-handles.ts; the result itself when it has none), and of the
 //      forms with their key names left out (what the names cost).
 // Usage: npx tsx scripts/measure-json-handles.ts [FILE ...]
-//   default FILE: ../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json
-import { readFileSync } from 'node:fs'
+//   default FILE: ../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json, or in a clone without
+//   ../shared the repository's gzipped copy, fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz
+import { existsSync } from 'node:fs'
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 import { toRecallFigures } from '../src/core/economics/recall.js'
 import type { Message } from '../src/core/messages/message.js'
 import { toJsonHandlesText } from '../src/core/tool-results/json-handles.js'
 import { stripJsonWhitespace } from '../src/core/tool-results/json-whitespace.js'
+import { readTextFile } from '../src/shell/read-text.js'
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : ['../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json']
+const SHARED = '../shared/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json'
+const files = process.argv.length > 2 ? process.argv.slice(2) : [existsSync(SHARED) ? SHARED : 'fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz']
 const { readInput } = await import('../src/shell/cli/evaluate.js')
 
 /** Adds to `out` every key name whose string value (any depth) holds `fact`. */
@@ -58,7 +61,7 @@ for (const file of files) {
       }
     })
   }
-  const trajectories = JSON.parse(readFileSync(file, 'utf8')) as ReadonlyArray<{ readonly traj?: ReadonlyArray<{ readonly role?: unknown; readonly content?: unknown }> }>
+  const trajectories = JSON.parse(readTextFile(file)) as ReadonlyArray<{ readonly traj?: ReadonlyArray<{ readonly role?: unknown; readonly content?: unknown }> }>
   let results = 0
   let whole = 0
   let form = 0
