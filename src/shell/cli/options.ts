@@ -2,6 +2,8 @@
  * Replay options from the command line: configuration precedence (header, `--preset`, `--config`, `--set`),
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
+import { isRight } from 'fp-ts/lib/Either.js'
+import { decodeConfig } from '../../core/codecs.js'
 import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
 import type { Recording, RecordingOp } from '../../core/replay/recording.js'
 
@@ -29,22 +31,36 @@ export type BudgetOverride =
 
 /**
  * Parse one `--set key=value`: the value is JSON when it parses, else the raw string. The key is
- * trimmed. Throws `UsageError` when there is no `=` or nothing before it.
+ * trimmed. Throws `UsageError` when there is no `=` or nothing before it, and when the key is not
+ * a configuration key (docs/configuration.md), naming the closest known key: a key typed on the
+ * command line is rejected as a misspelled key in a `ContextConfig` literal fails `tsc`, so no run
+ * goes on with an override that `compare` would name in its labels but nothing applies. (An
+ * unknown key in a recording header or a `--config` file is still ignored with one warning, as
+ * SPEC 3 has the constructor do.)
  *
  * @example
  * parseSetting('token_meter=hybrid') // => ['token_meter', 'hybrid']
  * parseSetting('target_usage=0.4') // => ['target_usage', 0.4]
+ * // parseSetting('target_usgae=0.4') throws UsageError('--set target_usgae=0.4: unknown configuration key target_usgae, did you mean target_usage? …')
  */
 export const parseSetting = (text: string): readonly [string, unknown] => {
   const equals = text.indexOf('=')
   if (equals <= 0) throw new UsageError(`--set ${text}: expected key=value, e.g. --set token_meter=hybrid`)
   const key = text.slice(0, equals).trim()
   const raw = text.slice(equals + 1)
+  let value: unknown
   try {
-    return [key, JSON.parse(raw)]
+    value = JSON.parse(raw)
   } catch {
-    return [key, raw]
+    value = raw
   }
+  // An unknown key is never read for its value, so a Left here is a known key with a wrongly typed value (reported later, naming the key).
+  const decoded = decodeConfig({ [key]: value })
+  const unknown = isRight(decoded) ? decoded.right.unknownKeys[0] : undefined
+  if (unknown !== undefined) {
+    throw new UsageError(`--set ${text}: unknown configuration key ${key}, did you mean ${unknown.closest}? (--set takes the snake_case keys of docs/configuration.md)`)
+  }
+  return [key, value]
 }
 
 /**

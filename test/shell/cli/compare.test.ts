@@ -130,6 +130,14 @@ describe('context-simple compare: --set in the labels', () => {
     const plain = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--json'])
     expect((JSON.parse(plain.stdout.trim()) as { config: string }).config).toBe('recommended')
   })
+
+  it('rejects a --set key that is not a configuration key (exit 2, no row labelled with an override nothing applied)', async () => {
+    const file = fixturePath('sessions/claude-code/short.jsonl')
+    const { code, stdout, stderr } = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--set', 'unknown_key=1', '--json'])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('--set unknown_key=1: unknown configuration key unknown_key, did you mean')
+  })
 })
 
 describe('context-simple compare in worker threads (the compiled CLI)', () => {

@@ -150,10 +150,11 @@ describe('context-simple replay warnings', () => {
     expect(stderr).toMatch(/warning: context-simple: compaction_notice_token_reserve=800 leaves no room in a budget of 500 tokens; using the full budget \(lower compaction_notice_token_reserve, or compaction_notice_enabled: false reserves nothing\) \(\d+ times\)/)
   })
 
-  it('names the closest known key for a misspelled key in --set or --config, as the constructor does', async () => {
+  it('names the closest known key for a misspelled key: an error in --set (typed by hand), a warning in --config, as the constructor does', async () => {
     const fromSet = await run(['replay', '--set', 'compact_treshold=0.5', '--no-progress'])
-    expect(fromSet.code).toBe(0)
-    expect(fromSet.stderr).toContain('warning: context-simple: config.compact_treshold: unknown key, ignored; did you mean compact_threshold?')
+    expect(fromSet.code).toBe(2)
+    expect(fromSet.stdout).toBe('')
+    expect(fromSet.stderr).toContain('--set compact_treshold=0.5: unknown configuration key compact_treshold, did you mean compact_threshold?')
     const dir = mkdtempSync(join(tmpdir(), 'cs-cli-'))
     const config = join(dir, 'config.json')
     writeFileSync(config, JSON.stringify({ tokenMeter: 'hybrid' }))

@@ -1,7 +1,7 @@
 // Configuration layering of the command line: header < preset < --config < each --set.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mergeConfig, toPreset, UsageError } from '../../../src/shell/cli/options.js'
+import { mergeConfig, parseSetting, toPreset, UsageError } from '../../../src/shell/cli/options.js'
 
 const KEYS = ['a', 'b', 'c', 'd']
 const layer = fc.dictionary(fc.constantFrom(...KEYS), fc.integer())
@@ -25,5 +25,23 @@ describe('toPreset', () => {
   it('returns the named preset and rejects others with a UsageError', () => {
     expect(toPreset('reference')).toEqual({})
     expect(() => toPreset('nope')).toThrow(UsageError)
+  })
+})
+
+describe('parseSetting', () => {
+  it('parses JSON values and keeps other text as a string', () => {
+    expect(parseSetting('target_usage=0.4')).toEqual(['target_usage', 0.4])
+    expect(parseSetting('token_meter=hybrid')).toEqual(['token_meter', 'hybrid'])
+    expect(parseSetting('strict=true')).toEqual(['strict', true])
+  })
+
+  it('rejects a key that is not a configuration key with a UsageError naming it and the closest known key', () => {
+    expect(() => parseSetting('unknown_key=1')).toThrow(UsageError)
+    expect(() => parseSetting('target_usgae=0.4')).toThrow(/^--set target_usgae=0\.4: unknown configuration key target_usgae, did you mean target_usage\?/)
+    expect(() => parseSetting('tokenMeter=hybrid')).toThrow(/did you mean token_meter\?/)
+  })
+
+  it('leaves a wrongly typed value of a known key to the decoder (reported with the session, naming the key)', () => {
+    expect(parseSetting('compact_threshold=high')).toEqual(['compact_threshold', 'high'])
   })
 })
