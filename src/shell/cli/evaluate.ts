@@ -38,10 +38,20 @@ export const CLAUDE_CODE_WINDOW = { contextWindow: 200_000, maxOutputTokens: 64_
 
 const INPUT_FILE = /\.(jsonl|json)(\.gz)?$/
 
+/** Whether `path` is a directory (through a link too); an unreadable entry is not, so reading it reports why. */
+const isFolder = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 /**
  * The input files named by `paths`: a file as given; a directory contributes its `*.jsonl` and
- * `*.json` files (also gzipped, `.gz`), not recursively, sorted by name. Throws `UsageError` for
- * a path that does not exist or a directory without such files.
+ * `*.json` files (also gzipped, `.gz`), not recursively (a subfolder is skipped whatever its
+ * name, `x.jsonl` too), sorted by name. Throws `UsageError` for a path that does not exist or a
+ * directory without such files.
  *
  * @example
  * expandInputs(['fixtures/sessions/claude-code']) // ['fixtures/sessions/claude-code/4d5611e5-….jsonl.gz', …]
@@ -55,8 +65,9 @@ export const expandInputs = (paths: ReadonlyArray<string>): ReadonlyArray<string
       throw new UsageError(`${path}: cannot read the file (${(error as Error).message})`)
     }
     if (!isDirectory) return [path]
+    // By what stat says, not the name: a folder named x.jsonl is a folder (not read: not recursive).
     const files = readdirSync(path)
-      .filter((name) => INPUT_FILE.test(name))
+      .filter((name) => INPUT_FILE.test(name) && !isFolder(join(path, name)))
       .sort()
       .map((name) => join(path, name))
     if (files.length === 0) throw new UsageError(`${path}: the directory holds no *.jsonl or *.json input files`)

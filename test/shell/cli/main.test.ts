@@ -221,10 +221,23 @@ describe('context-simple --help of the commands that take inputs', () => {
     for (const name of ['a.jsonl.gz', 'b.json', 'c.json.gz', 'd.jsonl', 'notes.txt', 'e.gz']) writeFileSync(join(dir, name), '')
     mkdirSync(join(dir, 'sub'))
     writeFileSync(join(dir, 'sub', 'f.jsonl'), '')
+    // a folder is a folder by what stat says, not by its name
+    mkdirSync(join(dir, 'g.jsonl'))
+    writeFileSync(join(dir, 'g.jsonl', 'h.jsonl'), '')
     expect(expandInputs([dir]).map((path) => path.slice(dir.length + 1))).toEqual(['a.jsonl.gz', 'b.json', 'c.json.gz', 'd.jsonl'])
     for (const command of ['replay', 'compare']) {
       expect(await helpOf(command)).toContain('a directory contributes its *.jsonl and *.json files, gzipped or not, not recursively')
     }
+  })
+
+  it('takes a folder named like a session file, given inside a directory, for a folder: skipped, not read as a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cs-dirname-'))
+    mkdirSync(join(dir, 'x.jsonl'))
+    expect(() => expandInputs([dir])).toThrow(`${dir}: the directory holds no *.jsonl or *.json input files`)
+    writeFileSync(join(dir, 'y.jsonl'), readFixture('sessions/claude-code/short.jsonl'))
+    const { code, stderr } = await run(['compare', dir, '--preset', 'reference', '--json'])
+    expect(stderr).not.toContain('x.jsonl')
+    expect(code).toBe(0)
   })
 
   it('names the request count of the bundled session replay and report read by default', async () => {
