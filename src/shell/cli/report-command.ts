@@ -107,6 +107,24 @@ export const generatorName = (): string => {
 }
 
 /**
+ * One warning per model without a price among the replayed sessions (the page then shows no input
+ * cost for them), worded as `compare`'s (src/shell/cli/compare-unit.ts): the model (`(none named)`
+ * when neither the session nor `--model` names one), the input, the number of sessions, the fix.
+ *
+ * @example
+ * const io: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false }
+ * const flags: ReplayInputFlags = { format: 'auto', set: [], summarizer: 'recorded', progress: false, usage: 'simulated', session: '12-t0' }
+ * const file = 'fixtures/sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json.gz'
+ * unpricedWarnings(await replayInput(file, flags, io, true)) // => [`no price for model (none named) in ${file} (1 session): the page shows no input cost; give --model NAME or --prices FILE`]
+ * unpricedWarnings(await replayInput(file, { ...flags, model: 'gpt-4o' }, io, true)) // => []
+ */
+export const unpricedWarnings = (replayed: ReplayedInput): string[] => {
+  const unpriced = new Map<string, number>()
+  for (const item of replayed.sessions) if (item.price === null) unpriced.set(item.model ?? '(none named)', (unpriced.get(item.model ?? '(none named)') ?? 0) + 1)
+  return [...unpriced].map(([model, count]) => `no price for model ${model} in ${replayed.path} (${countNoun(count, 'session')}): the page shows no input cost; give --model NAME or --prices FILE`)
+}
+
+/**
  * Run `report`: replay `file` with `flags`, write the page to `flags.html`, and print its
  * absolute path with the number of sessions and requests. Resolves to 1 when a replayed request
  * raised the fail-loud error (the page still shows the others), else 0. Throws what `replayInput`
@@ -133,6 +151,7 @@ export const runReport = async (file: string | undefined, flags: ReportFlags, io
   }
   const target = writeReportFile(flags.html, renderHtmlReport(sections, about, loadChartLibrary()))
   const requests = sections.reduce((sum, section) => sum + section.requests, 0)
+  for (const warning of unpricedWarnings(replayed)) io.stderr(`warning: ${warning}\n`)
   io.stdout(`wrote ${target} (${countNoun(sections.length, 'session')}, ${countNoun(requests, 'request')})\n`)
   return sections.some((section) => section.failedRequests > 0) ? 1 : 0
 }

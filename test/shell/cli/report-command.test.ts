@@ -33,6 +33,20 @@ describe('context-simple report', () => {
     expect(sectionsOf(readFileSync(out, 'utf8')).map((section) => section.title)).toEqual(['12-t0'])
   })
 
+  it('warns on stderr, as compare does, when a session has no price, and the page then has no input cost', async () => {
+    // tau-bench trajectories name no model: without --model the page had no cost and no word why
+    const bare = join(folder, 'unpriced.html')
+    const unpriced = await run(['report', input('tau-bench-all'), '--budget', '4500', '--session', '12-t0', '--html', bare])
+    expect(unpriced.code).toBe(0)
+    expect(unpriced.stderr).toBe(`warning: no price for model (none named) in ${input('tau-bench-all')} (1 session): the page shows no input cost; give --model NAME or --prices FILE\n`)
+    expect(readFileSync(bare, 'utf8')).not.toContain('input cost (USD)')
+    const priced = join(folder, 'priced.html')
+    const withModel = await run(['report', input('tau-bench-all'), '--budget', '4500', '--session', '12-t0', '--model', 'gpt-4o', '--html', priced])
+    expect(withModel.code).toBe(0)
+    expect(withModel.stderr).toBe('')
+    expect(readFileSync(priced, 'utf8')).toContain('input cost (USD)')
+  })
+
   it('rejects a session the input does not hold, and a missing --html, with exit code 2', async () => {
     const unknown = await run(['report', input('tau-bench-all'), '--session', '999-t9', '--html', join(folder, 'x.html')])
     expect(unknown.code).toBe(2)
