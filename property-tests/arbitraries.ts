@@ -638,7 +638,10 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     working_set_capacity: fc.constantFrom(0, 0.1, 0.5),
     working_set_payback: fc.constantFrom(0.5, 1, 10),
     // JSON tool results by named fields or handles (src/core/tool-results/json-projection.ts, json-handles.ts)
-    tool_result_json_projection: fc.constantFrom('off', 'named_keys', 'handles'),
+    tool_result_json_projection: fc.constantFrom('off', 'named_keys', 'handles', 'handle_values'),
+    // eager tail projection (src/core/compaction/eager-projection.ts)
+    tool_result_json_eager_after: fc.constantFrom(null, 1, 2),
+    tool_result_json_eager_unit: fc.constantFrom('answers', 'turns'),
     // refill to the target (src/core/compaction/refill.ts)
     compaction_refill: fc.constantFrom('none', 'pass', 'history'),
   },

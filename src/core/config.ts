@@ -255,9 +255,26 @@ export interface Config {
    * list is more than halfway from the target to E. src/core/tool-results/json-projection.ts.
    * `"handles"` to the string fields that hold a handle (ids, paths, dates, codes), for results
    * that are records (no string longer than 160 characters), whatever their size; the group then
-   * stays as under `"named_keys"`. src/core/tool-results/json-handles.ts.
+   * stays as under `"named_keys"`. src/core/tool-results/json-handles.ts. `"handle_values"` as
+   * `"handles"`, but the form is the flat JSON array of the distinct kept strings, without key
+   * names, objects or nesting.
    */
   readonly tool_result_json_projection: JsonProjection
+  /**
+   * Eager tail projection (docs/configuration.md, "Eager tail projection"; src/core/tool-results/json-eager.ts):
+   * null (the contract: JSON tool results are shortened only by a compaction pass) or N: at every
+   * request, each JSON tool result followed in W by at least N assistant messages of the kind
+   * `tool_result_json_eager_unit` counts is shortened to the form `tool_result_json_projection`
+   * writes (a sticky truncation, SPEC 7: later views keep it; the history keeps the whole
+   * result). Results the form does not apply to (not records, exempt tools, `"off"`) stay whole.
+   */
+  readonly tool_result_json_eager_after: number | null
+  /**
+   * What `tool_result_json_eager_after` counts after a result: `"answers"` (assistant messages
+   * that call no tool: the agent answered) or `"turns"` (every assistant message). Read only
+   * under `tool_result_json_eager_after`.
+   */
+  readonly tool_result_json_eager_unit: EagerUnit
   /**
    * What happens to input a provider would refuse (docs/formats.md "Input a provider refuses"):
    * `"warn"` accepts it as the contract does, with a warning naming the path and the fix;
@@ -372,12 +389,21 @@ export type JsonWhitespace = 'keep' | 'strip'
 
 /**
  * How the ladder shortens a JSON tool result (`tool_result_json_projection`,
- * docs/configuration.md): `'off'` (the contract), `'named_keys'` or `'handles'`.
+ * docs/configuration.md): `'off'` (the contract), `'named_keys'`, `'handles'` or `'handle_values'`.
  *
  * @example
  * const projection: JsonProjection = 'named_keys'
  */
-export type JsonProjection = 'off' | 'named_keys' | 'handles'
+export type JsonProjection = 'off' | 'named_keys' | 'handles' | 'handle_values'
+
+/**
+ * What `tool_result_json_eager_after` counts after a JSON tool result: assistant messages that
+ * call no tool (`'answers'`) or every assistant message (`'turns'`).
+ *
+ * @example
+ * const unit: EagerUnit = 'answers'
+ */
+export type EagerUnit = 'answers' | 'turns'
 
 /**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):
@@ -470,6 +496,8 @@ export interface ContextConfig {
   readonly tool_result_ingress_cap_bytes?: number | null
   readonly tool_result_json_whitespace?: JsonWhitespace
   readonly tool_result_json_projection?: JsonProjection
+  readonly tool_result_json_eager_after?: number | null
+  readonly tool_result_json_eager_unit?: EagerUnit
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
   readonly calibration_reasoning_context?: ReasoningContext
@@ -545,6 +573,8 @@ export const DEFAULT_CONFIG: Config = {
     tool_result_ingress_cap_bytes: null,
     tool_result_json_whitespace: 'keep' as JsonWhitespace,
     tool_result_json_projection: 'off' as JsonProjection,
+    tool_result_json_eager_after: null as number | null,
+    tool_result_json_eager_unit: 'answers' as EagerUnit,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,

@@ -13,7 +13,7 @@ import { toMessageHandles, type MessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
 import { resumeFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
-import { toJsonHandlesText } from '../tool-results/json-handles.js'
+import { toJsonHandlesText, toJsonHandleValuesText } from '../tool-results/json-handles.js'
 import { codePointLength, fmtInt } from '../messages/text.js'
 
 /**
@@ -69,10 +69,11 @@ export const makePassContext = (
   history: Messages = [],
 ): PassContext => {
   const namedKeys = config.tool_result_json_projection === 'named_keys' ? resumeNamedKeys(memo, history, config.protected_tool_results) : NO_KEYS
-  const handlesForm = config.tool_result_json_projection === 'handles'
+  const projection = config.tool_result_json_projection
+  const handlesForm = projection === 'handles' || projection === 'handle_values'
   const derive = (message: Message): Truncation => {
     if (handlesForm && message.role === 'tool' && !isExemptToolResult(message, config, toolNames)) {
-      const projected = toHandlesProjection(message, memo)
+      const projected = toHandlesProjection(message, memo, projection === 'handle_values')
       if (projected !== null) return projected
     }
     const keys = namedKeys.get(message)
@@ -128,18 +129,25 @@ const toProjection = (message: Message, keys: ReadonlySet<string>, memo: Derivat
   return result
 }
 
-/** The handles form (`tool_result_json_projection: "handles"`, src/core/tool-results/json-handles.ts) as a truncation, memoized per message; null when the result is not a record. */
-const toHandlesProjection = (message: Message, memo: DerivationMemo): Truncation | null => {
+/**
+ * The handles form (`tool_result_json_projection: "handles"`, or without key names under
+ * `"handle_values"`; src/core/tool-results/json-handles.ts) as a truncation, memoized per message;
+ * null when the result is not a record.
+ */
+const toHandlesProjection = (message: Message, memo: DerivationMemo, valuesOnly: boolean): Truncation | null => {
+  const signature = valuesOnly ? HANDLE_VALUES_SIGNATURE : HANDLES_SIGNATURE
   const cached = memo.projection.get(message)
-  if (cached !== undefined && cached.signature === HANDLES_SIGNATURE) return cached.result
-  const text = typeof message.content === 'string' ? toJsonHandlesText(message.content) : null
+  if (cached !== undefined && cached.signature === signature) return cached.result
+  const form = valuesOnly ? toJsonHandleValuesText : toJsonHandlesText
+  const text = typeof message.content === 'string' ? form(message.content) : null
   const result = text === null ? null : toProjectedTruncation(message, text)
-  memo.projection.set(message, { signature: HANDLES_SIGNATURE, result })
+  memo.projection.set(message, { signature, result })
   return result
 }
 
-/** The signature of the handles form in `memo.projection` (a named-keys signature joins key names with NUL, so it never equals this). */
+/** The signatures of the handles forms in `memo.projection` (a named-keys signature joins key names with NUL, so it never equals these). */
 const HANDLES_SIGNATURE = '\u0001handles'
+const HANDLE_VALUES_SIGNATURE = '\u0001handle_values'
 
 /** A projected form as a truncation: the truncation header (the original size), then `text`. */
 const toProjectedTruncation = (message: Message, text: string): Truncation => {

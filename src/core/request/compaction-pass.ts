@@ -34,8 +34,9 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
     now: facts.event.now,
     infeasible: slices.compaction.infeasible,
     breaker: slices.compaction.breaker,
-    // Only the working-set stage records decisions between the state and the pass (src/core/request/working-set.ts).
-    ...(slices.compaction.sticky !== facts.before.compaction.sticky ? { removedAhead: true } : {}),
+    // Only the working-set stage records removals between the state and the pass (src/core/request/working-set.ts); the
+    // eager projections (src/core/request/eager-projection.ts) add truncations and keep the removed set, and are no pass.
+    ...(slices.compaction.sticky.removed !== facts.before.compaction.sticky.removed ? { removedAhead: true } : {}),
     // The target the trigger judged feasible (toCalibratedTarget, docs/contract.md 17.13).
     ...(calibrated !== null ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits } } : {}),
   }

@@ -13,6 +13,7 @@ import { isReplacedSystem, selectReasoningPrefix, selectWorking } from '../incre
 import { withBilledEstimator } from '../meter/calibrated-meter.js'
 import { toPlainArray } from '../messages/appendable.js'
 import { readMeter } from './meter.js'
+import { toEagerSticky } from './eager-projection.js'
 import type { StageFacts } from './types.js'
 
 /**
@@ -44,7 +45,8 @@ const toFactoryMessage = (systemPrompt: string, memo?: DerivationMemo): Message 
 /**
  * The facts of `event` on `state`: the budget resolved (SPEC 4) and E with its warnings (SPEC
  * 2.3 step 3), W and its estimate extended from the previous request's when the history only
- * grew (docs/architecture.md, incremental requests), the pass toolkit and the meter reading.
+ * grew (docs/architecture.md, incremental requests), the pass toolkit, the sticky decisions with
+ * the eager projections (`tool_result_json_eager_after`) and the meter reading.
  *
  * @example
  * const deps = { config: DEFAULT_CONFIG, estimate: estimateOne }
@@ -58,6 +60,9 @@ export const toRequestFacts = (deps: CoreDeps, memo: DerivationMemo, state: Stat
   const factoryMessage = event.systemPrompt === null ? null : toFactoryMessage(event.systemPrompt, memo)
   const selected = selectWorking(memo, state.history, event.systemPrompt, factoryMessage, estimate)
   const context = makePassContext(config, estimate, state.toolNames, memo, state.toolResults.spillFailed, state.history)
+  const sticky = toEagerSticky(config, selected.entry.working, state.compaction.sticky, context)
+  // The meter reads the view the request starts from: with the eager projections (a new state object only when there are some).
+  const metered = sticky === state.compaction.sticky ? state : { ...state, compaction: { ...state.compaction, sticky } }
   return {
     config,
     estimate,
@@ -73,7 +78,8 @@ export const toRequestFacts = (deps: CoreDeps, memo: DerivationMemo, state: Stat
     working: selected.entry.working,
     workingTokens: selected.entry.tokens,
     context,
-    reading: readMeter(config, memo, state, selected, effective, context),
+    sticky,
+    reading: readMeter(config, memo, metered, selected, effective, context),
   }
 }
 

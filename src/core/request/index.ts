@@ -15,6 +15,7 @@ import { mergeSpills } from '../compaction/context.js'
 import { budgetStage } from './budget-provenance.js'
 import { compactionPassStage } from './compaction-pass.js'
 import { compactionTriggerStage } from './compaction-trigger.js'
+import { eagerProjectionStage } from './eager-projection.js'
 import { toRequestFacts } from './facts.js'
 import { finishStage } from './finish.js'
 import { meterStage } from './meter.js'
@@ -31,7 +32,7 @@ export { toWorkingList } from './facts.js'
 
 /**
  * The stages of a request, in order: budget provenance, meter, summary trigger, compaction
- * trigger, working set, compaction pass, tail (replay and notice), view, strict fit, finish.
+ * trigger, eager projection, working set, compaction pass, tail (replay and notice), view, strict fit, finish.
  *
  * @example
  * REQUEST_STAGES.map((stage) => stage.name)[0] // => 'budget'
@@ -41,6 +42,7 @@ export const REQUEST_STAGES: ReadonlyArray<RequestStage> = [
   meterStage,
   summaryTriggerStage,
   compactionTriggerStage,
+  eagerProjectionStage,
   workingSetStage,
   compactionPassStage,
   tailStage,

@@ -9,7 +9,7 @@ import type { TokenEstimator } from '../deps.js'
 import type { Effect } from '../effects.js'
 import type { RequestReceived } from '../events.js'
 import type { Message, Messages } from '../messages/message.js'
-import type { State } from '../state.js'
+import type { State, StickyState } from '../state.js'
 import type { TokenMeterStats } from '../stats.js'
 import type { Step } from '../step.js'
 import type { PassContext } from '../compaction/context.js'
@@ -43,7 +43,8 @@ export interface MeterReading {
  * What every stage of one request reads, computed once (SPEC 2.3 steps 1-5): the request event
  * and the state it arrived on (`before`), the request budget `budget` and E `effective` (tokens)
  * with the budget's resolution and its warnings, the working list W and its estimate (tokens),
- * the pass toolkit, the meter reading, and the derivation memo (a cache of derivations).
+ * the pass toolkit, the sticky decisions it starts from, the meter reading, and the derivation
+ * memo (a cache of derivations).
  *
  * @example
  * const event: RequestReceived = { type: 'request_received', tokenBudget: 10000, provider: null, providerGiven: false, systemPrompt: null, now: DEFAULT_REPLAY_NOW }
@@ -65,6 +66,8 @@ export interface StageFacts {
   readonly working: Messages
   readonly workingTokens: number
   readonly context: PassContext
+  /** The sticky decisions the request starts from: the state's, with the eager projections of W (src/core/request/eager-projection.ts). */
+  readonly sticky: StickyState
   readonly reading: MeterReading
 }
 

@@ -208,3 +208,36 @@ const HANDLES_RULE: ProjectionRule = { keepsKey: () => false, keepsString: holds
  * toJsonHandlesText('{"output":"' + 'x'.repeat(200) + '"}') // => null
  */
 export const toJsonHandlesText = (content: string): string | null => projectJsonText(content, HANDLES_RULE)
+
+/**
+ * The raw JSON strings of a compact JSON text that are values, not keys (a string followed by
+ * `:` is a key), in order, each once: the first occurrence of each raw text.
+ */
+const distinctValueStrings = (compact: string): string[] => {
+  const seen = new Set<string>()
+  const scan: Scan = { text: compact, rule: HANDLES_RULE, at: 0, failed: false }
+  while (scan.at < compact.length) {
+    if (compact.charCodeAt(scan.at) !== 34) {
+      scan.at += 1
+      continue
+    }
+    const raw = readString(scan)
+    if (compact.charCodeAt(scan.at) !== 58) seen.add(raw)
+  }
+  return [...seen]
+}
+
+/**
+ * The values-only handles form of a JSON record (`tool_result_json_projection: "handle_values"`):
+ * the distinct strings the handles form (`toJsonHandlesText`) keeps, in order of first
+ * occurrence, as one flat JSON array, without key names, objects or nesting; each string copied
+ * from `content` as written. Null when the handles form is (not a record, nothing kept).
+ *
+ * @example
+ * toJsonHandleValuesText('{"reservation_id":"ZFA04Y","cabin":"economy","flights":[{"flight_number":"HAT001","date":"2024-05-01"},{"flight_number":"HAT002","date":"2024-05-01"}]}') // => '["ZFA04Y","HAT001","2024-05-01","HAT002"]'
+ * toJsonHandleValuesText('{"note":"economy"}') // => null
+ */
+export const toJsonHandleValuesText = (content: string): string | null => {
+  const form = toJsonHandlesText(content)
+  return form === null ? null : `[${distinctValueStrings(form).join(',')}]`
+}

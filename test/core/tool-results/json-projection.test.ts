@@ -139,6 +139,6 @@ describe('tool_result_json_projection', () => {
 
   it('rejects an unknown value with the key named', () => {
     const decoded = decodeConfig({ tool_result_json_projection: 'all' })
-    expect(isLeft(decoded) ? decoded.left.message : 'accepted').toMatch(/tool_result_json_projection.*"off", "named_keys" or "handles"/)
+    expect(isLeft(decoded) ? decoded.left.message : 'accepted').toMatch(/tool_result_json_projection.*"off", "named_keys", "handles" or "handle_values"/)
   })
 })
