@@ -9,7 +9,7 @@
  *
  * Pure functions; the history is never touched (a sticky decision changes views only).
  */
-import type { EagerUnit } from '../config.js'
+import type { Config, EagerUnit } from '../config.js'
 import type { Message, Messages } from '../messages/message.js'
 import { seqOf } from '../messages/message.js'
 import type { StickyState } from '../state.js'
@@ -84,4 +84,18 @@ export const withEagerProjections = (list: Messages, sticky: StickyState, settin
   const truncated = new Set(sticky.truncated)
   for (const message of found) truncated.add(seqOf(message) as number)
   return { removed: sticky.removed, truncated, stubbed: sticky.stubbed, cumulativeLevel: sticky.cumulativeLevel }
+}
+
+/**
+ * The sticky decisions a request starts from: `sticky` with the eager projections of W
+ * (`withEagerProjections`) under `tool_result_json_eager_after`, else `sticky` itself.
+ *
+ * @example
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ * toEagerSticky(DEFAULT_CONFIG, [], EMPTY_STICKY, context) === EMPTY_STICKY // => true
+ */
+export const toEagerSticky = (config: Config, working: Messages, sticky: StickyState, context: PassContext): StickyState => {
+  const after = config.tool_result_json_eager_after
+  if (after === null || config.tool_result_json_projection === 'off') return sticky
+  return withEagerProjections(working, sticky, { after, unit: config.tool_result_json_eager_unit }, context)
 }

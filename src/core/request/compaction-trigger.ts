@@ -51,7 +51,7 @@ const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, c
 const isFloorWithinE = (facts: StageFacts): boolean => {
   const effective = facts.reading.calibrated?.effectiveUnits ?? facts.effective
   if (effective <= 0) return false
-  const applied = selectAppliedView(facts.memo, facts.selected, facts.before.compaction.sticky, facts.context)
+  const applied = selectAppliedView(facts.memo, facts.selected, facts.sticky, facts.context)
   return measureFloor(applied.stickyApplied, applied.systemTokens, facts.config, selectPassContext(facts)).floor_tokens <= effective
 }
 

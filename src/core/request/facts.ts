@@ -13,7 +13,7 @@ import { isReplacedSystem, selectReasoningPrefix, selectWorking } from '../incre
 import { withBilledEstimator } from '../meter/calibrated-meter.js'
 import { toPlainArray } from '../messages/appendable.js'
 import { readMeter } from './meter.js'
-import { toEagerSticky } from './eager-projection.js'
+import { toEagerSticky } from '../compaction/eager-projection.js'
 import type { StageFacts } from './types.js'
 
 /**

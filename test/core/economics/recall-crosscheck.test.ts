@@ -187,11 +187,14 @@ const check = (file: string, budget: number, preset: 'reference' | 'recommended'
 }
 
 describe('needed-fact recall, second implementation', () => {
-  it('agrees request by request on tau-bench trajectories at 4,500 tokens (reference, recommended, summary, stubs and replay on, the working set)', () => {
+  it('agrees request by request on tau-bench trajectories at 4,500 tokens (reference, recommended, summary, stubs and replay on, the working set, eager projection)', () => {
     const reference = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'reference', [], 25)
     const summary = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended-summary', [['replay_last_user_on_compaction', true]], 25)
     // views with holes: the working set (src/core/compaction/working-set.ts) removes user messages and keeps old units between them
     const workingSet = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['working_set_window', 2]], 25)
+    // views with forms near the tail: eager tail projection (src/core/compaction/eager-projection.ts) shortens each JSON record after the next assistant message
+    const eager = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['tool_result_json_projection', 'handle_values'], ['tool_result_json_eager_after', 1], ['tool_result_json_eager_unit', 'turns']], 25)
+    expect(eager.needed).toBeGreaterThan(50)
     // the measure discriminates: facts are needed and some are lost
     for (const figures of [reference, summary, workingSet]) {
       expect(figures.needed).toBeGreaterThan(50)
