@@ -121,8 +121,10 @@ export interface BreakerState {
  * The compaction's slice: the sticky decisions (SPEC 7), the stats of the last accepted pass
  * (SPEC 6.7), the predicate's consecutive refusals (SPEC 14), the boundary identity of the last
  * replay that went out (SPEC 13), whether the last measured floor was above the target (so
- * `context:compaction-infeasible` is emitted once per change), the breaker, and whether the full
- * notice of the current stats went out (`compaction_notice_repeat`).
+ * `context:compaction-infeasible` is emitted once per change), the breaker, whether the full
+ * notice of the current stats went out (`compaction_notice_repeat`), and `overheadWarned`: present
+ * (`true`) once the calibrated meter's warning that its fitted overhead alone fills E was logged
+ * (docs/contract.md 17.13, "Infeasible"; absent otherwise, so no other snapshot changes).
  *
  * @example
  * const compaction: CompactionState = { ...makeInitialState().compaction, skipStreak: 1 }
@@ -135,6 +137,7 @@ export interface CompactionState {
   readonly infeasible: boolean
   readonly breaker: BreakerState
   readonly noticeSent: boolean
+  readonly overheadWarned?: boolean
 }
 
 /**

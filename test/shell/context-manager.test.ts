@@ -524,3 +524,20 @@ describe('ContextManager input checks', () => {
     expect(manager.lastTokenMeterStats).toBeNull()
   })
 })
+
+describe('ContextManager: the calibrated meter whose overhead fills E (docs/contract.md 17.13, "Infeasible")', () => {
+  it("the logger prints one warning naming the overhead, E and the fix, however many views go out over E", async () => {
+    const logger = memoryLogger()
+    const manager = new ContextManager({ token_meter: 'calibrated', compaction_notice_enabled: false }, { clock, logger })
+    for (let turn = 0; turn < 6; turn += 1) {
+      await manager.addMessage({ role: 'user', content: `${turn} ${'word '.repeat(200)}` })
+      const view = await manager.getMessagesForRequest({ tokenBudget: 10_000 })
+      // a provider billing 12,000 tokens of tools and system prompt beside the messages
+      await manager.onLlmResponse({ usage: { input_tokens: 12_000 + JSON.stringify(view).length / 4 } })
+    }
+    const warnings = logger.messages('warning').filter((message) => message.includes('token_meter "calibrated"'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/^context-simple: token_meter "calibrated": the hidden overhead fitted from 1 usage reading \(\d+ tokens[^)]*\) fills the effective budget E = 10000 tokens on its own/)
+    expect(warnings[0]).toContain('Raise the budget (token_budget, max_tokens or the provider window) above the overhead')
+  })
+})

@@ -26,11 +26,13 @@ const toCalibratedInfeasible = (working: Messages, calibrated: CalibratedReading
   return { ...floor, target_tokens: Math.trunc(effective * config.target_usage), budget: effective, knob: null, overhead_tokens: Math.round(calibrated.model.overhead), scale: calibrated.model.scale }
 }
 
+type Room = { readonly compaction: CompactionState; readonly fires: boolean; readonly effects: ReadonlyArray<Effect> }
+
 /**
  * Under the calibrated meter, the overhead alone may leave no room: reported once
  * (`context:compaction-infeasible`), and no pass storms against it (the trigger does not fire).
  */
-const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, compaction: CompactionState, fires: boolean): { readonly compaction: CompactionState; readonly fires: boolean; readonly effects: ReadonlyArray<Effect> } => {
+const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, compaction: CompactionState, fires: boolean): Room => {
   const infeasible = calibrated.effectiveUnits <= 0 || calibrated.targetUnits <= 0
   const allowed = fires && calibrated.effectiveUnits > 0
   if (infeasible && !compaction.infeasible) {
@@ -39,6 +41,26 @@ const checkCalibratedRoom = (facts: StageFacts, calibrated: CalibratedReading, c
   }
   if (!infeasible && compaction.infeasible && facts.config.compaction_floor_guard !== true && facts.config.compaction_floor_guard !== 'deep') return { compaction: { ...compaction, infeasible: false }, fires: allowed, effects: [] }
   return { compaction, fires: allowed, effects: [] }
+}
+
+/**
+ * The first time the fitted overhead (with its margin) alone fills E, so that views go out over E
+ * and no pass can help (the trigger does not fire), one warning naming the overhead, E and the fix
+ * (docs/contract.md 17.13, "Infeasible"); `overheadWarned` keeps it to once per history (a
+ * snapshot carries it; `clear` and `setMessages` reset it with the compaction's slice).
+ */
+const warnOverheadOnce = (room: Room, calibrated: CalibratedReading, effective: number): Room => {
+  if (calibrated.effectiveUnits > 0 || room.compaction.overheadWarned === true) return room
+  const { overhead, margin, points } = calibrated.model
+  const tokens = `${Math.round(overhead)} tokens${margin > 0 ? ` + a margin of ${Math.round(margin)}` : ''}`
+  // Before any reading the overhead is the prior (calibration_overhead_tokens), not a fit.
+  const source = points === 0 ? `the prior calibration_overhead_tokens (${tokens}, no reading yet)` : `the hidden overhead fitted from ${points} usage reading${points === 1 ? '' : 's'} (${tokens})`
+  const check = points === 0 ? 'or lower calibration_overhead_tokens' : 'or check the readings fed back (the usage of another conversation or of a summarizer call fits a false overhead)'
+  const message =
+    `context-simple: token_meter "calibrated": ${source} fills the effective budget E = ${effective} tokens on its own, so no compaction can bring a view under E ` +
+    `and views go out over it. Raise the budget (token_budget, max_tokens or the provider window) above the overhead, ${check}. ` +
+    'Logged once; context:compaction-infeasible carries the figures (docs/contract.md 17.13)'
+  return { ...room, compaction: { ...room.compaction, overheadWarned: true }, effects: [...room.effects, { type: 'log', level: 'warning', message }] }
 }
 
 /**
@@ -72,7 +94,7 @@ export const compactionTriggerStage = defineStage({
     const decision = facts.reading.decision
     const calibrated = facts.reading.calibrated
     const before = draft.slices.compaction
-    const room = calibrated === null ? { compaction: before, fires: decision.fires, effects: [] } : checkCalibratedRoom(facts, calibrated, before, decision.fires)
+    const room = calibrated === null ? { compaction: before, fires: decision.fires, effects: [] } : warnOverheadOnce(checkCalibratedRoom(facts, calibrated, before, decision.fires), calibrated, facts.effective)
     // A tripped breaker stops re-escalation until a view fits again, the budget changes or the floor fits E.
     const breaker = room.compaction.breaker
     const compaction = breaker.tripped && (breaker.budget !== facts.effective || isFloorWithinE(facts)) ? { ...room.compaction, breaker: ARMED_BREAKER } : room.compaction

@@ -165,16 +165,21 @@ const MeterSliceCodec = t.intersection([
 /** The summary's slice: the summary state and the cooldown. */
 const SummarySliceCodec = t.intersection([SummaryCodec, t.type({ cooldown: Count })])
 
-/** The compaction's slice: sticky decisions, stats, predicate streak, replay marker, floor verdict, breaker, notice. */
-const CompactionCodec = t.type({
-  sticky: StickyCodec,
-  stats: StatsObject as unknown as t.Type<State['compaction']['stats'], unknown, unknown>,
-  skipStreak: Count,
-  replayMarker: nullable(t.string),
-  infeasible: t.boolean,
-  breaker: t.type({ overBudgetPasses: Count, tripped: t.boolean, budget: nullable(Finite) }),
-  noticeSent: t.boolean,
-})
+/** The compaction's slice: sticky decisions, stats, predicate streak, replay marker, floor verdict, breaker, notice, overhead warning. */
+const CompactionCodec = t.intersection([
+  t.type({
+    sticky: StickyCodec,
+    stats: StatsObject as unknown as t.Type<State['compaction']['stats'], unknown, unknown>,
+    skipStreak: Count,
+    replayMarker: nullable(t.string),
+    infeasible: t.boolean,
+    breaker: t.type({ overBudgetPasses: Count, tripped: t.boolean, budget: nullable(Finite) }),
+    noticeSent: t.boolean,
+  }),
+  // Present once the calibrated meter's overhead warning was logged (docs/contract.md 17.13); an
+  // older snapshot without it restores as not warned.
+  t.partial({ overheadWarned: t.boolean }),
+])
 
 /** The tool results' slice: spill paths written and failed, ingress spills pending. */
 const ToolResultsCodec = t.type({

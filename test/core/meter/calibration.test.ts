@@ -9,7 +9,8 @@ import { applyCalibrationReading, countCalibrated, EMPTY_CALIBRATION, fitCalibra
 import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import type { Message } from '../../../src/core/messages/message.js'
-import { added, fold, hookNames, request, stepFor, user } from '../../support/core.js'
+import { added, configOf, fold, hookNames, request, stepFor, user } from '../../support/core.js'
+import { decodeSnapshot, toSnapshot } from '../../../src/core/snapshot/codec.js'
 import { noisyLine } from '../../support/noisy-line.js'
 
 const PRIORS = { scale: 1, overhead: 0 }
@@ -197,12 +198,58 @@ describe('token_meter: "calibrated" through the reducer', () => {
     const names = steps.flatMap((one) => hookNames(one.effects))
     expect(names.filter((name) => name === 'context:compaction-infeasible')).toHaveLength(1)
     expect(names.filter((name) => name === 'context:compaction')).toHaveLength(0)
-    // docs/events-and-effects.md: the floor's payload plus the model's overhead and scale, and this
-    // event is the only report: no warning is logged while the views go out over E
+    // docs/events-and-effects.md: the floor's payload plus the model's overhead and scale
     const infeasible = steps.flatMap((one) => one.effects).find((effect) => effect.type === 'emit_hook' && effect.name === 'context:compaction-infeasible')
     expect(infeasible).toMatchObject({ data: { budget: 20_000, target_tokens: Math.trunc(20_000 * DEFAULT_CONFIG.target_usage), knob: null, overhead_tokens: 50_000, scale: 1 } })
     expect(Object.keys((infeasible as { data: object }).data).sort()).toEqual(['budget', 'floor_tokens', 'knob', 'open_group_tokens', 'overhead_tokens', 'protected_tokens', 'scale', 'system_tokens', 'target_tokens'])
-    expect(steps.flatMap((one) => one.effects).filter((effect) => effect.type === 'log' && effect.level === 'warning')).toEqual([])
+    // and one warning, the first time, naming the overhead (here the prior, no reading yet), E and the fix
+    const warnings = steps.map((one) => one.effects.filter((effect) => effect.type === 'log' && effect.level === 'warning'))
+    expect(warnings.flat()).toHaveLength(1)
+    expect(warnings[1]).toHaveLength(1)
+    const message = (warnings[1][0] as { message: string }).message
+    expect(message).toContain('the prior calibration_overhead_tokens (50000 tokens, no reading yet) fills the effective budget E = 20000 tokens on its own')
+    expect(message).toContain('Raise the budget (token_budget, max_tokens or the provider window) above the overhead, or lower calibration_overhead_tokens')
+  })
+
+  it('the fitted overhead over E: the warning names the readings, once per history however often the room comes and goes; a snapshot keeps it', () => {
+    const step = stepFor({ token_meter: 'calibrated', compaction_notice_enabled: false })
+    const budgets = [20_000, 20_000, 200_000, 20_000, 200_000, 20_000]
+    let state = fold(step, []).state
+    const hooks: string[] = []
+    const warnings: string[] = []
+    for (const [index, budget] of budgets.entries()) {
+      // a provider billing 30,000 tokens beside the messages (tools, system prompt)
+      const out = fold(step, [talk[index], request({ tokenBudget: budget })], state)
+      const view = out.steps[1].view ?? []
+      state = fold(step, [reading(30_000 + view.reduce((sum, message) => sum + estimateOne(message), 0))], out.state).state
+      for (const effect of out.steps.flatMap((one) => one.effects)) {
+        if (effect.type === 'emit_hook') hooks.push(effect.name)
+        if (effect.type === 'log' && effect.level === 'warning') warnings.push(effect.message)
+      }
+      if (index === 1) {
+        // restored from a snapshot, the session does not warn again
+        const restored = decodeSnapshot(JSON.parse(JSON.stringify(toSnapshot(configOf({ token_meter: 'calibrated', compaction_notice_enabled: false }), state))))
+        if (restored._tag === 'Left') throw restored.left
+        expect(restored.right.state.compaction.overheadWarned).toBe(true)
+        state = restored.right.state
+      }
+    }
+    // the first request has no reading yet (no overhead); the second fits 30,000 > E: reported,
+    // then again at each return to 20,000 after the room came back, but warned once
+    expect(hooks.filter((name) => name === 'context:compaction-infeasible')).toHaveLength(3)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('the hidden overhead fitted from 1 usage reading (30000 tokens) fills the effective budget E = 20000 tokens on its own')
+    expect(warnings[0]).toContain('or check the readings fed back')
+    // clear() starts a new history, which may warn again
+    expect(fold(step, [{ type: 'history_cleared' }], state).state.compaction.overheadWarned).toBeUndefined()
+  })
+
+  it('the default estimate meter and a calibrated meter with room never warn, and their snapshots hold no overheadWarned', () => {
+    for (const config of [{}, { token_meter: 'calibrated', calibration_overhead_tokens: 5000 }]) {
+      const { state, steps } = fold(stepFor(config), talk.flatMap((message) => [message, request({ tokenBudget: 20_000 })]))
+      expect(steps.flatMap((one) => one.effects).filter((effect) => effect.type === 'log' && effect.level === 'warning')).toEqual([])
+      expect('overheadWarned' in (toSnapshot(configOf(config), state).state as { readonly compaction: object }).compaction).toBe(false)
+    }
   })
 
   it('the overhead over the billed target but not over E: no infeasible report, and the pass aims at the target the trigger judged', () => {
