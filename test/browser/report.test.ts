@@ -31,6 +31,8 @@ interface ChartFacts {
   readonly costPoints: number | null
   readonly recallPoints: number | null
   readonly recallValues: Array<number | null>
+  /** The request-axis ticks uPlot placed on each chart of the section (requests are whole numbers). */
+  readonly requestTicks: number[]
 }
 
 describe.skipIf(!present)('HTML report in headless Chromium', () => {
@@ -70,6 +72,7 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
         bbox: { left: number; top: number; width: number; height: number }
         ctx: { getImageData: (x: number, y: number, width: number, height: number) => { data: ArrayLike<number> } }
         valToPos: (value: number, scale: string, canvasPixels?: boolean) => number
+        axes: Array<{ _splits?: number[] }>
       }
       const report = (globalThis as unknown as { contextSimpleReport: { sections: Array<{ title: string; requests: number; tokens: Plot; cache: Plot | null; cost: Plot | null; recall: Plot | null }> } }).contextSimpleReport
       return report.sections.map((section) => {
@@ -100,6 +103,7 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
           costPoints: section.cost === null ? null : section.cost.data[0].length,
           recallPoints: section.recall === null ? null : section.recall.data[0].length,
           recallValues: section.recall === null ? [] : Array.from(section.recall.data[1]),
+          requestTicks: [section.tokens, section.cache, section.cost, section.recall].flatMap((chart) => (chart === null ? [] : (chart.axes[0]._splits ?? []))),
         }
       })
     })
@@ -120,6 +124,9 @@ describe.skipIf(!present)('HTML report in headless Chromium', () => {
       // every section charts needed-fact recall per request: fractions in [0, 1] or gaps
       expect(chart.recallPoints).toBe(chart.requests)
       for (const value of chart.recallValues) if (value !== null) expect(value >= 0 && value <= 1).toBe(true)
+      // the request axis ticks whole requests only (an 8-request session had ticks at 0.5, 1.5, ...)
+      expect(chart.requestTicks.length).toBeGreaterThan(0)
+      expect(chart.requestTicks.filter((tick) => !Number.isInteger(tick))).toEqual([])
       // drawn: inside the plot area, on the view line, the canvas is not background (transparent)
       expect(chart.inside).toBe(true)
       expect(chart.background).toEqual([0, 0, 0, 0])

@@ -163,6 +163,8 @@ const PAGE_SCRIPT = `(function () {
   var marks = function (label, fill, scale, size) {
     return { label: label, scale: scale, stroke: fill, fill: fill, value: fmt, paths: function () { return null; }, points: { show: true, size: size, fill: fill, stroke: fill } };
   };
+  // requests are whole numbers: tick steps of 1, 2, 5, 10, ... (uPlot's default steps include 0.5 and 2.5)
+  var requestAxis = function () { return { label: 'request', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000] }; };
   var width = function (el) { return Math.max(480, Math.min(1400, el.clientWidth || 960)); };
   var made = [];
   data.sections.forEach(function (s, index) {
@@ -181,7 +183,7 @@ const PAGE_SCRIPT = `(function () {
     entry.tokens = new uPlot({
       title: 'Tokens per request', width: width(tokensEl), height: 340,
       scales: { x: { time: false }, level: { range: [0, 8.5] }, break: { range: [0, 10] } },
-      axes: [{ label: 'request' }, { label: 'tokens', size: 70, values: function (u, vals) { return vals.map(function (v) { return v.toLocaleString('en-US'); }); } },
+      axes: [requestAxis(), { label: 'tokens', size: 70, values: function (u, vals) { return vals.map(function (v) { return v.toLocaleString('en-US'); }); } },
         { scale: 'level', side: 1, label: 'compaction level', grid: { show: false }, splits: function () { return [0, 2, 4, 6, 8]; } }],
       series: series
     }, columns, tokensEl);
@@ -190,7 +192,7 @@ const PAGE_SCRIPT = `(function () {
       entry.cache = new uPlot({
         title: 'Prompt cache per request (' + s.readingSource + ')', width: width(cacheEl), height: 220,
         scales: { x: { time: false } },
-        axes: [{ label: 'request' }, { label: 'tokens', size: 70 }],
+        axes: [requestAxis(), { label: 'tokens', size: 70 }],
         series: [{ label: 'request' }, line('cache read', '#1a7f37', {}), line('cache write', '#cf222e', {})]
       }, [x, s.cacheRead, s.cacheWrite], cacheEl);
     }
@@ -199,7 +201,7 @@ const PAGE_SCRIPT = `(function () {
       entry.cost = new uPlot({
         title: 'Cumulative input cost', width: width(costEl), height: 200,
         scales: { x: { time: false } },
-        axes: [{ label: 'request' }, { label: 'USD', size: 70 }],
+        axes: [requestAxis(), { label: 'USD', size: 70 }],
         series: [{ label: 'request' }, line('cumulative input cost', '#0969da', { value: usd })]
       }, [x, s.cumulativeCostUsd], costEl);
     }
@@ -208,7 +210,7 @@ const PAGE_SCRIPT = `(function () {
       entry.recall = new uPlot({
         title: 'Needed-fact recall per request', width: width(recallEl), height: 200,
         scales: { x: { time: false }, pct: { range: [0, 1.05] }, lost: { range: [0, 20] } },
-        axes: [{ label: 'request' }, { scale: 'pct', label: 'recall', size: 60, values: function (u, vals) { return vals.map(function (v) { return Math.round(v * 100) + ' %'; }); } }],
+        axes: [requestAxis(), { scale: 'pct', label: 'recall', size: 60, values: function (u, vals) { return vals.map(function (v) { return Math.round(v * 100) + ' %'; }); } }],
         series: [{ label: 'request' },
           { label: 'recall', scale: 'pct', stroke: '#1a7f37', fill: 'rgba(26,127,55,0.08)', width: 1.5, value: function (u, v) { return v == null ? '-' : (v * 100).toFixed(0) + ' %'; }, paths: function () { return null; }, points: { show: true, size: 5, fill: '#1a7f37', stroke: '#1a7f37' } },
           marks('lost facts', '#cf222e', 'lost', 8)]
