@@ -642,6 +642,7 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     // eager tail projection (src/core/compaction/eager-projection.ts)
     tool_result_json_eager_after: fc.constantFrom(null, 1, 2),
     tool_result_json_eager_unit: fc.constantFrom('answers', 'turns'),
+    tool_result_json_projected_groups: fc.constantFrom('kept', 'removable'),
     // refill to the target (src/core/compaction/refill.ts)
     compaction_refill: fc.constantFrom('none', 'pass', 'history'),
   },

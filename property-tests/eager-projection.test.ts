@@ -33,6 +33,7 @@ const settingsArb = fc.record({
   projection: fc.constantFrom('handles', 'handle_values', 'named_keys'),
   budget: fc.constantFrom(300, 1200, 100_000),
   order: fc.constantFrom('oldest', 'least_referenced'),
+  groups: fc.constantFrom('kept', 'removable'),
 })
 
 const contentOf = (message: Message): string => JSON.stringify(message.content)
@@ -47,6 +48,7 @@ describe('eager tail projection', () => {
           tool_result_json_eager_after: settings.after,
           tool_result_json_eager_unit: settings.unit,
           compaction_order: settings.order,
+          tool_result_json_projected_groups: settings.groups,
           protected_tool_results: 1,
         }
         const messages = toRecordMessages(turns)

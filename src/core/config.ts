@@ -276,6 +276,13 @@ export interface Config {
    */
   readonly tool_result_json_eager_unit: EagerUnit
   /**
+   * What the removal levels of the ladder do with a tool group whose results are all in the form
+   * of `tool_result_json_projection` (docs/configuration.md, "Eager tail projection"): `"kept"`
+   * (default) skips it, removing it after level 7 only while the list is over halfway from the
+   * target to E; `"removable"` removes it as any group. Read only under a projection.
+   */
+  readonly tool_result_json_projected_groups: ProjectedGroups
+  /**
    * What happens to input a provider would refuse (docs/formats.md "Input a provider refuses"):
    * `"warn"` accepts it as the contract does, with a warning naming the path and the fix;
    * `"refuse"` raises `InvalidMessageError` at `addMessage` (nothing stored) or at request time
@@ -406,6 +413,15 @@ export type JsonProjection = 'off' | 'named_keys' | 'handles' | 'handle_values'
 export type EagerUnit = 'answers' | 'turns'
 
 /**
+ * What the removal levels do with a tool group in the projection's form
+ * (`tool_result_json_projected_groups`): `'kept'` or `'removable'`.
+ *
+ * @example
+ * const groups: ProjectedGroups = 'removable'
+ */
+export type ProjectedGroups = 'kept' | 'removable'
+
+/**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):
  * `"oldest"` first (the contract, SPEC 6.3-6.4), `"least_referenced"` first, or
  * `"least_referenced_per_token"`: the most tokens kept for the longest time since last use first
@@ -498,6 +514,7 @@ export interface ContextConfig {
   readonly tool_result_json_projection?: JsonProjection
   readonly tool_result_json_eager_after?: number | null
   readonly tool_result_json_eager_unit?: EagerUnit
+  readonly tool_result_json_projected_groups?: ProjectedGroups
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
   readonly calibration_reasoning_context?: ReasoningContext
@@ -575,6 +592,7 @@ export const DEFAULT_CONFIG: Config = {
     tool_result_json_projection: 'off' as JsonProjection,
     tool_result_json_eager_after: null as number | null,
     tool_result_json_eager_unit: 'answers' as EagerUnit,
+    tool_result_json_projected_groups: 'kept' as ProjectedGroups,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,

@@ -159,7 +159,7 @@ const selectRemovalGroup = (
   return [position]
 }
 
-/** True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it. */
+/** True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it (under `tool_result_json_projected_groups: "kept"`). */
 const isProjectedGroup = (working: Messages, group: ReadonlyArray<number>): boolean => {
   let results = 0
   for (let k = 0; k < group.length; k += 1) {
@@ -178,7 +178,7 @@ const runRemoval = (
   target: number,
   draft: StickyDraft,
   context: PassContext,
-  keepsProjections = context.config.tool_result_json_projection !== 'off',
+  keepsProjections = context.config.tool_result_json_projection !== 'off' && context.config.tool_result_json_projected_groups === 'kept',
 ): void => {
   const working = cursor.working
   const n = working.length

@@ -150,3 +150,26 @@ describe('tool_result_json_eager_after', () => {
     expect(run({ tool_result_json_eager_after: 1 }).views).toEqual(run({}).views)
   })
 })
+
+describe('tool_result_json_projected_groups', () => {
+  const turns = (): Message[] => {
+    const out: Message[] = [user('I need my reservations')]
+    for (const [i, id] of ['AAA111', 'BBB222', 'CCC333', 'DDD444'].entries()) out.push(lookup(`c${i}`), result(`c${i}`, record(id, `HAT00${i}`)), assistant(`Found reservation ${i + 1}.`), user(`ok ${i}`))
+    return out
+  }
+  const viewAt = (raw: Record<string, unknown>): ReadonlyArray<Message> => {
+    const step = stepFor({ protected_tool_results: 2, target_usage: 0.1, tool_result_json_projection: 'handles', ...raw })
+    let state = makeInitialState()
+    for (const message of turns()) state = step(state, added(message)).state
+    return step(state, request({ tokenBudget: 1_500 })).view ?? []
+  }
+
+  it('"kept" (the default) keeps the projected groups through the removal levels; "removable" removes them as any group', () => {
+    const kept = viewAt({})
+    expect(kept.filter(isJsonProjection).length).toBeGreaterThan(0)
+    expect(viewAt({ tool_result_json_projected_groups: 'kept' })).toEqual(kept)
+    const removable = viewAt({ tool_result_json_projected_groups: 'removable' })
+    expect(removable.filter((message) => message.role === 'tool')).toEqual([])
+    expect(findPairingViolations(removable)).toEqual([])
+  })
+})
