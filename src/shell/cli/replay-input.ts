@@ -14,6 +14,7 @@ import { makeCachedEstimator, type TokenEstimator } from '../../core/meter/estim
 import type { Recording } from '../../core/replay/recording.js'
 import type { ReplayResult } from '../../core/replay/replay.js'
 import type { ProviderFormat } from '../../core/formats/carrier.js'
+import { toStepDeps } from '../../core/reducer.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import { importClaudeCodeSessions } from '../importers/claude-code.js'
 import { INPUT_FORMAT_CHOICES, loadRecordings, type InputFormatChoice } from '../importers/detect.js'
@@ -79,7 +80,8 @@ export interface ReplayInputFlags {
 
 /**
  * One replayed session: the recording as replayed (budget flags and summarizer choice applied),
- * its decoded configuration, the replay result, the estimator it used, and its name (null for a
+ * its decoded configuration, the replay result, the estimator it counted with (in a provider format
+ * the format's, as `toStepDeps` makes it), and its name (null for a
  * single-session input).
  *
  * @example
@@ -263,7 +265,10 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
     const format = nativeFormat ?? item.recording.format
     const { notices: _notices, model: _model, ...ops } = item.recording
     const replayable: Recording = { ...ops, config: mergeConfig(item.original.config, layers.preset, layers.file, layers.settings), ...(format !== undefined ? { format } : {}) }
-    sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result, estimate, model: item.model, provider: item.provider, price: item.price, replayable })
+    // what the replay counted with: in a provider format (a Codex rollout, a recording with a format)
+    // the format's estimator, which counts a piece by its provider-ready form, not its metadata.native carrier
+    const counted = toStepDeps({ config: item.config, estimate, ...(format !== undefined ? { format } : {}) }).estimate
+    sessions.push({ session: item.recording.session ?? null, recording: item.recording, config: item.config, result, estimate: counted, model: item.model, provider: item.provider, price: item.price, replayable })
   }
   bar?.update(totalOps)
   bar?.stop()

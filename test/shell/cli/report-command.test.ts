@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCli } from '../../support/cli.js'
+import { fixturePath } from '../../support/fixtures.js'
 import { REPORT_INPUTS } from '../../support/report-inputs.js'
 
 const run = runCli
@@ -45,6 +46,24 @@ describe('context-simple report', () => {
     expect(withModel.code).toBe(0)
     expect(withModel.stderr).toBe('')
     expect(readFileSync(priced, 'utf8')).toContain('input cost (USD)')
+  })
+
+  it.each([
+    ['a Codex rollout (openai-responses pieces)', fixturePath('sessions/codex/codemie-desktop-0.128-rollout-2026-05-11T13-28-45.jsonl.gz'), []],
+    ['a Codex rollout with token counts', fixturePath('sessions/codex/guideai-cli-0.45-rollout-2025-10-06.jsonl.gz'), []],
+  ])('counts the view sent as the history is counted, on %s', async (_name, file) => {
+    // until the first compaction the view is the whole history: both lines are the same count (the
+    // format's estimator counts a piece by its provider-ready form). The page counted each piece with
+    // its metadata.native carrier: 16,597 against 5,510 at request 0 of the first rollout, above the
+    // budget before any compaction
+    const out = join(folder, 'estimates.html')
+    const { code } = await run(['report', file, '--budget', '60000', '--html', out])
+    expect(code).toBe(0)
+    const [section] = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(readFileSync(out, 'utf8'))?.[1] as string).sections as Array<{ historyTokens: number[]; viewTokens: number[]; boundaryLevel: Array<number | null> }>
+    const first = section.boundaryLevel.findIndex((level) => level !== null)
+    const before = first === -1 ? section.historyTokens.length : first
+    expect(before).toBeGreaterThan(1)
+    expect(section.viewTokens.slice(0, before)).toEqual(section.historyTokens.slice(0, before))
   })
 
   it('rejects a session the input does not hold, and a missing --html, with exit code 2', async () => {
