@@ -645,6 +645,7 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     tool_result_json_projected_groups: fc.constantFrom('kept', 'removable'),
     // refill to the target (src/core/compaction/refill.ts)
     compaction_refill: fc.constantFrom('none', 'pass', 'history'),
+    compaction_refill_head: fc.constantFrom('skeleton', 'fit'),
   },
   { requiredKeys: [] },
 )

@@ -11,7 +11,7 @@ import { makePassContext } from '../src/core/compaction/context.js'
 import { runLadder } from '../src/core/compaction/ladder.js'
 import { refillHistory } from '../src/core/compaction/refill.js'
 import { applySticky, toStickyDraft } from '../src/core/compaction/sticky.js'
-import { DEFAULT_CONFIG, type CompactionOrder, type Config } from '../src/core/config.js'
+import { DEFAULT_CONFIG, type CompactionOrder, type CompactionRefillHead, type Config } from '../src/core/config.js'
 import { findPairingViolations } from '../src/core/formats/tool-pairing.js'
 import { seqOf, type Message } from '../src/core/messages/message.js'
 import { makeDerivationMemo } from '../src/core/memo/derivation-memo.js'
@@ -31,12 +31,15 @@ const caseArb = fc.record({
   // tool results an earlier pass truncated (by index among the results)
   earlier: fc.array(fc.nat({ max: 20 }), { maxLength: 4 }),
   order: fc.constantFrom<CompactionOrder>('oldest', 'least_referenced', 'least_referenced_per_token'),
+  // `compaction_refill_head`, and the heads (code points) earlier passes recorded for the truncated results, in turn
+  head: fc.constantFrom<CompactionRefillHead>('skeleton', 'fit'),
+  heads: fc.array(fc.option(fc.nat({ max: 600 }), { nil: undefined }), { maxLength: 4 }),
 })
 
 /** The ladder over `original` with the earlier decisions applied (the list a pass starts from). */
-const ladderOf = (original: Message[], earlier: ReadonlySet<number>, config: Config, target: number) => {
+const ladderOf = (original: Message[], earlier: ReadonlySet<number>, config: Config, target: number, heads: ReadonlyMap<number, number> = new Map()) => {
   const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
-  const sticky = { ...EMPTY_STICKY, truncated: earlier }
+  const sticky = { ...EMPTY_STICKY, truncated: earlier, heads }
   const working = applySticky(original, sticky, context)
   const draft = toStickyDraft(sticky)
   const ladder = runLadder(working, 0, estimateMessages(working, estimateOne), target, draft, context)
@@ -46,14 +49,19 @@ const ladderOf = (original: Message[], earlier: ReadonlySet<number>, config: Con
 type RefillCase = typeof caseArb extends fc.Arbitrary<infer T> ? T : never
 
 /** The "history" property on one case (below: on generated cases, and on the kept counterexamples). */
-const checkHistory = ({ turns, share, tools, chars, fraction, earlier, order }: RefillCase): void => {
+const checkHistory = ({ turns, share, tools, chars, fraction, earlier, order, head = 'skeleton', heads = [] }: Omit<RefillCase, 'head' | 'heads'> & Partial<Pick<RefillCase, 'head' | 'heads'>>): void => {
   const original = toHandleMessages(turns, true).map((message, i): Message => ({ ...message, metadata: { _seq: i } }))
   const results = original.flatMap((message, i) => (message.role === 'tool' ? [i] : []))
   const truncatedBefore = new Set(earlier.filter((k) => k < results.length).map((k) => results[k]))
-  const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order, compaction_refill: 'history' }
+  const headsBefore = new Map<number, number>()
+  ;[...truncatedBefore].forEach((seq, k) => {
+    const chars = heads[k]
+    if (chars !== undefined) headsBefore.set(seq, chars)
+  })
+  const config: Config = { ...DEFAULT_CONFIG, protected_recent: share, protected_tool_results: tools, truncate_chars: chars, compaction_order: order, compaction_refill: 'history', compaction_refill_head: head }
   const target = Math.floor(estimateMessages(original, estimateOne) * fraction)
-  const plain = ladderOf(original, truncatedBefore, config, target)
-  const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order })
+  const plain = ladderOf(original, truncatedBefore, config, target, headsBefore)
+  const where = JSON.stringify({ turns: turns.length, share, tools, chars, fraction, earlier: [...truncatedBefore], order, head, heads: [...headsBefore] })
   const plainTokens = estimateMessages(plain.ladder.working, estimateOne)
   const lifted = plain.ladder.levelReached >= 3 ? refillHistory(original, plainTokens, target, plain.draft, plain.context) : null
   const list = lifted ?? plain.ladder.working
@@ -82,6 +90,11 @@ const checkHistory = ({ turns, share, tools, chars, fraction, earlier, order }: 
     const seq = seqOf(message) as number
     if (message === original[seq] || plain.draft.stubbed.has(seq)) continue
     expect(plain.draft.truncated.has(seq), where).toBe(true)
+  }
+  // every recorded head is a truncated result's, and "skeleton" records none
+  for (const seq of plain.draft.heads?.keys() ?? []) {
+    expect(plain.draft.truncated.has(seq), where).toBe(true)
+    if (head === 'skeleton') expect(headsBefore.has(seq), where).toBe(true)
   }
   expect(applySticky(original, plain.draft, plain.context), where).toEqual(list)
 }

@@ -205,6 +205,14 @@ export interface Config {
    */
   readonly compaction_refill: CompactionRefill
   /**
+   * The form a refilled tool result takes when it does not come back whole (src/core/compaction/refill.ts;
+   * docs/evaluation.md, "Heads sized to the room"): `"skeleton"` (the contract's truncation, SPEC 11.2)
+   * or `"fit"` (after the refill, the room still left under the pass's target lengthens the heads of
+   * the shortened tool results, the most valuable first, each cut at a line end and recorded as a
+   * sticky decision, SPEC 7). Read only under `compaction_refill: "history"`.
+   */
+  readonly compaction_refill_head: CompactionRefillHead
+  /**
    * Summary hysteresis (docs/configuration.md): the summary trigger measures the view (sticky decisions
    * applied, absorbed messages gone) instead of the whole stored history, so an absorption
    * disarms it, and a finished summary is swapped in only by a pass that escalates anyway, so a
@@ -386,6 +394,16 @@ export type ToolResultTruncation = 'head' | 'stub' | 'mask'
 export type CompactionRefill = 'none' | 'pass' | 'history'
 
 /**
+ * The form of a refilled tool result that does not come back whole (`compaction_refill_head`,
+ * src/core/compaction/refill.ts): its skeleton (`'skeleton'`, the contract's truncation) or a head
+ * sized to the room left under the pass's target (`'fit'`).
+ *
+ * @example
+ * const head: CompactionRefillHead = 'fit'
+ */
+export type CompactionRefillHead = 'skeleton' | 'fit'
+
+/**
  * Whether a JSON tool result keeps the whitespace between its tokens (`tool_result_json_whitespace`,
  * docs/configuration.md): `'keep'` (the contract) or `'strip'`.
  *
@@ -501,6 +519,7 @@ export interface ContextConfig {
   readonly working_set_capacity?: number
   readonly working_set_payback?: number
   readonly compaction_refill?: CompactionRefill
+  readonly compaction_refill_head?: CompactionRefillHead
   readonly summary_hysteresis?: boolean | null
   readonly summary_target_usage?: number | null
   readonly provider_rules?: ProviderRulesMode | null
@@ -581,6 +600,7 @@ export const DEFAULT_CONFIG: Config = {
     working_set_capacity: 0.1,
     working_set_payback: 1,
     compaction_refill: 'none' as CompactionRefill,
+    compaction_refill_head: 'skeleton' as CompactionRefillHead,
     summary_hysteresis: false,
     summary_target_usage: null,
     summary_min_span_tokens: null,

@@ -4,7 +4,7 @@
  */
 export type { Message, MessageInput, Messages, MessageMetadata, JsonValue } from './messages/message.js'
 export { DEFAULT_CONFIG, GUARD_DEFAULTS, isPerToolConfigActive } from './config.js'
-export type { Config, ContextConfig, ConfigKey, TokenMeterMode, CompactionStrategy, ToolResultShape, NoticeRepeat, ReasoningContext, CompactionOrder, TokenEstimatorKind, UsageIntakeMode, TargetBasis, ToolResultTruncation, JsonWhitespace, JsonProjection, EagerUnit, ProjectedGroups, ProviderRulesMode, CompactionRefill } from './config.js'
+export type { Config, ContextConfig, ConfigKey, TokenMeterMode, CompactionStrategy, ToolResultShape, NoticeRepeat, ReasoningContext, CompactionOrder, TokenEstimatorKind, UsageIntakeMode, TargetBasis, ToolResultTruncation, JsonWhitespace, JsonProjection, EagerUnit, ProjectedGroups, ProviderRulesMode, CompactionRefill, CompactionRefillHead } from './config.js'
 export { presets, PRESET_NAMES, isPresetName } from './presets.js'
 export type { PresetName } from './presets.js'
 export { decodeConfig, toUnknownConfigKey } from './codecs.js'

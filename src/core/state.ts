@@ -11,7 +11,8 @@ import { NO_CACHE_BREAKPOINTS, type CacheBreakpointPositions } from './formats/a
 
 /**
  * Sticky decisions (SPEC 7): `_seq` sets and the highest level (0..8) an accepted pass reached.
- * A `_seq` is in at most one set; removed wins.
+ * A `_seq` is in at most one set; removed wins. `heads`: the head (code points) some truncated
+ * tool results keep (`compaction_refill_head: "fit"`, src/core/compaction/refill.ts); absent: none.
  *
  * @example
  * const sticky: StickyState = { removed: new Set([2, 3]), truncated: new Set([5]), stubbed: new Set(), cumulativeLevel: 3 }
@@ -20,6 +21,7 @@ export interface StickyState {
   readonly removed: ReadonlySet<number>
   readonly truncated: ReadonlySet<number>
   readonly stubbed: ReadonlySet<number>
+  readonly heads?: ReadonlyMap<number, number>
   readonly cumulativeLevel: number
 }
 

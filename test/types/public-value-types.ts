@@ -13,6 +13,7 @@ import type {
   ContractUsage,
   CacheCreation,
   CompactionRefill,
+  CompactionRefillHead,
   InputFormat,
   InputFormatChoice,
   LoadedRecordings,
@@ -34,6 +35,7 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 export const targetBasis: Equal<Config['target_basis'], TargetBasis> = true
 export const toolResultTruncation: Equal<Config['tool_result_truncation'], ToolResultTruncation> = true
 export const compactionRefill: Equal<Config['compaction_refill'], CompactionRefill> = true
+export const compactionRefillHead: Equal<Config['compaction_refill_head'], CompactionRefillHead> = true
 export const providerRules: Equal<Config['provider_rules'], ProviderRulesMode | null> = true
 export const replayPeer: Equal<NonNullable<ReplayOptions['peer']>, ReplayPeer> = true
 export const viewShape: Equal<NonNullable<RequestReceived['shape']>, ViewShape> = true

@@ -34,6 +34,14 @@ export interface PassContext {
   readonly stub: (message: Message) => Message
   /** The memoized truncation of a message: its truncated form and the spill it asks for (or null). */
   readonly truncation: (message: Message) => Truncation
+  /**
+   * A tool result truncated to its first `chars` code points (a recorded head, `StickySets.heads` in
+   * src/core/compaction/sticky.ts): the truncation header, the head, `...`; records its spill
+   * like `truncate`. Unchanged when the content is not a string, the tool is exempt or it fits.
+   */
+  readonly truncateTo: (message: Message, chars: number) => Message
+  /** The truncation `truncateTo` gives, with its spill (or null), without recording it. */
+  readonly headTruncation: (message: Message, chars: number) => Truncation
   /** The messages first/last-user protections anchor on (`human_anchors`, docs/configuration.md). */
   readonly isAnchor: (message: Message) => boolean
   /** Spill paths never pointed at again (SPEC 17.9; the state's `spillFailed`). */
@@ -98,8 +106,24 @@ export const makePassContext = (
   const truncatedForm = (message: Message): Message => derive(message).message
   const stub = memoizeBy(memo.stub, toStub)
   const handles = rankHandles(memo)
-  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys }
+  const headTruncation = (message: Message, chars: number): Truncation => {
+    const cached = memo.headCut.get(message)
+    if (cached !== undefined && cached.chars === chars && cached.failedSpills === failedSpills) return cached.result
+    const result = truncateToolResult(message, { ...config, ...toHeadKeys(chars) }, toolNames, failedSpills)
+    memo.headCut.set(message, { chars, failedSpills, result })
+    return result
+  }
+  const truncateTo = (message: Message, chars: number): Message => headTruncation(message, chars).message
+  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, truncateTo, headTruncation, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys }
 }
+
+/** The keys that make `truncateToolResult` cut a head of `chars` code points (SPEC 11.2's head shape, no per-tool budget). */
+const toHeadKeys = (chars: number): Pick<Config, 'truncate_chars' | 'tool_result_budget_tokens' | 'tool_result_budget_by_tool' | 'tool_result_truncation'> => ({
+  truncate_chars: chars,
+  tool_result_budget_tokens: null,
+  tool_result_budget_by_tool: {},
+  tool_result_truncation: 'head',
+})
 
 /**
  * The frozen named-key sets of `history` (`toFrozenNamedKeys`), resuming the memo's last walk
@@ -197,15 +221,16 @@ const memoizeBy =
 export const collectSpills = (context: PassContext, seed: ReadonlyArray<SpillRequest> = []): { readonly context: PassContext; readonly spills: () => ReadonlyArray<SpillRequest> } => {
   // The record is made at the first spill: a derivation without seed that spills nothing (the usual request) allocates none.
   let spills: Map<string, SpillRequest> | null = null
-  const truncate = (message: Message): Message => {
-    const result = context.truncation(message)
+  const record = (result: Truncation): Message => {
     if (result.spill !== null) {
       spills ??= toSpillMap(seed)
       spills.set(result.spill.path, result.spill)
     }
     return result.message
   }
-  return { context: { ...context, truncate }, spills: () => (spills !== null ? [...spills.values()] : seed.length === 0 ? NO_SPILLS : [...toSpillMap(seed).values()]) }
+  const truncate = (message: Message): Message => record(context.truncation(message))
+  const truncateTo = (message: Message, chars: number): Message => record(context.headTruncation(message, chars))
+  return { context: { ...context, truncate, truncateTo }, spills: () => (spills !== null ? [...spills.values()] : seed.length === 0 ? NO_SPILLS : [...toSpillMap(seed).values()]) }
 }
 
 const NO_SPILLS: ReadonlyArray<SpillRequest> = Object.freeze([])

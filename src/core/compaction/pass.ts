@@ -120,6 +120,7 @@ const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => (
   removed: draft.removed,
   truncated: draft.truncated,
   stubbed: draft.stubbed,
+  ...(draft.heads !== undefined && draft.heads.size > 0 ? { heads: draft.heads } : {}),
   cumulativeLevel,
 })
 

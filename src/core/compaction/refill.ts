@@ -21,9 +21,10 @@
 import type { Message, Messages } from '../messages/message.js'
 import { seqOf } from '../messages/message.js'
 import { isTruthy } from '../messages/values.js'
-import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
+import { isExemptToolResult, resolveToolResultBudget } from '../tool-results/tool-result-budget.js'
+import { codePointLength, codePointSlice } from '../messages/text.js'
 import type { PassContext } from './context.js'
-import { applySticky, recordTruncated, type StickyDraft, type StickySets } from './sticky.js'
+import { applySticky, recordHead, recordTruncated, type StickyDraft, type StickySets } from './sticky.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 import { toVisitOrder } from './reference-order.js'
 
@@ -174,13 +175,18 @@ const toUnits = (history: Messages): Map<number, ReadonlyArray<number>> => {
 const formUnder = (message: Message, draft: StickySets, context: PassContext): Message | null => {
   const seq = seqOf(message) as number
   if (draft.removed.has(seq)) return null
-  if (draft.truncated.has(seq)) return context.truncate(message)
+  if (draft.truncated.has(seq)) {
+    const head = draft.heads?.get(seq)
+    return head === undefined ? context.truncate(message) : context.truncateTo(message, head)
+  }
   return draft.stubbed.has(seq) ? context.stub(message) : message
 }
 
 /**
  * Lifts the decisions on one unit of `history` when that fits in `room` tokens: a removed unit
  * whole, else as its skeleton; a unit with shortened results (none removed or stubbed) whole.
+ * Under `compaction_refill_head: "fit"` a unit that does not come back whole then lengthens the
+ * heads of its shortened results with up to `HEAD_SHARE` of the room left (`fitHeads`).
  * Returns the tokens it added, or null when it changed nothing. Mutates `draft`.
  */
 const liftUnit = (history: Messages, positions: ReadonlyArray<number>, room: number, draft: StickyDraft, context: PassContext): number | null => {
@@ -199,10 +205,12 @@ const liftUnit = (history: Messages, positions: ReadonlyArray<number>, room: num
     for (const seq of seqs) {
       draft.removed.delete(seq)
       draft.truncated.delete(seq)
+      draft.heads?.delete(seq)
     }
     return whole - now
   }
-  if (!removed) return null
+  const fit = context.config.compaction_refill_head === 'fit'
+  if (!removed) return fit ? fitHeads(history, positions, Math.floor(room * HEAD_SHARE), draft, context) : null
   const forms = positions.map((i) => toSkeletonForm(history[i], context))
   const tokens = forms.reduce((sum, form) => sum + context.estimate(form), 0)
   if (tokens > room) return null
@@ -210,8 +218,11 @@ const liftUnit = (history: Messages, positions: ReadonlyArray<number>, room: num
     draft.removed.delete(seqs[j])
     if (forms[j] !== history[i]) recordTruncated(draft, history[i])
   })
-  return tokens
+  return fit ? tokens + (fitHeads(history, positions, Math.floor((room - tokens) * HEAD_SHARE), draft, context) ?? 0) : tokens
 }
+
+/** The share of the room left that one unit's heads may take under `compaction_refill_head: "fit"` (the rest stays for the less valuable units). */
+const HEAD_SHARE = 0.5
 
 /**
  * `compaction_refill: "history"`: after the ladder, units of the whole non-system history W (not
@@ -239,4 +250,54 @@ export const refillHistory = (history: Messages, current: number, target: number
     changed = true
   }
   return changed ? applySticky(history, draft, context) : null
+}
+
+/**
+ * `compaction_refill_head: "fit"`: up to `room` tokens lengthen the heads of the shortened tool
+ * results at `positions` of `history`, in turn: each takes the longest head that fits (its tokens
+ * now plus the room left), cut after its last line end when the cut has one, recorded in
+ * `draft.heads` (the whole result, no longer recorded as truncated, when all of it fits). Returns
+ * the tokens added (a longer head may add none), or null when it changed nothing. Mutates `draft`.
+ */
+const fitHeads = (history: Messages, positions: ReadonlyArray<number>, room: number, draft: StickyDraft, context: PassContext): number | null => {
+  let left = room
+  let changed = false
+  for (const i of positions) {
+    if (left <= 0) break
+    const message = history[i]
+    const seq = seqOf(message) as number
+    if (message.role !== 'tool' || typeof message.content !== 'string' || !draft.truncated.has(seq) || draft.removed.has(seq)) continue
+    const now = context.estimate(formUnder(message, draft, context) as Message)
+    const head = selectFittingHead(message, message.content, draft.heads?.get(seq), now + left, context)
+    if (head === null) continue
+    left -= context.estimate(head === 'whole' ? message : context.truncateTo(message, head)) - now
+    if (head === 'whole') {
+      draft.truncated.delete(seq)
+      draft.heads?.delete(seq)
+    } else recordHead(draft, message, head)
+    changed = true
+  }
+  return changed ? room - left : null
+}
+
+/**
+ * The longest head of `content` (code points, at least one more than `current`, the head now
+ * recorded) whose truncated form is at most `tokens`, cut after its last line end when the cut
+ * has one past `current`; `'whole'` when the whole result fits, null when no longer head does.
+ */
+const selectFittingHead = (message: Message, content: string, current: number | undefined, tokens: number, context: PassContext): number | 'whole' | null => {
+  if (context.estimate(message) <= tokens) return 'whole'
+  const length = codePointLength(content)
+  let low = (current ?? resolveToolResultBudget(message, context.config, context.toolNames).budgetChars) + 1
+  let high = length - 1
+  if (low > high || context.estimate(context.headTruncation(message, low).message) > tokens) return null
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2)
+    if (context.estimate(context.headTruncation(message, middle).message) <= tokens) low = middle
+    else high = middle - 1
+  }
+  const cut = codePointSlice(content, 0, low)
+  const lineEnd = cut.lastIndexOf('\n')
+  const lined = lineEnd < 0 ? low : codePointLength(cut.slice(0, lineEnd + 1))
+  return lined > (current ?? 0) && lined > low / 2 ? lined : low
 }

@@ -7,15 +7,19 @@ import { seqOf } from '../messages/message.js'
 import type { PassContext } from './context.js'
 
 /**
- * The three decision sets (`_seq` values) of a `StickyState` or a `StickyDraft`.
+ * The three decision sets (`_seq` values) of a `StickyState` or a `StickyDraft`, and `heads`: for
+ * some truncated tool results, the head they keep (code points of the content) instead of the
+ * configured truncation (`compaction_refill_head: "fit"`, src/core/compaction/refill.ts); every
+ * key is also in `truncated`. Absent or empty: none.
  *
  * @example
- * const sets: StickySets = { removed: new Set([1]), truncated: new Set(), stubbed: new Set() }
+ * const sets: StickySets = { removed: new Set([1]), truncated: new Set([4]), stubbed: new Set(), heads: new Map([[4, 1800]]) }
  */
 export interface StickySets {
   readonly removed: ReadonlySet<number>
   readonly truncated: ReadonlySet<number>
   readonly stubbed: ReadonlySet<number>
+  readonly heads?: ReadonlyMap<number, number>
 }
 
 /**
@@ -29,6 +33,8 @@ export interface StickyDraft {
   readonly removed: Set<number>
   readonly truncated: Set<number>
   readonly stubbed: Set<number>
+  /** Head lengths of truncated results (`StickySets.heads`); absent: none yet (made by the first `recordHead`). */
+  heads?: Map<number, number>
 }
 
 /**
@@ -41,6 +47,7 @@ export const toStickyDraft = (sticky: StickySets): StickyDraft => ({
   removed: new Set(sticky.removed),
   truncated: new Set(sticky.truncated),
   stubbed: new Set(sticky.stubbed),
+  ...(sticky.heads !== undefined && sticky.heads.size > 0 ? { heads: new Map(sticky.heads) } : {}),
 })
 
 /**
@@ -59,6 +66,7 @@ export const recordRemoved = (draft: StickyDraft, message: Message): void => {
   draft.removed.add(seq)
   draft.truncated.delete(seq)
   draft.stubbed.delete(seq)
+  draft.heads?.delete(seq)
 }
 
 /**
@@ -72,6 +80,23 @@ export const recordRemoved = (draft: StickyDraft, message: Message): void => {
 export const recordTruncated = (draft: StickyDraft, message: Message): void => {
   const seq = seqOf(message)
   if (seq !== undefined) draft.truncated.add(seq)
+}
+
+/**
+ * Record `message` as truncated to its first `chars` code points (`StickySets.heads`), or, with
+ * `chars` null, to the configured truncation again. Mutates `draft`; a no-op without `_seq`.
+ *
+ * @example
+ * const draft = toStickyDraft(EMPTY_STICKY)
+ * recordHead(draft, { role: 'tool', tool_call_id: 'a', content: 'a\nb', metadata: { _seq: 5 } }, 2)
+ * draft.heads?.get(5) // => 2
+ */
+export const recordHead = (draft: StickyDraft, message: Message, chars: number | null): void => {
+  const seq = seqOf(message)
+  if (seq === undefined) return
+  draft.truncated.add(seq)
+  if (chars === null) draft.heads?.delete(seq)
+  else (draft.heads ??= new Map()).set(seq, chars)
 }
 
 /**
@@ -99,12 +124,22 @@ export const hasNewDecision = (draft: StickySets, sticky: StickySets): boolean =
     for (const value of a) if (!b.has(value)) return true
     return false
   }
-  return differs(draft.removed, sticky.removed) || differs(draft.truncated, sticky.truncated) || differs(draft.stubbed, sticky.stubbed)
+  return differs(draft.removed, sticky.removed) || differs(draft.truncated, sticky.truncated) || differs(draft.stubbed, sticky.stubbed) || differsHeads(draft.heads, sticky.heads)
 }
+
+const differsHeads = (a: ReadonlyMap<number, number> | undefined, b: ReadonlyMap<number, number> | undefined): boolean => {
+  const left = a ?? NO_HEADS
+  const right = b ?? NO_HEADS
+  if (left.size !== right.size) return true
+  for (const [seq, chars] of left) if (right.get(seq) !== chars) return true
+  return false
+}
+
+const NO_HEADS: ReadonlyMap<number, number> = new Map()
 
 /**
  * Re-apply sticky decisions to non-system messages (SPEC 7): removed → dropped, truncated →
- * truncation re-derived with the current config, stubbed → stub re-derived, others unchanged.
+ * truncation re-derived with the current config (or to its recorded head, `StickySets.heads`), stubbed → stub re-derived, others unchanged.
  * Order is preserved; unchanged messages are shared, not copied.
  *
  * @example
@@ -129,7 +164,8 @@ export const applySticky = (
     } else if (sticky.removed.has(seq)) {
       continue
     } else if (sticky.truncated.has(seq)) {
-      result.push(context.truncate(message))
+      const head = sticky.heads?.get(seq)
+      result.push(head === undefined ? context.truncate(message) : context.truncateTo(message, head))
     } else if (sticky.stubbed.has(seq)) {
       result.push(context.stub(message))
     } else {

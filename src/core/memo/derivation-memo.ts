@@ -109,6 +109,8 @@ export interface DerivationMemo {
   /** The named-fields truncation of a JSON tool result under one set of named keys (`tool_result_json_projection`), null when none. */
   readonly projection: WeakMap<Message, { readonly signature: string; readonly result: Truncation | null }>
   readonly stub: WeakMap<Message, Message>
+  /** The last head cut of a tool result (`PassContext.truncateTo`): its length in code points, the failed spill paths it was derived under, and the truncation. */
+  readonly headCut: WeakMap<Message, { readonly chars: number; readonly failedSpills: ReadonlySet<string>; readonly result: Truncation }>
   readonly stripped: WeakMap<Message, Message>
   /** The notice of a stats object: built once per accepted pass, shared by every later view. */
   readonly notice: WeakMap<object, Message | null>
@@ -154,6 +156,7 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   truncation: new WeakMap(),
   projection: new WeakMap(),
   stub: new WeakMap(),
+  headCut: new WeakMap(),
   stripped: new WeakMap(),
   notice: new WeakMap(),
   factoryMessage: null,

@@ -26,7 +26,7 @@ const toWorkingSetSticky = (facts: StageFacts, draft: RequestDraft, window: numb
   if (set.removable.length === 0) return null
   const recorded = toStickyDraft(sticky)
   for (const position of set.removable) recordRemoved(recorded, list[position])
-  return { removed: recorded.removed, truncated: recorded.truncated, stubbed: recorded.stubbed, cumulativeLevel: sticky.cumulativeLevel }
+  return { removed: recorded.removed, truncated: recorded.truncated, stubbed: recorded.stubbed, ...(recorded.heads !== undefined && recorded.heads.size > 0 ? { heads: recorded.heads } : {}), cumulativeLevel: sticky.cumulativeLevel }
 }
 
 /**

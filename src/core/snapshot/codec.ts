@@ -101,12 +101,28 @@ const JsonObject = new t.Type<Readonly<Record<string, unknown>>, Readonly<Record
   (value) => value,
 )
 
-const StickyCodec = t.type({
-  removed: setOf(Count, 'an array of _seq numbers'),
-  truncated: setOf(Count, 'an array of _seq numbers'),
-  stubbed: setOf(Count, 'an array of _seq numbers'),
-  cumulativeLevel: t.refinement(Count, (n) => n <= 8, 'a level 0..8'),
-})
+/** A map of whole numbers stored as `[key, value]` pairs, keys ascending. */
+const countMap = (name: string): t.Type<ReadonlyMap<number, number>, ReadonlyArray<readonly [number, number]>, unknown> =>
+  new t.Type<ReadonlyMap<number, number>, ReadonlyArray<readonly [number, number]>, unknown>(
+    name,
+    (value): value is ReadonlyMap<number, number> => value instanceof Map,
+    (value, context) => {
+      const pairs = t.array(t.tuple([Count, Count])).validate(value, context)
+      return E.isLeft(pairs) ? pairs : t.success(new Map(pairs.right))
+    },
+    (map) => [...map].sort((a, b) => a[0] - b[0]),
+  )
+
+const StickyCodec = t.intersection([
+  t.type({
+    removed: setOf(Count, 'an array of _seq numbers'),
+    truncated: setOf(Count, 'an array of _seq numbers'),
+    stubbed: setOf(Count, 'an array of _seq numbers'),
+    cumulativeLevel: t.refinement(Count, (n) => n <= 8, 'a level 0..8'),
+  }),
+  // Absent unless `compaction_refill_head: "fit"` recorded a head (src/core/compaction/sticky.ts, `StickySets.heads`).
+  t.partial({ heads: countMap('an array of [_seq, head length] pairs') }),
+])
 
 const MeterCodec = t.type({
   measured: nullable(Finite),

@@ -49,6 +49,13 @@ const CHECKS: ReadonlyArray<(state: State, stored: ReadonlySet<number>) => Incon
   (state, stored) => missing('compaction.sticky.removed', state.compaction.sticky.removed, stored, 'sticky decisions'),
   (state, stored) => missing('compaction.sticky.truncated', state.compaction.sticky.truncated, stored, 'sticky decisions'),
   (state, stored) => missing('compaction.sticky.stubbed', state.compaction.sticky.stubbed, stored, 'sticky decisions'),
+  (state) => {
+    // A recorded head (src/core/compaction/sticky.ts, `StickySets.heads`) is the form of a truncated result.
+    for (const seq of state.compaction.sticky.heads?.keys() ?? []) {
+      if (!state.compaction.sticky.truncated.has(seq)) return { field: 'compaction.sticky.heads', detail: `_seq ${seq} has a head but is not in compaction.sticky.truncated` }
+    }
+    return null
+  },
   (state, stored) => missing('summary.inFlightSeqs', state.summary.inFlightSeqs, stored, 'summary in flight'),
   (state, stored) => (state.summary.pending === null ? null : missing('summary.pending.seqs', state.summary.pending.seqs, stored, 'pending summary')),
   (state) =>

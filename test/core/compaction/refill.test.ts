@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { runLadder } from '../../../src/core/compaction/ladder.js'
 import { refillHistory, refillRemoved, toRemovedUnits } from '../../../src/core/compaction/refill.js'
-import { applySticky, toStickyDraft } from '../../../src/core/compaction/sticky.js'
+import { applySticky, hasNewDecision, recordRemoved, toStickyDraft } from '../../../src/core/compaction/sticky.js'
 import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js'
-import type { Message } from '../../../src/core/messages/message.js'
+import { seqOf, type Message } from '../../../src/core/messages/message.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
 import { estimateMessages, estimateOne } from '../../../src/core/meter/estimate.js'
 import { EMPTY_STICKY } from '../../../src/core/state.js'
@@ -160,5 +160,67 @@ describe('compaction_refill', () => {
     expect(tight.truncated.has(4)).toBe(true)
     // no room: nothing changes
     expect(refillHistory(original, current, current, toStickyDraft(draft), context)).toBeNull()
+  })
+
+  describe('compaction_refill_head', () => {
+    const fit: Config = { ...config, compaction_refill: 'history', compaction_refill_head: 'fit' }
+    // an earlier pass removed b.ts's group (12,000 characters, 500 lines); `room` tokens are free under the target
+    const refillB = (head: Config, room: number, sticky = { removed: new Set([3, 4]), truncated: new Set<number>(), stubbed: new Set<number>() }) => {
+      const original = history()
+      const context = makePassContext(head, estimateOne, {}, makeDerivationMemo())
+      const draft = toStickyDraft(sticky)
+      const current = estimateMessages(applySticky(original, draft, context), estimateOne)
+      const list = refillHistory(original, current, current + room, draft, context)
+      return { original, context, draft, current, list }
+    }
+
+    it('is "skeleton" by default: a unit too large whole comes back as its skeleton and no head is recorded', () => {
+      expect(DEFAULT_CONFIG.compaction_refill_head).toBe('skeleton')
+      const { original, context, draft, list } = refillB({ ...config, compaction_refill: 'history' }, 800)
+      expect(list?.find((message) => seqOf(message) === 4)).toEqual(context.truncate(original[4]))
+      expect(draft.heads).toBeUndefined()
+    })
+
+    it('"fit" gives the result a head sized to half the room, cut after a line end, recorded for the next requests', () => {
+      const { original, context, draft, current, list } = refillB(fit, 800)
+      const head = draft.heads?.get(4) as number
+      // 'export const beta_2 = 2\n' is 24 characters: the head ends at a line end
+      expect(head % 24).toBe(0)
+      expect(head).toBeGreaterThan(250)
+      const form = list?.find((message) => seqOf(message) === 4)
+      expect(form).toEqual(context.truncateTo(original[4], head))
+      expect(String(form?.content)).toMatch(/^\[truncated: ~3,000 tokens - call tool again if needed\] (export const beta_2 = 2\n)+\.\.\.$/)
+      // the call and the skeleton take their share, the head at most half of what is left: never over the target
+      const skeleton = estimateOne(original[3]) + estimateOne(context.truncate(original[4]))
+      expect(estimateOne(form as Message) - estimateOne(context.truncate(original[4]))).toBeLessThanOrEqual((800 - skeleton) / 2)
+      expect(estimateMessages(list ?? [], estimateOne)).toBeLessThanOrEqual(current + 800)
+      expect(draft.truncated.has(4)).toBe(true)
+      expect(applySticky(original, draft, context)).toEqual(list)
+    })
+
+    it('"fit" lengthens a recorded head when there is more room, never shortens it, and lifts the result whole when it all fits', () => {
+      const earlier = { removed: new Set<number>(), truncated: new Set([4]), stubbed: new Set<number>(), heads: new Map([[4, 480]]) }
+      const longer = refillB(fit, 800, earlier)
+      expect(longer.draft.heads?.get(4)).toBeGreaterThan(480)
+      const none = refillB(fit, 0, earlier)
+      expect(none.list).toBeNull()
+      expect(none.draft.heads?.get(4)).toBe(480)
+      const whole = refillB(fit, 5000, earlier)
+      expect(whole.draft.truncated.has(4)).toBe(false)
+      expect(whole.draft.heads?.has(4)).toBe(false)
+      expect(whole.list?.find((message) => seqOf(message) === 4)).toBe(whole.original[4])
+    })
+
+    it('a recorded head is re-applied as it was cut, and is a decision of its own', () => {
+      const { original, context, draft } = refillB(fit, 800)
+      const again = makePassContext(fit, estimateOne, {}, makeDerivationMemo())
+      expect(applySticky(original, toStickyDraft(draft), again)).toEqual(applySticky(original, draft, context))
+      const other = toStickyDraft(draft)
+      other.heads?.set(4, 24)
+      expect(hasNewDecision(other, draft)).toBe(true)
+      expect(hasNewDecision(toStickyDraft(draft), draft)).toBe(false)
+      recordRemoved(other, original[4])
+      expect(other.heads?.has(4)).toBe(false)
+    })
   })
 })

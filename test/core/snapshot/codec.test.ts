@@ -42,6 +42,17 @@ describe('toSnapshot / decodeSnapshot', () => {
     expect(back.warnings).toStrictEqual([])
   })
 
+  it('stores recorded heads (compaction_refill_head "fit") as [_seq, length] pairs by _seq, and only when there are some', () => {
+    const withHeads: State = { ...state, compaction: { ...state.compaction, sticky: { ...state.compaction.sticky, truncated: new Set([1, 3]), removed: new Set([0]), heads: new Map([[3, 480], [1, 1200]]) } } }
+    const snapshot = toSnapshot(DEFAULT_CONFIG, withHeads)
+    expect((snapshot.state.compaction as { sticky: { heads: unknown } }).sticky.heads).toStrictEqual([[1, 1200], [3, 480]])
+    expect(decoded(JSON.parse(JSON.stringify(snapshot))).state).toStrictEqual(withHeads)
+    expect('heads' in (toSnapshot(DEFAULT_CONFIG, state).state.compaction as { sticky: object }).sticky).toBe(false)
+    const bad = JSON.parse(JSON.stringify(snapshot))
+    bad.state.compaction.sticky.heads = [[1, -2]]
+    expect(failure(bad).field).toBe('snapshot.state.compaction.sticky.heads.0.1')
+  })
+
   it('names the field of a malformed snapshot', () => {
     const good = JSON.parse(JSON.stringify(toSnapshot(DEFAULT_CONFIG, state)))
     expect(failure(null).field).toBe('snapshot')
@@ -62,6 +73,10 @@ describe('toSnapshot / decodeSnapshot', () => {
     expect(findInconsistency({ ...state, compaction: { ...state.compaction, sticky: { ...state.compaction.sticky, stubbed: new Set([2]) } } })).toStrictEqual({
       field: 'compaction.sticky.stubbed',
       detail: '_seq 2 is not a stored message (the history and the sticky decisions disagree)',
+    })
+    expect(findInconsistency({ ...state, compaction: { ...state.compaction, sticky: { ...state.compaction.sticky, heads: new Map([[3, 100]]) } } })).toStrictEqual({
+      field: 'compaction.sticky.heads',
+      detail: '_seq 3 has a head but is not in compaction.sticky.truncated',
     })
     expect(findInconsistency({ ...state, history: [stored(1, 'b'), stored(0, 'a')] })?.field).toBe('history.1.metadata._seq')
     expect(findInconsistency({ ...state, summary: { ...state.summary, inFlight: 'summary-1' } })?.field).toBe('summary.inFlightSeqs')
