@@ -136,7 +136,7 @@ const LEGEND = `<section class="legend"><h2>How to read the charts</h2><ul>
 <li><b>cache read / cache write</b>: input tokens the provider served from its prompt cache / wrote into it.</li>
 <li><b>prefix break</b>: a request whose view does not start with the previous view, so the provider's prompt cache cannot be reused from the start.</li>
 <li><b>needed-fact recall</b>: per request, the share of the salient tokens (ids, paths, numbers) the real agent's next answer used, had read earlier in the history, and the view still holds in original content (docs/evaluation.md, "Needed-fact recall"); <b>lost facts</b> marks the requests whose view lacked some.</li>
-<li><b>cumulative input cost</b>: what the input tokens of all requests so far cost at the model's prices (US dollars).</li>
+<li><b>cumulative input cost</b>: what the input tokens of all requests so far cost at the model's prices (US dollars); drawn for a session whose model has a price (the session's own or <code>--model</code>, prices from <code>data/prices.json</code> or <code>--prices</code>).</li>
 </ul></section>`
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1b1f24;background:#fff}
