@@ -87,5 +87,13 @@ export const typedApi = async (
   await responses.addMessage(response.output[0])
   const input: ResponseInput = await responses.getMessagesForRequest()
   const asInput: ResponseInput = await aiSdk.getMessagesForRequest({ format: 'openai-responses' })
-  void [chatMessages, chatView, anthropicParams, modelMessages, asAnthropic, prepareStep, input, asInput]
+  // restore: the view's type follows options.format (checked against the snapshot's at run time);
+  // without it the manager is typed 'contract' whatever the snapshot holds (README.md, docs/embedding.md)
+  const saved: unknown = JSON.parse(JSON.stringify(await anthropicManager.snapshot()))
+  const restored = await ContextManager.restore(saved, { format: 'anthropic' })
+  const restoredParams: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, ...(await restored.getMessagesForRequest()) }
+  const untyped = await ContextManager.restore(saved)
+  // @ts-expect-error typed as a contract view (an array), which holds no `messages`
+  const untypedParams: MessageCreateParamsNonStreaming = { model: 'claude-sonnet-4-5', max_tokens: 1024, ...(await untyped.getMessagesForRequest()) }
+  void [chatMessages, chatView, anthropicParams, modelMessages, asAnthropic, prepareStep, input, asInput, restoredParams, untypedParams]
 }
