@@ -269,7 +269,7 @@ export interface Config {
    */
   readonly tool_result_json_projection: JsonProjection
   /**
-   * Eager tail projection (docs/configuration.md, "Eager tail projection"; src/core/tool-results/json-eager.ts):
+   * Eager tail projection (docs/configuration.md, "Eager tail projection"; src/core/compaction/eager-projection.ts):
    * null (the contract: JSON tool results are shortened only by a compaction pass) or N: at every
    * request, each JSON tool result followed in W by at least N assistant messages of the kind
    * `tool_result_json_eager_unit` counts is shortened to the form `tool_result_json_projection`

@@ -70,7 +70,7 @@ export const selectEagerProjections = (list: Messages, sticky: StickyState, sett
 
 /**
  * `sticky` with the eager projections of `list` recorded as truncations (`selectEagerProjections`),
- * the removed and stubbed sets shared with `sticky` (the same objects: a compaction pass tells
+ * the removed and stubbed sets and the recorded heads shared with `sticky` (the same objects: a compaction pass tells
  * these decisions from removals made ahead of it by the removed set); `sticky` itself when there
  * are none.
  *
@@ -83,7 +83,8 @@ export const withEagerProjections = (list: Messages, sticky: StickyState, settin
   if (found.length === 0) return sticky
   const truncated = new Set(sticky.truncated)
   for (const message of found) truncated.add(seqOf(message) as number)
-  return { removed: sticky.removed, truncated, stubbed: sticky.stubbed, cumulativeLevel: sticky.cumulativeLevel }
+  // The recorded heads (`compaction_refill_head: "fit"`) stay: a head is the form of a truncated result (src/core/compaction/sticky.ts).
+  return { removed: sticky.removed, truncated, stubbed: sticky.stubbed, ...(sticky.heads !== undefined ? { heads: sticky.heads } : {}), cumulativeLevel: sticky.cumulativeLevel }
 }
 
 /**

@@ -5,7 +5,7 @@
 // the stored history keeps the whole result, that no `context:compaction` is emitted for it, and
 // that the default sends the contract's views.
 import { describe, expect, it } from 'vitest'
-import { selectEagerProjections } from '../../../src/core/compaction/eager-projection.js'
+import { selectEagerProjections, withEagerProjections } from '../../../src/core/compaction/eager-projection.js'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
@@ -64,6 +64,14 @@ describe('selectEagerProjections', () => {
   it('skips results a sticky decision already names', () => {
     expect(seqs(1, 'answers', { ...EMPTY_STICKY, truncated: new Set([2]) })).toEqual([4])
     expect(seqs(1, 'answers', { ...EMPTY_STICKY, removed: new Set([4]) })).toEqual([2])
+  })
+
+  it('keeps the recorded heads of earlier decisions (compaction_refill_head "fit") when it adds projections', () => {
+    const heads = new Map([[8, 12]])
+    const sticky = { ...EMPTY_STICKY, truncated: new Set([8]), heads }
+    const next = withEagerProjections(list, sticky, { after: 1, unit: 'answers' }, context)
+    expect([...next.truncated].sort((a, b) => a - b)).toEqual([2, 4, 8])
+    expect(next.heads).toBe(heads)
   })
 
   it('projects nothing under "off" (the truncated form is the contract\'s)', () => {
