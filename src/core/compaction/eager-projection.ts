@@ -16,6 +16,7 @@ import type { StickyState } from '../state.js'
 import { isJsonProjection } from '../tool-results/json-projection.js'
 import type { PassContext } from './context.js'
 import { isToolCallMessage } from './tool-pairs.js'
+import { toStickyState } from './sticky.js'
 
 /**
  * What eager projection reads from the configuration: `after`, the number of later assistant
@@ -84,7 +85,7 @@ export const withEagerProjections = (list: Messages, sticky: StickyState, settin
   const truncated = new Set(sticky.truncated)
   for (const message of found) truncated.add(seqOf(message) as number)
   // The recorded heads (`compaction_refill_head: "fit"`) stay: a head is the form of a truncated result (src/core/compaction/sticky.ts).
-  return { removed: sticky.removed, truncated, stubbed: sticky.stubbed, ...(sticky.heads !== undefined ? { heads: sticky.heads } : {}), cumulativeLevel: sticky.cumulativeLevel }
+  return toStickyState({ ...sticky, truncated }, sticky.cumulativeLevel)
 }
 
 /**

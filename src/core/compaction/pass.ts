@@ -18,7 +18,7 @@ import { measureFloor, toInfeasiblePayload } from './floor.js'
 import { runLadder } from './ladder.js'
 import { refillHistory } from './refill.js'
 import { selectTarget } from './retention.js'
-import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, type StickyDraft } from './sticky.js'
+import { applySticky, hasNewDecision, recordRemoved, toStickyDraft, toStickyState, type StickyDraft } from './sticky.js'
 import { endsInOpenToolGroup } from './tool-pairs.js'
 
 /**
@@ -115,14 +115,6 @@ export interface PassOutcome {
   readonly effects: ReadonlyArray<Effect>
   readonly spills: ReadonlyArray<SpillRequest>
 }
-
-const toSticky = (draft: StickyDraft, cumulativeLevel: number): StickyState => ({
-  removed: draft.removed,
-  truncated: draft.truncated,
-  stubbed: draft.stubbed,
-  ...(draft.heads !== undefined && draft.heads.size > 0 ? { heads: draft.heads } : {}),
-  cumulativeLevel,
-})
 
 /** What a pass decides on, before the spills: `PassOutcome` without them. */
 type Decided = Omit<PassOutcome, 'spills'>
@@ -386,7 +378,7 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
         freed, required, levelReached, streak: skipStreak + 1, cap: config.compact_max_consecutive_skips,
         baseline: split.system.concat(measured.stickyApplied), baselineTokens: measured.current, effective: measured.effective,
       }
-      return refuse(unchanged, refusal, toSticky(snapshot, input.sticky.cumulativeLevel), effects, context)
+      return refuse(unchanged, refusal, toStickyState(snapshot, input.sticky.cumulativeLevel), effects, context)
     }
     skipStreak = 0
   }
@@ -402,7 +394,7 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
     effects.push(...report.effects)
   }
   if (measured.effective > 0 && afterTokens > measured.effective) effects.push(overBudgetWarning(input, measured, afterTokens, cumulativeLevel))
-  return { ...unchanged, list: finalList, sticky: toSticky(draft, cumulativeLevel), compactionStats: stats, skipStreak, infeasible, breaker: breaker.breaker, effects }
+  return { ...unchanged, list: finalList, sticky: toStickyState(draft, cumulativeLevel), compactionStats: stats, skipStreak, infeasible, breaker: breaker.breaker, effects }
 }
 
 /**

@@ -24,7 +24,7 @@ import { isTruthy } from '../messages/values.js'
 import { isExemptToolResult, resolveToolResultBudget } from '../tool-results/tool-result-budget.js'
 import { codePointLength, codePointSlice } from '../messages/text.js'
 import type { PassContext } from './context.js'
-import { applySticky, recordHead, recordTruncated, type StickyDraft, type StickySets } from './sticky.js'
+import { applySticky, recordHead, recordTruncated, toStickyForm, type StickyDraft, type StickySets } from './sticky.js'
 import { isToolCallMessage, selectResultRunEnd } from './tool-pairs.js'
 import { toVisitOrder } from './reference-order.js'
 
@@ -172,15 +172,7 @@ const toUnits = (history: Messages): Map<number, ReadonlyArray<number>> => {
 }
 
 /** A message's form under `draft` (null: removed), as `applySticky` derives it. */
-const formUnder = (message: Message, draft: StickySets, context: PassContext): Message | null => {
-  const seq = seqOf(message) as number
-  if (draft.removed.has(seq)) return null
-  if (draft.truncated.has(seq)) {
-    const head = draft.heads?.get(seq)
-    return head === undefined ? context.truncate(message) : context.truncateTo(message, head)
-  }
-  return draft.stubbed.has(seq) ? context.stub(message) : message
-}
+const formUnder = (message: Message, draft: StickySets, context: PassContext): Message | null => toStickyForm(message, seqOf(message) as number, draft, context)
 
 /**
  * Lifts the decisions on one unit of `history` when that fits in `room` tokens: a removed unit

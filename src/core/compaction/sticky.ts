@@ -5,6 +5,7 @@
 import type { Message, Messages } from '../messages/message.js'
 import { seqOf } from '../messages/message.js'
 import type { PassContext } from './context.js'
+import type { StickyState } from '../state.js'
 
 /**
  * The three decision sets (`_seq` values) of a `StickyState` or a `StickyDraft`, and `heads`: for
@@ -161,16 +162,50 @@ export const applySticky = (
     const seq = seqOf(message)
     if (seq === undefined) {
       result.push(message)
-    } else if (sticky.removed.has(seq)) {
-      continue
-    } else if (sticky.truncated.has(seq)) {
-      const head = sticky.heads?.get(seq)
-      result.push(head === undefined ? context.truncate(message) : context.truncateTo(message, head))
-    } else if (sticky.stubbed.has(seq)) {
-      result.push(context.stub(message))
     } else {
-      result.push(message)
+      const form = toStickyForm(message, seq, sticky, context)
+      if (form !== null) result.push(form)
     }
   }
   return result
 }
+
+/**
+ * The form of `message` (its `_seq` is `seq`) under the decisions `sticky` (SPEC 7), as
+ * `applySticky` sends it: null when removed, its truncation when truncated (to its recorded head
+ * when `sticky.heads` has one), its stub when stubbed, else `message` itself.
+ *
+ * @example
+ * const context = makePassContext(DEFAULT_CONFIG, estimateOne, {}, makeDerivationMemo())
+ * const message: Message = { role: 'assistant', content: 'hello', metadata: { _seq: 1 } }
+ * toStickyForm(message, 1, EMPTY_STICKY, context) === message // => true
+ * toStickyForm(message, 1, { ...EMPTY_STICKY, removed: new Set([1]) }, context) // => null
+ */
+export const toStickyForm = (message: Message, seq: number, sticky: StickySets, context: PassContext): Message | null => {
+  if (sticky.removed.has(seq)) return null
+  if (sticky.truncated.has(seq)) {
+    const head = sticky.heads?.get(seq)
+    return head === undefined ? context.truncate(message) : context.truncateTo(message, head)
+  }
+  return sticky.stubbed.has(seq) ? context.stub(message) : message
+}
+
+/**
+ * The sticky state of the decision sets `sets` at `cumulativeLevel` (SPEC 7), sharing the sets;
+ * `heads` only when some head is recorded (absent otherwise, so a snapshot without heads stays as
+ * it was). Every place that turns a draft or edited sets back into a `StickyState` goes through
+ * here, so no decision is dropped on the way.
+ *
+ * @example
+ * const draft = toStickyDraft(EMPTY_STICKY)
+ * recordHead(draft, { role: 'tool', tool_call_id: 'a', content: 'a\nb', metadata: { _seq: 5 } }, 2)
+ * toStickyState(draft, 3).heads?.get(5) // => 2
+ * 'heads' in toStickyState(toStickyDraft(EMPTY_STICKY), 0) // => false
+ */
+export const toStickyState = (sets: StickySets, cumulativeLevel: number): StickyState => ({
+  removed: sets.removed,
+  truncated: sets.truncated,
+  stubbed: sets.stubbed,
+  ...(sets.heads !== undefined && sets.heads.size > 0 ? { heads: sets.heads } : {}),
+  cumulativeLevel,
+})

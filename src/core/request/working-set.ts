@@ -8,7 +8,7 @@
  */
 import type { StickyState } from '../state.js'
 import { selectAppliedView } from '../incremental/working.js'
-import { recordRemoved, toStickyDraft } from '../compaction/sticky.js'
+import { recordRemoved, toStickyDraft, toStickyState } from '../compaction/sticky.js'
 import { selectWorkingSet } from '../compaction/working-set.js'
 import { selectPassContext } from './facts.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
@@ -26,7 +26,7 @@ const toWorkingSetSticky = (facts: StageFacts, draft: RequestDraft, window: numb
   if (set.removable.length === 0) return null
   const recorded = toStickyDraft(sticky)
   for (const position of set.removable) recordRemoved(recorded, list[position])
-  return { removed: recorded.removed, truncated: recorded.truncated, stubbed: recorded.stubbed, ...(recorded.heads !== undefined && recorded.heads.size > 0 ? { heads: recorded.heads } : {}), cumulativeLevel: sticky.cumulativeLevel }
+  return toStickyState(recorded, sticky.cumulativeLevel)
 }
 
 /**
