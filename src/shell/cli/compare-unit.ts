@@ -8,7 +8,7 @@ import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import type { InputFormatChoice } from '../importers/detect.js'
 import { evaluateSession, prepareSessions, readInput, type ConfigLayers } from './evaluate.js'
 import type { BudgetOverride } from './options.js'
-import { countNoun } from '../count-noun.js'
+import { unpricedModelWarnings } from './unpriced.js'
 
 /**
  * The run settings every unit of a compare shares, as plain data (paths of the model tables, not
@@ -94,13 +94,7 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
   const warnings = new Set<string>()
   for (const recording of loaded.recordings) for (const notice of recording.notices ?? []) warnings.add(`${unit.input}: ${notice}`)
   for (const session of sessions) for (const warning of session.warnings) warnings.add(warning.message)
-  const unpriced = new Map<string, number>()
-  const rows = sessions.map((session): CompareRow => {
-    if (session.price === null) unpriced.set(session.model ?? '(none named)', (unpriced.get(session.model ?? '(none named)') ?? 0) + 1)
-    return { config: unit.config, session: session.name, model: session.model, ...evaluateSession(session, options) }
-  })
-  for (const [model, count] of unpriced) {
-    warnings.add(`no price for model ${model} in ${unit.input} (${countNoun(count, 'session')}): cost_usd is 0; give --model NAME or --prices FILE`)
-  }
+  const rows = sessions.map((session): CompareRow => ({ config: unit.config, session: session.name, model: session.model, ...evaluateSession(session, options) }))
+  for (const warning of unpricedModelWarnings(sessions, unit.input, 'cost_usd is 0')) warnings.add(warning)
   return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings] }
 }

@@ -16,6 +16,7 @@ import type { BudgetOverride } from './options.js'
 import { configurationLabel, UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 import { countNoun } from '../count-noun.js'
+import { unpricedModelWarnings } from './unpriced.js'
 
 /**
  * The flags of `report`: the replay flags (the command's `--usage` default is `simulated`) plus
@@ -108,7 +109,7 @@ export const generatorName = (): string => {
 
 /**
  * One warning per model without a price among the replayed sessions (the page then shows no input
- * cost for them), worded as `compare`'s (src/shell/cli/compare-unit.ts): the model (`(none named)`
+ * cost for them), worded as `compare`'s (`unpricedModelWarnings`, src/shell/cli/unpriced.ts): the model (`(none named)`
  * when neither the session nor `--model` names one), the input, the number of sessions, the fix.
  *
  * @example
@@ -118,11 +119,7 @@ export const generatorName = (): string => {
  * unpricedWarnings(await replayInput(file, flags, io, true)) // => [`no price for model (none named) in ${file} (1 session): the page shows no input cost; give --model NAME or --prices FILE`]
  * unpricedWarnings(await replayInput(file, { ...flags, model: 'gpt-4o' }, io, true)) // => []
  */
-export const unpricedWarnings = (replayed: ReplayedInput): string[] => {
-  const unpriced = new Map<string, number>()
-  for (const item of replayed.sessions) if (item.price === null) unpriced.set(item.model ?? '(none named)', (unpriced.get(item.model ?? '(none named)') ?? 0) + 1)
-  return [...unpriced].map(([model, count]) => `no price for model ${model} in ${replayed.path} (${countNoun(count, 'session')}): the page shows no input cost; give --model NAME or --prices FILE`)
-}
+export const unpricedWarnings = (replayed: ReplayedInput): string[] => unpricedModelWarnings(replayed.sessions, replayed.path, 'the page shows no input cost')
 
 /**
  * Run `report`: replay `file` with `flags`, write the page to `flags.html`, and print its
