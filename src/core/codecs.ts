@@ -245,8 +245,8 @@ export interface UnknownConfigKey {
 
 /**
  * The decoded configuration, the warnings of its warn-and-fall-back keys (SPEC 3) as `log`
- * effects in key order (then one for `target_usage` above `compact_threshold`, both accepted as
- * given), and the unknown keys in the order given (each ignored; the manager logs
+ * effects in key order (then one for `target_usage` above `compact_threshold`, then one for each
+ * key its companion key leaves without effect, all accepted as given), and the unknown keys in the order given (each ignored; the manager logs
  * them at construction).
  *
  * @example
@@ -287,13 +287,17 @@ export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
  * that key). Right: the config plus `log` warnings for values that fall back (`token_meter`,
  * `compaction_strategy`, `tool_result_budget_tokens`, `tool_result_shape`,
  * `tool_result_budget_by_tool` entries), a warning for `target_usage` above `compact_threshold`
- * (kept as given: the contract validates neither) and the unknown keys, ignored, each with the known key
+ * (kept as given: the contract validates neither), one for each key set away from its default
+ * that its companion key leaves without effect (`toInertKeyWarnings`: `compaction_refill_head`
+ * "fit" without `compaction_refill` "history", the eager and projected-group keys under
+ * `tool_result_json_projection` "off"; kept as given) and the unknown keys, ignored, each with the known key
  * it most likely meant (`toUnknownConfigKey`).
  *
  * @example
  * decodeConfig({ compact_treshold: 0.8 }) // Right({ config: DEFAULT_CONFIG, warnings: [], unknownKeys: [{ key: 'compact_treshold', closest: 'compact_threshold', … }] })
  * decodeConfig({ tokenMeter: 'hybrid', strict: true }) // Left(ConfigError('config.tokenMeter: unknown key (strict: true rejects unknown keys); did you mean token_meter?'))
  * decodeConfig({ token_meter: 'bogus' }) // Right({ config: { …, token_meter: 'estimate' }, warnings: [unknown token_meter …] })
+ * decodeConfig({ compaction_refill_head: 'fit' }) // Right({ config: { …, compaction_refill_head: 'fit' }, warnings: [compaction_refill_head="fit" is ignored while compaction_refill is "none" …] })
  * decodeConfig({ compact_threshold: 'high' }) // Left(ConfigError('config.compact_threshold: expected a number …, got "high"'))
  */
 export const decodeConfig = (raw: unknown): E.Either<ConfigError, DecodedConfig> => {
@@ -324,7 +328,7 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
   if (E.isLeft(fallbacks)) return fallbacks
   const config = toConfig(given.right, fallbacks.right)
   const crossed = toCrossedTargetWarning(config)
-  return E.right({ config, warnings: crossed === null ? warnings : [...warnings, crossed], unknownKeys })
+  return E.right({ config, warnings: [...warnings, ...(crossed === null ? [] : [crossed]), ...toInertKeyWarnings(config)], unknownKeys })
 }
 
 /**
@@ -338,6 +342,41 @@ const toCrossedTargetWarning = (config: Config): Log | null =>
         `target_usage=${pyrepr(config.target_usage)} is above compact_threshold=${pyrepr(config.compact_threshold)}: compaction fires at ${pyrepr(config.compact_threshold)} of the budget but aims at ${pyrepr(config.target_usage)}, above where it fired, so a pass cuts little or nothing and the next request fires again; set target_usage below compact_threshold (the defaults: 0.5 and 0.92)`,
       )
     : null
+
+/**
+ * One warning for each key set away from its default that does nothing without a companion key
+ * (docs/configuration.md, "Keys that act only with another"): `tool_result_json_eager_after` and
+ * `tool_result_json_projected_groups` under `tool_result_json_projection` "off" (there is no form
+ * to shorten to: src/core/compaction/eager-projection.ts `toEagerSticky`, ladder.ts
+ * `keepsProjections`), `tool_result_json_eager_unit` without an active eager projection, and
+ * `compaction_refill_head` "fit" under a `compaction_refill` other than "history" (refill.ts:
+ * heads are fitted only by `refillHistory`). Each names the key, its value, that it is ignored
+ * and the companion value that makes it act; the config stays as given. Key order of `Config`.
+ */
+const toInertKeyWarnings = (config: Config): ReadonlyArray<Log> => {
+  const projectionOff = config.tool_result_json_projection === 'off'
+  const SET_PROJECTION = 'set tool_result_json_projection to "named_keys", "handles" or "handle_values"'
+  const ignored = (key: keyof Config, cause: string, fix: string): Log =>
+    warn(`${key}=${JSON.stringify(config[key])} is ignored while ${cause}; ${fix} for it to act`)
+  const warnings: Log[] = []
+  if (config.compaction_refill_head !== DEFAULT_CONFIG.compaction_refill_head && config.compaction_refill !== 'history') {
+    warnings.push(ignored('compaction_refill_head', `compaction_refill is ${JSON.stringify(config.compaction_refill)} (heads are fitted by the history refill only)`, 'set compaction_refill to "history"'))
+  }
+  if (config.tool_result_json_eager_after !== null && projectionOff) {
+    warnings.push(ignored('tool_result_json_eager_after', 'tool_result_json_projection is "off" (it shortens results to the projection\'s form)', SET_PROJECTION))
+  }
+  if (config.tool_result_json_eager_unit !== DEFAULT_CONFIG.tool_result_json_eager_unit) {
+    if (config.tool_result_json_eager_after === null) {
+      warnings.push(ignored('tool_result_json_eager_unit', 'tool_result_json_eager_after is null', `set tool_result_json_eager_after to a number of assistant messages${projectionOff ? ` and ${SET_PROJECTION.slice('set '.length)}` : ''}`))
+    } else if (projectionOff) {
+      warnings.push(ignored('tool_result_json_eager_unit', 'tool_result_json_projection is "off"', SET_PROJECTION))
+    }
+  }
+  if (config.tool_result_json_projected_groups !== DEFAULT_CONFIG.tool_result_json_projected_groups && projectionOff) {
+    warnings.push(ignored('tool_result_json_projected_groups', 'tool_result_json_projection is "off" (no group is in a projection\'s form)', SET_PROJECTION))
+  }
+  return warnings
+}
 
 /**
  * The values `raw` gives for the known keys (a key given as `undefined` counts as absent), each

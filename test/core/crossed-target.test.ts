@@ -6,12 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { decodeConfig } from '../../src/core/codecs.js'
 import { ContextManager } from '../../src/shell/context-manager.js'
 import { memoryLogger } from '../../src/shell/logger.js'
+import { configWarningsOf } from '../support/core.js'
 
-const warningsOf = (raw: Record<string, unknown>): ReadonlyArray<string> => {
-  const decoded = decodeConfig(raw)
-  if (isLeft(decoded)) throw decoded.left
-  return decoded.right.warnings.map((log) => log.message)
-}
+const warningsOf = configWarningsOf
 
 describe('target_usage above compact_threshold', () => {
   it('is kept as given, with one warning naming both keys, their values and the fix', () => {

@@ -41,6 +41,13 @@ export const configOf = (raw: Readonly<Record<string, unknown>> = {}): Config =>
   return decoded.right.config
 }
 
+/** The warning messages of decoding a raw config (contract keys), failing the test on a ConfigError. */
+export const configWarningsOf = (raw: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const decoded = decodeConfig(raw)
+  if (isLeft(decoded)) throw decoded.left
+  return decoded.right.warnings.map((log) => log.message)
+}
+
 /** `makeStep` over a config (raw contract keys, decoded; or an already decoded `Config`) with the cached default estimator. */
 export const stepFor = (config: Readonly<Record<string, unknown>> | Config = {}): ((state: State, event: Event) => Step) =>
   makeStep({ config: isDecoded(config) ? config : configOf(config), estimate: makeCachedEstimator() })
