@@ -90,7 +90,8 @@ export type StepFunction = (state: State, event: Event) => Step
  * - `logger`: for log effects, configuration warnings and runner failures (default `consoleLogger`);
  * - `estimator`: pure token estimator (default: the one `token_estimator` names, `makeEstimatorFor`; SPEC 5);
  * - `spillWriter`: default `makeRuntimeSpillWriter()` (files on Node, Deno and Bun; docs/runtimes.md); `summarizer`: default `makeProviderSummarizer`;
- * - `recorder`: receives every input as a recording op, in the order applied;
+ * - `recorder`: receives every input as a recording op, in the order applied (a `makeRecorder` recorder
+ *   made for another format than this manager's is refused: `InvalidRequestError`, field `recorder`);
  * - `makeStep`: builds the reducer from the core dependencies (default: the core's `makeStep`);
  *   for tests and alternative cores;
  * - `callTimeoutMs`: time limit, in milliseconds, of each call into caller code (SPEC 17.9;
@@ -262,6 +263,14 @@ export class ContextManager<F extends MessageFormat = 'contract'> {
     const format = options.format ?? 'contract'
     if (format !== 'contract' && !isProviderFormat(format)) {
       throw new InvalidRequestError('format', `expected "contract" or one of ${PROVIDER_FORMATS.map((name) => JSON.stringify(name)).join(', ')}, got ${describeValue(format)}`)
+    }
+    if (options.recorder?.format !== undefined && options.recorder.format !== format) {
+      // its header would name the recorder's format, and a replay would read this manager's messages as that format's
+      throw new InvalidRequestError(
+        'recorder',
+        `the recorder writes a recording of ${JSON.stringify(options.recorder.format)} messages, this manager holds ${JSON.stringify(format)} messages; ` +
+          `make it with makeRecorder(config, { format: ${JSON.stringify(format)} }) (docs/recording-and-replay.md)`,
+      )
     }
     this.#format = format as F
     this.#repair = options.repair === true

@@ -4,7 +4,7 @@
  */
 import type { ContextConfig } from '../core/config.js'
 import type { Recording, RecordingOp } from '../core/replay/recording.js'
-import type { ProviderFormat } from '../core/formats/carrier.js'
+import type { MessageFormat, ProviderFormat } from '../core/formats/carrier.js'
 import { DEFAULT_REPLAY_NOW } from '../core/replay/recording.js'
 import { serializeRecording } from './recording-file.js'
 import { copyJson as copy } from './json-values.js'
@@ -17,6 +17,13 @@ import { copyJson as copy } from './json-values.js'
  */
 export interface Recorder {
   readonly record: (op: RecordingOp) => void
+  /**
+   * The message format its ops are written for (`makeRecorder`'s `format`, `contract` when none was
+   * given). When present, a manager of another format refuses the recorder (`InvalidRequestError`,
+   * field `recorder`): its recording would replay the messages as that other format's. Absent (a
+   * recorder of your own): not checked.
+   */
+  readonly format?: MessageFormat
 }
 
 /**
@@ -78,6 +85,7 @@ export const makeRecorder = (config: ContextConfig | Readonly<Record<string, unk
   })
   return {
     ops,
+    format: options.format ?? 'contract',
     record: (op) => {
       ops.push(copy(op))
     },

@@ -1,6 +1,6 @@
 /** The manager in each provider format: provider-ready views, untouched messages, typed errors, view-invalid, repair. */
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { InvalidMessageError, SnapshotError } from '../../src/core/errors.js'
+import { InvalidMessageError, InvalidRequestError, SnapshotError } from '../../src/core/errors.js'
 import type { AnthropicToolResultBlock } from '../../src/core/formats/anthropic.js'
 import type { AnthropicRequestView } from '../../src/core/formats/dispatch.js'
 import { findFormatViolations } from '../../src/core/formats/dispatch.js'
@@ -147,6 +147,29 @@ describe('anthropic format', () => {
     if (config._tag === 'Left') throw config.left
     const replayed = replayRecording(recording, { config: config.right.config, estimate: makeCachedEstimator() })
     expect(replayed.lines.map((line) => toFormatView('anthropic', line.view ?? []))).toEqual(live)
+  })
+
+  it('a recorder made for another format is refused at construction, naming the fix', () => {
+    // docs/recording-and-replay.md's makeRecorder(config) beside an ai-sdk manager wrote a header without
+    // a format, and the replay read the ai-sdk messages as contract ones: every view broke pairing
+    for (const [format, recorder] of [['ai-sdk', makeRecorder({})], ['anthropic', makeRecorder({}, { format: 'openai-chat' })]] as const) {
+      const error = (() => {
+        try {
+          make(format, {}, { recorder })
+        } catch (caught) {
+          return caught
+        }
+        return null
+      })()
+      expect(error).toBeInstanceOf(InvalidRequestError)
+      expect((error as InvalidRequestError).field).toBe('recorder')
+      expect((error as Error).message).toContain(`makeRecorder(config, { format: "${format}" })`)
+    }
+    const contract = new ContextManager({}, { recorder: makeRecorder({}), logger: silentLogger })
+    expect(contract.format).toBe('contract')
+    expect(() => new ContextManager({}, { recorder: makeRecorder({}, { format: 'ai-sdk' }), logger: silentLogger })).toThrow(InvalidRequestError)
+    // a Recorder of your own (no format) is taken as it is
+    expect(() => make('ai-sdk', {}, { recorder: { record: () => {} } })).not.toThrow()
   })
 
   it('snapshots carry the format; restore rejects another one', async () => {
