@@ -8,6 +8,7 @@ import * as t from 'io-ts'
 import { closest } from 'fastest-levenshtein'
 import { DEFAULT_CONFIG, type CompactionStrategy, type Config, type ConfigKey, type TokenMeterMode, type ToolResultShape } from './config.js'
 import type { Log } from './effects.js'
+import { resolveClearAtLeast } from './compaction/clear-at-least.js'
 import { ConfigError } from './errors.js'
 import { pyrepr, pyStrip } from './messages/text.js'
 import { isPlainObject, isTruthy, setOwn } from './messages/values.js'
@@ -277,6 +278,33 @@ export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
   }
   const near = closest(snake, KNOWN_KEYS)
   return { key, closest: near, message: `context-simple: config.${key}: unknown key, ignored; did you mean ${near}?` }
+}
+
+/** The keys whose unusable value falls back with a warning (`decodeFallbackKeys`, SPEC 3) rather than raise a `ConfigError`. */
+const FALLBACK_KEYS: ReadonlyArray<string> = ['token_meter', 'compaction_strategy', 'tool_result_budget_tokens', 'tool_result_shape', 'tool_result_budget_by_tool']
+
+/**
+ * What the configuration key `key` accepts (the words of its `ConfigError` messages) when `value`
+ * is one a configuration object would only warn about and go on without, else null: the
+ * warn-and-fall-back keys (SPEC 3: `token_meter`, `compaction_strategy`,
+ * `tool_result_budget_tokens`, `tool_result_shape`, `tool_result_budget_by_tool` and its entries)
+ * and `compact_clear_at_least` (an unparseable value is kept and disables the predicate with a
+ * warning when resolved, SPEC 14.1). Null as well for a value taken as given, one of the wrong
+ * JSON type (`decodeConfig`'s `ConfigError`) and an unknown key. For a caller that rejects such a
+ * value where the library falls back: the CLI's `--set` (src/shell/cli/options.ts).
+ *
+ * @example
+ * toFallbackAccepts('token_meter', 'bogus') // => '"estimate", "actual", "hybrid" or "calibrated"'
+ * toFallbackAccepts('token_meter', 'hybrid') // => null
+ * toFallbackAccepts('compact_clear_at_least', 'lots') // => 'null, a number or a numeric string'
+ */
+export const toFallbackAccepts = (key: string, value: unknown): string | null => {
+  if (key === 'compact_clear_at_least') {
+    return ClearAtLeastCodec.is(value) && resolveClearAtLeast(value, 1).effects.length > 0 ? RULES.compact_clear_at_least.accepts : null
+  }
+  if (!FALLBACK_KEYS.includes(key)) return null
+  const decoded = decodeConfig({ [key]: value })
+  return E.isRight(decoded) && decoded.right.warnings.length > 0 ? RULES[key as ConfigKey].accepts : null
 }
 
 /**

@@ -3,7 +3,8 @@
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
 import { isRight } from 'fp-ts/lib/Either.js'
-import { decodeConfig } from '../../core/codecs.js'
+import { decodeConfig, toFallbackAccepts } from '../../core/codecs.js'
+import { describeValue } from '../../core/messages/json-value.js'
 import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
 import type { Recording, RecordingOp } from '../../core/replay/recording.js'
 
@@ -31,8 +32,11 @@ export type BudgetOverride =
 
 /**
  * Parse one `--set key=value`: the value is JSON when it parses, else the raw string. The key is
- * trimmed. Throws `UsageError` when there is no `=` or nothing before it, and when the key is not
- * a configuration key (docs/configuration.md), naming the closest known key: a key typed on the
+ * trimmed. Throws `UsageError` when there is no `=` or nothing before it; when the key is not
+ * a configuration key (docs/configuration.md), naming the closest known key; and when the value is
+ * one a configuration object would only warn about and replace (`toFallbackAccepts`: an unknown
+ * `token_meter`, a `tool_result_budget_tokens` of 0, ...), naming the key, the value and what the
+ * key accepts, as a run labelled with the typed value would not use it. A key typed on the
  * command line is rejected as a misspelled key in a `ContextConfig` literal fails `tsc`, so no run
  * goes on with an override that `compare` would name in its labels but nothing applies. (An
  * unknown key in a recording header or a `--config` file is still ignored with one warning, as
@@ -42,6 +46,7 @@ export type BudgetOverride =
  * parseSetting('token_meter=hybrid') // => ['token_meter', 'hybrid']
  * parseSetting('target_usage=0.4') // => ['target_usage', 0.4]
  * // parseSetting('target_usgae=0.4') throws UsageError('--set target_usgae=0.4: unknown configuration key target_usgae, did you mean target_usage? …')
+ * // parseSetting('token_meter=bogus') throws UsageError('--set token_meter=bogus: token_meter does not take "bogus": expected "estimate", "actual", "hybrid" or "calibrated" …')
  */
 export const parseSetting = (text: string): readonly [string, unknown] => {
   const equals = text.indexOf('=')
@@ -59,6 +64,10 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
   const unknown = isRight(decoded) ? decoded.right.unknownKeys[0] : undefined
   if (unknown !== undefined) {
     throw new UsageError(`--set ${text}: unknown configuration key ${key}, did you mean ${unknown.closest}? (--set takes the snake_case keys of docs/configuration.md)`)
+  }
+  const accepts = toFallbackAccepts(key, value)
+  if (accepts !== null) {
+    throw new UsageError(`--set ${text}: ${key} does not take ${describeValue(value)}: expected ${accepts} (a configuration object falls back with a warning; --set stops instead)`)
   }
   return [key, value]
 }

@@ -131,12 +131,16 @@ describe('context-simple compare: --set in the labels', () => {
     expect((JSON.parse(plain.stdout.trim()) as { config: string }).config).toBe('recommended')
   })
 
-  it('rejects a --set key that is not a configuration key (exit 2, no row labelled with an override nothing applied)', async () => {
+  // exit 2, and no row labelled with an override nothing applied (an unknown key) or a value the run would not use (a fall-back value)
+  it.each([
+    ['a key that is not a configuration key', 'unknown_key=1', '--set unknown_key=1: unknown configuration key unknown_key, did you mean'],
+    ['a value a configuration object would only warn about and replace', 'token_meter=bogus', '--set token_meter=bogus: token_meter does not take "bogus": expected "estimate", "actual", "hybrid" or "calibrated"'],
+  ])('rejects --set with %s', async (_case, setting, message) => {
     const file = fixturePath('sessions/claude-code/short.jsonl')
-    const { code, stdout, stderr } = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--set', 'unknown_key=1', '--json'])
+    const { code, stdout, stderr } = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--set', setting, '--json'])
     expect(code).toBe(2)
     expect(stdout).toBe('')
-    expect(stderr).toContain('--set unknown_key=1: unknown configuration key unknown_key, did you mean')
+    expect(stderr).toContain(message)
   })
 })
 

@@ -41,6 +41,29 @@ describe('parseSetting', () => {
     expect(() => parseSetting('tokenMeter=hybrid')).toThrow(/did you mean token_meter\?/)
   })
 
+  it('rejects a value a configuration object would replace by its fallback, naming the key, the value and the accepted values', () => {
+    expect(() => parseSetting('token_meter=bogus')).toThrow(UsageError)
+    expect(() => parseSetting('token_meter=bogus')).toThrow(/^--set token_meter=bogus: token_meter does not take "bogus": expected "estimate", "actual", "hybrid" or "calibrated"/)
+    expect(() => parseSetting('compaction_strategy=rolling')).toThrow(/compaction_strategy does not take "rolling": expected "progressive" or "summary"/)
+    expect(() => parseSetting('tool_result_shape=tail')).toThrow(/tool_result_shape does not take "tail": expected "head" or "head_tail"/)
+    expect(() => parseSetting('tool_result_budget_tokens=0')).toThrow(/tool_result_budget_tokens does not take 0: expected an integer >= 1 \(tokens\) or null/)
+    expect(() => parseSetting('tool_result_budget_by_tool={"Read":0}')).toThrow(/tool_result_budget_by_tool does not take \{"Read":0\}/)
+    expect(() => parseSetting('compact_clear_at_least=lots')).toThrow(/compact_clear_at_least does not take "lots": expected null, a number or a numeric string/)
+  })
+
+  it('takes every accepted value of those keys', () => {
+    for (const meter of ['estimate', 'actual', 'hybrid', 'calibrated']) expect(parseSetting(`token_meter=${meter}`)).toEqual(['token_meter', meter])
+    expect(parseSetting('compaction_strategy=summary')).toEqual(['compaction_strategy', 'summary'])
+    expect(parseSetting('tool_result_shape=head_tail')).toEqual(['tool_result_shape', 'head_tail'])
+    expect(parseSetting('tool_result_budget_tokens=null')).toEqual(['tool_result_budget_tokens', null])
+    expect(parseSetting('tool_result_budget_by_tool={"Read":200}')).toEqual(['tool_result_budget_by_tool', { Read: 200 }])
+    expect(parseSetting('compact_clear_at_least=" 1e4 "')).toEqual(['compact_clear_at_least', ' 1e4 '])
+    expect(parseSetting('compact_clear_at_least=0.1')).toEqual(['compact_clear_at_least', 0.1])
+    // keys that warn for another reason than their own value are not rejected: a companion key may come from the preset
+    expect(parseSetting('target_usage=0.95')).toEqual(['target_usage', 0.95])
+    expect(parseSetting('compaction_refill_head=fit')).toEqual(['compaction_refill_head', 'fit'])
+  })
+
   it('leaves a wrongly typed value of a known key to the decoder (reported with the session, naming the key)', () => {
     expect(parseSetting('compact_threshold=high')).toEqual(['compact_threshold', 'high'])
   })
