@@ -13,7 +13,7 @@ import { UsageError } from './options.js'
 
 /**
  * One configuration of a compare run: its label (the preset name or the `--config` path as
- * given, then each `--set` as typed, joined by ` + `: `configurationLabel`) and its layers
+ * given, then each `--set` that takes effect as typed, joined by ` + `: `configurationLabel`) and its layers
  * (`--config` never overlays a preset; `--set` applies to every one).
  *
  * @example

@@ -20,7 +20,7 @@ import { runCompare, type CompareConfig } from './compare.js'
 import { expandInputs } from './evaluate.js'
 import { INPUT_FORMAT_CHOICES } from '../importers/detect.js'
 import { Command, CommanderError, Option, Table } from './libraries.js'
-import { configurationLabel, parseSetting, parseTokenCount, toPreset, UsageError } from './options.js'
+import { configurationLabel, parseSettings, parseTokenCount, toPreset, UsageError } from './options.js'
 import { addReplayOptions, readConfigFile, replayInput, toBudgetOverride, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 import { DEMO_BUDGET, runDemo, type DemoFlags } from './demo-command.js'
 import { runReport, type ReportFlags } from './report-command.js'
@@ -407,9 +407,10 @@ export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): 
     .option('--jobs <n>', 'worker threads (default: the number of cores)')
     .option('--no-progress', 'no progress bar')
     .action(async (inputs: string[], flags: CompareFlags) => {
-      const settings = flags.set.map(parseSetting)
+      const { settings, shown, warnings } = parseSettings(flags.set)
+      for (const warning of warnings) io.stderr(`warning: ${warning}\n`)
       const list: CompareConfig[] = configs.map((entry) => ({
-        label: configurationLabel([entry.value], flags.set),
+        label: configurationLabel([entry.value], shown),
         layers: entry.kind === 'preset' ? { preset: toPreset(entry.value), file: null, settings } : { preset: null, file: readConfigFile(entry.value), settings },
       }))
       // Check the tables up front (a bad --prices file is one clear error, not one per worker).

@@ -73,9 +73,34 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
 }
 
 /**
+ * The `--set` flags of one command line, each read by `parseSetting`: `settings` for `mergeConfig`
+ * (one per key, its last value: the last `--set` of a key wins, as `mergeConfig` would apply the
+ * flags as given), `shown` the flags that take effect as typed, in the order of their last use
+ * (for `configurationLabel`, so a label never names a value the run did not use), and `warnings`
+ * one line for each flag that a later one of the same key with another value overrides.
+ *
+ * @example
+ * parseSettings(['target_usage=0.4', 'token_meter=hybrid', 'target_usage=0.75']).shown // => ['token_meter=hybrid', 'target_usage=0.75']
+ * parseSettings(['target_usage=0.4', 'target_usage=0.75']).warnings // => ['--set target_usage=0.4 is overridden by --set target_usage=0.75 (the last --set of a key wins)']
+ */
+export const parseSettings = (
+  texts: ReadonlyArray<string>,
+): { readonly settings: ReadonlyArray<readonly [string, unknown]>; readonly shown: ReadonlyArray<string>; readonly warnings: ReadonlyArray<string> } => {
+  const parsed = texts.map((text) => ({ text, setting: parseSetting(text) }))
+  const last = new Map(parsed.map((entry, index) => [entry.setting[0], index]))
+  const kept = parsed.filter((entry, index) => last.get(entry.setting[0]) === index)
+  const warnings = parsed.flatMap((entry, index) => {
+    const winner = parsed[last.get(entry.setting[0]) as number]
+    const same = JSON.stringify(winner.setting[1]) === JSON.stringify(entry.setting[1])
+    return winner === entry || same ? [] : [`--set ${entry.text} is overridden by --set ${winner.text} (the last --set of a key wins)`]
+  })
+  return { settings: kept.map((entry) => entry.setting), shown: kept.map((entry) => entry.text), warnings }
+}
+
+/**
  * The name a configuration is shown under (`compare`'s tables and `config` field, `report`'s
- * page): its preset name and `--config` path as given, then each `--set` as typed, joined by
- * ` + `; `defaults` when there is none of them.
+ * page): its preset name and `--config` path as given, then each `--set` that takes effect as
+ * typed (`parseSettings`'s `shown`), joined by ` + `; `defaults` when there is none of them.
  *
  * @example
  * configurationLabel(['recommended'], ['tool_result_json_projection=named_keys']) // => 'recommended + tool_result_json_projection=named_keys'

@@ -23,7 +23,7 @@ import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from '
 import { Option, Presets, SingleBar, type Command } from './libraries.js'
 
 export { CLAUDE_CODE_WINDOW }
-import { mergeConfig, parseSetting, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
+import { mergeConfig, parseSettings, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 import { countNoun } from '../count-noun.js'
 
 /**
@@ -229,10 +229,11 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
       throw new UsageError(`--session ${flags.session}: not in ${path} (${known})`)
     }
   }
+  const set = parseSettings(flags.set)
   const layers = {
     preset: flags.preset === undefined ? null : toPreset(flags.preset),
     file: flags.config === undefined ? null : readConfigFile(flags.config),
-    settings: flags.set.map(parseSetting),
+    settings: set.settings,
   }
   const usage = flags.usage ?? 'recorded'
   const options = {
@@ -246,6 +247,7 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   }
   const prepared = prepareSessions(path, { format: loaded.format, recordings }, layers, options)
   for (const recording of recordings) for (const notice of recording.notices ?? []) io.stderr(`note: ${path}${recording.session === undefined ? '' : `#${recording.session}`}: ${notice}\n`)
+  for (const warning of set.warnings) io.stderr(`warning: ${warning}\n`)
   for (const warning of prepared[0]?.warnings ?? []) io.stderr(`warning: ${warning.message}\n`)
 
   const totalOps = prepared.reduce((sum, item) => sum + item.recording.ops.length, 0)

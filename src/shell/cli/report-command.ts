@@ -13,7 +13,7 @@ import { toRecallFigures } from '../../core/economics/recall.js'
 import { judgeOverBudget } from '../../core/economics/metrics.js'
 import type { TokenMeterStats } from '../../core/stats.js'
 import type { BudgetOverride } from './options.js'
-import { configurationLabel, UsageError } from './options.js'
+import { configurationLabel, parseSettings, UsageError } from './options.js'
 import { replayInput, type CliIo, type ReplayedInput, type ReplayInputFlags } from './replay-input.js'
 import { countNoun } from '../count-noun.js'
 import { unpricedModelWarnings } from './unpriced.js'
@@ -141,7 +141,8 @@ export const runReport = async (file: string | undefined, flags: ReportFlags, io
   const about: ReportAbout = {
     input: replayed.path,
     format: replayed.format,
-    configuration: configurationLabel([flags.preset, flags.config], flags.set),
+    // the --set flags that took effect (a key given twice: its last value, as the replay used it)
+    configuration: configurationLabel([flags.preset, flags.config], parseSettings(flags.set).shown),
     budget: describeBudget(replayed.budget),
     usage: replayed.usage,
     generator: generatorName(),

@@ -131,6 +131,14 @@ describe('context-simple compare: --set in the labels', () => {
     expect((JSON.parse(plain.stdout.trim()) as { config: string }).config).toBe('recommended')
   })
 
+  it('labels a key given twice with its last value only, the value the run used, and warns about the one overridden', async () => {
+    const file = fixturePath('sessions/claude-code/short.jsonl')
+    const { code, stdout, stderr } = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--set', 'target_usage=0.3', '--set', 'target_usage=0.35', '--json'])
+    expect(code).toBe(0)
+    expect((JSON.parse(stdout.trim()) as { config: string }).config).toBe('recommended + target_usage=0.35')
+    expect(stderr).toContain('warning: --set target_usage=0.3 is overridden by --set target_usage=0.35 (the last --set of a key wins)\n')
+  })
+
   // exit 2, and no row labelled with an override nothing applied (an unknown key) or a value the run would not use (a fall-back value)
   it.each([
     ['a key that is not a configuration key', 'unknown_key=1', '--set unknown_key=1: unknown configuration key unknown_key, did you mean'],

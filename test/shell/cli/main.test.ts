@@ -73,6 +73,14 @@ describe('context-simple replay (human output)', () => {
     const fromSet = parseLines((await run(['replay', recording, '--config', config, '--set', 'token_meter=hybrid', '--json'])).stdout) as Array<{ token_meter_stats: { mode: string } }>
     expect(fromSet[0].token_meter_stats.mode).toBe('hybrid')
   })
+
+  it('takes the last --set of a key given twice, with a warning naming the one overridden (replay and report read --set alike)', async () => {
+    const recording = fixturePath('conformance/sessions/cc-short.recording.jsonl')
+    const { code, stdout, stderr } = await run(['replay', recording, '--set', 'token_meter=actual', '--set', 'token_meter=hybrid', '--json', '--no-views'])
+    expect(code).toBe(0)
+    expect((parseLines(stdout) as Array<{ token_meter_stats: { mode: string } }>)[0].token_meter_stats.mode).toBe('hybrid')
+    expect(stderr).toContain('warning: --set token_meter=actual is overridden by --set token_meter=hybrid (the last --set of a key wins)\n')
+  })
 })
 
 describe('context-simple replay --preset', () => {

@@ -1,7 +1,7 @@
 // Configuration layering of the command line: header < preset < --config < each --set.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mergeConfig, parseSetting, toPreset, UsageError } from '../../../src/shell/cli/options.js'
+import { mergeConfig, parseSetting, parseSettings, toPreset, UsageError } from '../../../src/shell/cli/options.js'
 
 const KEYS = ['a', 'b', 'c', 'd']
 const layer = fc.dictionary(fc.constantFrom(...KEYS), fc.integer())
@@ -66,5 +66,30 @@ describe('parseSetting', () => {
 
   it('leaves a wrongly typed value of a known key to the decoder (reported with the session, naming the key)', () => {
     expect(parseSetting('compact_threshold=high')).toEqual(['compact_threshold', 'high'])
+  })
+})
+
+describe('parseSettings', () => {
+  it('keeps a key given more than once at its last value, shown once where it was last given, with one warning per value overridden', () => {
+    const parsed = parseSettings(['target_usage=0.4', 'token_meter=hybrid', 'target_usage=0.6', 'target_usage=0.75'])
+    expect(parsed.settings).toEqual([['token_meter', 'hybrid'], ['target_usage', 0.75]])
+    expect(parsed.shown).toEqual(['token_meter=hybrid', 'target_usage=0.75'])
+    expect(parsed.warnings).toEqual([
+      '--set target_usage=0.4 is overridden by --set target_usage=0.75 (the last --set of a key wins)',
+      '--set target_usage=0.6 is overridden by --set target_usage=0.75 (the last --set of a key wins)',
+    ])
+    // the same value again is no conflict: shown once, no warning
+    expect(parseSettings(['target_usage=0.4', 'target_usage=0.4'])).toEqual({ settings: [['target_usage', 0.4]], shown: ['target_usage=0.4'], warnings: [] })
+  })
+
+  it('applies as mergeConfig applies the flags as given', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('target_usage', 'compact_threshold', 'protected_recent'), fc.constantFrom(0.1, 0.2, 0.3))), (pairs) => {
+        const texts = pairs.map(([key, value]) => `${key}=${value}`)
+        const parsed = parseSettings(texts)
+        expect(mergeConfig({}, null, null, parsed.settings)).toEqual(mergeConfig({}, null, null, texts.map(parseSetting)))
+        expect(new Set(parsed.settings.map(([key]) => key)).size).toBe(parsed.settings.length)
+      }),
+    )
   })
 })

@@ -48,6 +48,14 @@ describe('context-simple report', () => {
     expect(readFileSync(priced, 'utf8')).toContain('input cost (USD)')
   })
 
+  it('names on the page only the value of a key --set twice that the replay used, and warns about the one overridden', async () => {
+    const out = join(folder, 'twice.html')
+    const { code, stderr } = await run(['report', input('tau-bench-all'), '--budget', '4500', '--session', '12-t0', '--model', 'gpt-4o', '--preset', 'recommended', '--set', 'target_usage=0.3', '--set', 'target_usage=0.35', '--html', out])
+    expect(code).toBe(0)
+    expect(stderr).toBe('warning: --set target_usage=0.3 is overridden by --set target_usage=0.35 (the last --set of a key wins)\n')
+    expect(readFileSync(out, 'utf8')).toContain('configuration <b>recommended + target_usage=0.35</b>')
+  })
+
   it.each([
     ['a Codex rollout (openai-responses pieces)', fixturePath('sessions/codex/codemie-desktop-0.128-rollout-2026-05-11T13-28-45.jsonl.gz'), []],
     ['a Codex rollout with token counts', fixturePath('sessions/codex/guideai-cli-0.45-rollout-2025-10-06.jsonl.gz'), []],
