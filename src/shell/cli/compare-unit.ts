@@ -53,7 +53,9 @@ export interface CompareUnit extends CompareSettings {
 export type CompareRow = { readonly config: string; readonly session: string; readonly model: string | null } & SessionMetrics
 
 /**
- * The result of a unit: its rows in session order and the distinct configuration warnings.
+ * The result of a unit: its rows in session order, the distinct configuration warnings, and the
+ * warnings the core logged while replaying (`coreWarnings`: per session, each distinct message
+ * with its count), as plain data for the worker threads.
  *
  * @example
  * const settings: CompareSettings = { format: 'auto', budget: null, summarizer: 'extractive', usage: 'simulated', model: null, pricesPath: null, windowsPath: null }
@@ -65,6 +67,7 @@ export interface CompareUnitResult {
   readonly inputIndex: number
   readonly rows: ReadonlyArray<CompareRow>
   readonly warnings: ReadonlyArray<string>
+  readonly coreWarnings: ReadonlyArray<{ readonly session: string; readonly message: string; readonly count: number }>
 }
 
 /**
@@ -94,7 +97,12 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
   const warnings = new Set<string>()
   for (const recording of loaded.recordings) for (const notice of recording.notices ?? []) warnings.add(`${unit.input}: ${notice}`)
   for (const session of sessions) for (const warning of session.warnings) warnings.add(warning.message)
-  const rows = sessions.map((session): CompareRow => ({ config: unit.config, session: session.name, model: session.model, ...evaluateSession(session, options) }))
+  const coreWarnings: Array<{ session: string; message: string; count: number }> = []
+  const rows = sessions.map((session): CompareRow => {
+    const evaluated = evaluateSession(session, options)
+    for (const [message, count] of evaluated.warnings) coreWarnings.push({ session: session.name, message, count })
+    return { config: unit.config, session: session.name, model: session.model, ...evaluated.metrics }
+  })
   for (const warning of unpricedModelWarnings(sessions, unit.input, 'cost_usd is 0')) warnings.add(warning)
-  return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings] }
+  return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings], coreWarnings }
 }

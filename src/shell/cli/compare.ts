@@ -10,6 +10,7 @@ import { expandInputs, type ConfigLayers } from './evaluate.js'
 import { runCompareUnit, type CompareRow, type CompareSettings, type CompareUnit, type CompareUnitResult } from './compare-unit.js'
 import { SingleBar, Presets, Table } from './libraries.js'
 import { UsageError } from './options.js'
+import { addWarning, warningTallyLines, type WarningTally } from './core-warnings.js'
 
 /**
  * One configuration of a compare run: its label (the preset name or the `--config` path as
@@ -270,7 +271,9 @@ export const renderCompareTables = (rows: ReadonlyArray<CompareRow>, labels: Rea
  * Runs `compare`: expands the inputs, makes one unit per (configuration, input), runs them (in
  * `jobs` worker threads when compiled and more than one unit; by default one per core when the
  * runs hold at least 64 MiB of input, else in this thread), draws a
- * progress bar on stderr when it is a terminal, and prints the tables or the JSON lines, ordered
+ * progress bar on stderr when it is a terminal, prints the configuration warnings and the
+ * warnings the core logged while replaying on stderr (each distinct message once, with its count
+ * and runs: `warningTallyLines`), and prints the tables or the JSON lines, ordered
  * by configuration, then input, then session. Resolves to 0. Throws `UsageError` and the input
  * errors.
  *
@@ -331,15 +334,19 @@ export const runCompare = async (options: CompareOptions, io: Io): Promise<numbe
     bar?.stop()
   }
   results.sort((a, b) => a.configIndex - b.configIndex || a.inputIndex - b.inputIndex)
+  // Labels may repeat; tell them apart by position.
+  const labels = options.configs.map((config, index) => (options.configs.filter((other) => other.label === config.label).length > 1 ? `${config.label} (${index + 1})` : config.label))
   const warnings = new Set(results.flatMap((result) => result.warnings))
   for (const warning of warnings) io.stderr(`warning: ${warning}\n`)
+  // The warnings the core logged while replaying (as replay prints them), each distinct message once, with its count and runs.
+  const tally = new Map<string, WarningTally>()
+  for (const result of results) for (const { session, message, count } of result.coreWarnings) addWarning(tally, message, count, `${labels[result.configIndex]} · ${session}`)
+  for (const line of warningTallyLines(tally)) io.stderr(line)
   const rows = results.flatMap((result) => result.rows)
   if (options.json) {
     for (const row of rows) io.stdout(JSON.stringify(row) + '\n')
     return 0
   }
-  // Labels may repeat; tell them apart by position.
-  const labels = options.configs.map((config, index) => (options.configs.filter((other) => other.label === config.label).length > 1 ? `${config.label} (${index + 1})` : config.label))
   const labelled = results.flatMap((result) => result.rows.map((row) => ({ ...row, config: labels[result.configIndex] })))
   io.stdout(renderCompareTables(labelled, labels) + '\n')
   return 0

@@ -26,6 +26,7 @@ import { lookupModel, toCacheProvider } from '../economics-data.js'
 import { loadRecordings, type InputFormat, type InputFormatChoice } from '../importers/detect.js'
 import { readTextFile } from '../read-text.js'
 import { applyBudgetOverride, mergeConfig, UsageError, type BudgetOverride } from './options.js'
+import { countWarningLogs } from './core-warnings.js'
 
 /**
  * Claude Code sessions replay against Claude's window unless a budget is given (tokens; with the
@@ -342,12 +343,20 @@ export const runSession = (
 }
 
 /**
- * The compare figures of one session: `toSessionMetrics` of its replay under the provider model.
+ * The compare figures of one session (`metrics`: `toSessionMetrics` of its replay under the
+ * provider model) and the warnings the core logged in that replay (`warnings`: each distinct
+ * message with its count, `countWarningLogs`).
  *
  * @example
  * const options: RunOptions = { format: 'auto', budget: null, summarizer: 'recorded', usage: 'simulated', model: null, prices: loadPriceTable(), windows: loadWindowTable() }
  * const prepared = prepareSessions('fixtures/sessions/claude-code/short.jsonl', readInput('fixtures/sessions/claude-code/short.jsonl', 'auto'), { preset: null, file: null, settings: [] }, options)[0]
- * evaluateSession(prepared, options).requests // => 2
+ * evaluateSession(prepared, options).metrics.requests // => 2
+ * evaluateSession(prepared, options).warnings // => []
  */
-export const evaluateSession = (session: PreparedSession, options: Pick<RunOptions, 'summarizer' | 'usage'>): SessionMetrics =>
-  toSessionMetrics(runSession(session, options), session.original, session.limit, session.price)
+export const evaluateSession = (
+  session: PreparedSession,
+  options: Pick<RunOptions, 'summarizer' | 'usage'>,
+): { readonly metrics: SessionMetrics; readonly warnings: ReadonlyArray<readonly [string, number]> } => {
+  const result = runSession(session, options)
+  return { metrics: toSessionMetrics(result, session.original, session.limit, session.price), warnings: countWarningLogs(result.logs) }
+}

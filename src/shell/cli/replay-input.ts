@@ -25,6 +25,7 @@ import { Option, Presets, SingleBar, type Command } from './libraries.js'
 export { CLAUDE_CODE_WINDOW }
 import { mergeConfig, parseSettings, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 import { countNoun } from '../count-noun.js'
+import { addWarning, countWarningLogs, warningTallyLines, type WarningTally } from './core-warnings.js'
 
 /**
  * Where the CLI writes: injectable for tests. `isTty` enables the progress bar (on stderr).
@@ -283,11 +284,9 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
 
   // Warnings the core logged while replaying (an unparseable compact_clear_at_least, a notice
   // reserve that swallows the budget, ...), each distinct message once, with its count.
-  const warnings = new Map<string, number>()
-  for (const { result } of sessions) for (const log of result.logs) if (log.type === 'log' && log.level === 'warning') warnings.set(log.message, (warnings.get(log.message) ?? 0) + 1)
-  const shown = [...warnings].slice(0, 10)
-  for (const [message, count] of shown) io.stderr(`warning: ${message}${count > 1 ? ` (${count} times)` : ''}\n`)
-  if (warnings.size > shown.length) io.stderr(`warning: … and ${countNoun(warnings.size - shown.length, 'more distinct warning')}\n`)
+  const tally = new Map<string, WarningTally>()
+  for (const { result } of sessions) for (const [message, count] of countWarningLogs(result.logs)) addWarning(tally, message, count, null)
+  for (const line of warningTallyLines(tally)) io.stderr(line)
 
   return { path, format: loaded.format, budget: override ?? (loaded.format === 'claude-code' ? { kind: 'window', ...CLAUDE_CODE_WINDOW } : null), usage, sessions }
 }

@@ -47,7 +47,10 @@ describe('context-simple compare --json', () => {
     const config = join(mkdtempSync(join(tmpdir(), 'cs-compare-config-')), 'summary.json')
     writeFileSync(config, JSON.stringify({ compaction_strategy: 'summary' }))
     const { code, stdout, stderr } = await run(['compare', dir, '--budget', '3000', '--model', 'gpt-4o', '--preset', 'reference', '--config', config, '--preset', 'recommended', '--summarizer', 'extractive', '--json'])
-    expect(stderr).toBe('')
+    // the one warning the core logs: tool_heavy's recorded overhead (25,772 tokens) alone fills recommended's E (docs/contract.md 17.13)
+    expect(stderr.split('\n').filter((line) => line !== '')).toEqual([
+      expect.stringMatching(/^warning: context-simple: token_meter "calibrated": the hidden overhead fitted from .* fills the effective budget E = 2600 tokens on its own, .* \(recommended · a-tool_heavy\.jsonl\)$/),
+    ])
     expect(code).toBe(0)
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines.map((line) => `${line.config} ${line.session}`)).toEqual(
@@ -149,6 +152,32 @@ describe('context-simple compare: --set in the labels', () => {
     expect(code).toBe(2)
     expect(stdout).toBe('')
     expect(stderr).toContain(message)
+  })
+})
+
+describe('context-simple compare: the warnings the core logs while replaying', () => {
+  it('prints each distinct one once on stderr with its count and the runs it came from, as replay does', async () => {
+    // an unparseable compact_clear_at_least in a --config file (not --set, which rejects it) is kept and warns at every escalation
+    const file = fixturePath('sessions/claude-code/tool_heavy.jsonl')
+    const config = join(mkdtempSync(join(tmpdir(), 'cs-compare-warn-')), 'lots.json')
+    writeFileSync(config, JSON.stringify({ compact_clear_at_least: 'lots' }))
+    const message = "warning: context-simple: compact_clear_at_least='lots' is not a number"
+    const replayed = await run(['replay', file, '--budget', '3000', '--config', config, '--json', '--no-views'])
+    const logged = replayed.stderr.split('\n').filter((line) => line.startsWith(message))
+    expect(logged).toHaveLength(1)
+    const times = Number(/ \((\d+) times\)$/.exec(logged[0])?.[1] ?? 1)
+    const compared = await run(['compare', file, '--budget', '3000', '--preset', 'reference', '--config', config, '--json'])
+    expect(compared.code).toBe(0)
+    const lines = compared.stderr.split('\n').filter((line) => line.startsWith(message))
+    expect(lines).toHaveLength(1)
+    expect(lines[0].endsWith(`(${times > 1 ? `${times} times, ` : ''}${config} · tool_heavy.jsonl)`)).toBe(true)
+    const rows = compared.stdout.trim().split('\n').map((line) => JSON.parse(line) as { config: string })
+    expect(rows.map((row) => row.config)).toEqual(['reference', config])
+    // the same message in two runs is one line naming both
+    const twice = await run(['compare', file, '--budget', '3000', '--config', config, '--config', config, '--json'])
+    const both = twice.stderr.split('\n').filter((line) => line.startsWith(message))
+    expect(both).toHaveLength(1)
+    expect(both[0].endsWith(`(${times * 2} times in 2 runs, the first ${config} (1) · tool_heavy.jsonl)`)).toBe(true)
   })
 })
 
