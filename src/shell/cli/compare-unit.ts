@@ -7,7 +7,7 @@ import type { UsageMode } from '../../core/economics/simulation.js'
 import { loadPriceTable, loadWindowTable } from '../economics-data.js'
 import type { InputFormatChoice } from '../importers/detect.js'
 import { evaluateSession, prepareSessions, readInput, type ConfigLayers } from './evaluate.js'
-import type { BudgetOverride } from './options.js'
+import { keptHeaderKeys, keptHeaderNote, type BudgetOverride } from './options.js'
 import { unpricedModelWarnings } from './unpriced.js'
 
 /**
@@ -96,6 +96,10 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
   const sessions = prepareSessions(unit.input, loaded, unit.layers, options)
   const warnings = new Set<string>()
   for (const recording of loaded.recordings) for (const notice of recording.notices ?? []) warnings.add(`${unit.input}: ${notice}`)
+  for (const recording of loaded.recordings) {
+    const note = keptHeaderNote(unit.input, unit.config, keptHeaderKeys(recording.config, unit.layers))
+    if (note !== null) warnings.add(note)
+  }
   for (const session of sessions) for (const warning of session.warnings) warnings.add(warning.message)
   const coreWarnings: Array<{ session: string; message: string; count: number }> = []
   const rows = sessions.map((session): CompareRow => {

@@ -110,6 +110,45 @@ export const configurationLabel = (bases: ReadonlyArray<string | undefined>, set
   [...bases, ...settings].filter((part): part is string => part !== undefined).join(' + ') || 'defaults'
 
 /**
+ * The keys a recording header sets that a configuration made of a `--preset` or a `--config`
+ * file does not set again (nor a `--set`), in header order: under it they keep the header's
+ * values, as each configuration is laid over the header (docs/cli.md, "Configuration
+ * precedence"). Empty when neither a preset nor a file is given (the header is then what was
+ * asked for) and for a header without keys (imported sessions).
+ *
+ * @example
+ * keptHeaderKeys({ target_usage: 0.4, max_tokens: 9000 }, { preset: {}, file: null, settings: [['max_tokens', 8000]] }) // => ['target_usage']
+ * keptHeaderKeys({ target_usage: 0.4 }, { preset: null, file: null, settings: [] }) // => []
+ */
+export const keptHeaderKeys = (
+  header: Readonly<Record<string, unknown>>,
+  layers: { readonly preset: Readonly<Record<string, unknown>> | null; readonly file: Readonly<Record<string, unknown>> | null; readonly settings: ReadonlyArray<readonly [string, unknown]> },
+): string[] => {
+  if (layers.preset === null && layers.file === null) return []
+  const set = new Set([...Object.keys(layers.preset ?? {}), ...Object.keys(layers.file ?? {}), ...layers.settings.map(([key]) => key)])
+  return Object.keys(header).filter((key) => !set.has(key))
+}
+
+/**
+ * The line `replay`, `report` and `compare` print when configuration `label` keeps keys of the
+ * recording header of `path` (`keptHeaderKeys`): `--preset reference` on a session recorded
+ * under `recommended` runs recommended's values for them, not the contract's defaults. Null
+ * when it keeps none.
+ *
+ * @example
+ * keptHeaderNote('session.jsonl', 'reference', ['target_usage'])?.startsWith('session.jsonl: its recording header sets target_usage, which configuration "reference" does not set') // => true
+ * keptHeaderNote('session.jsonl', 'recommended', []) // => null
+ */
+export const keptHeaderNote = (path: string, label: string, keys: ReadonlyArray<string>): string | null => {
+  if (keys.length === 0) return null
+  const named = keys.length <= 4 ? keys.join(', ') : `${keys.slice(0, 4).join(', ')} and ${keys.length - 4} more`
+  return (
+    `${path}: its recording header sets ${named}, which configuration "${label}" does not set: ` +
+    `they keep the header's values there, not the contract's defaults (each configuration is laid over the header: docs/cli.md, "Configuration precedence")`
+  )
+}
+
+/**
  * Parse a non-negative integer flag value (tokens). Throws `UsageError` naming `flag` unless the
  * text (surrounding whitespace allowed) is decimal digits only.
  *

@@ -23,7 +23,7 @@ import { CLAUDE_CODE_WINDOW, prepareSessions, readInputText, runSession } from '
 import { Option, Presets, SingleBar, type Command } from './libraries.js'
 
 export { CLAUDE_CODE_WINDOW }
-import { mergeConfig, parseSettings, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
+import { configurationLabel, keptHeaderKeys, keptHeaderNote, mergeConfig, parseSettings, parseTokenCount, toPreset, UsageError, type BudgetOverride } from './options.js'
 import { countNoun } from '../count-noun.js'
 import { addWarning, countWarningLogs, warningTallyLines, type WarningTally } from './core-warnings.js'
 
@@ -249,6 +249,10 @@ export const replayInput = async (file: string | undefined, flags: ReplayInputFl
   const prepared = prepareSessions(path, { format: loaded.format, recordings }, layers, options)
   for (const recording of recordings) for (const notice of recording.notices ?? []) io.stderr(`note: ${path}${recording.session === undefined ? '' : `#${recording.session}`}: ${notice}\n`)
   for (const warning of set.warnings) io.stderr(`warning: ${warning}\n`)
+  // a preset or --config laid over a recording header leaves the keys it does not set at the header's values
+  const label = configurationLabel([flags.preset, flags.config], set.shown)
+  const kept = new Set(recordings.map((recording) => keptHeaderNote(path, label, keptHeaderKeys(recording.config, layers))))
+  for (const note of kept) if (note !== null) io.stderr(`note: ${note}\n`)
   for (const warning of prepared[0]?.warnings ?? []) io.stderr(`warning: ${warning.message}\n`)
 
   const totalOps = prepared.reduce((sum, item) => sum + item.recording.ops.length, 0)

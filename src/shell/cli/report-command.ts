@@ -141,8 +141,12 @@ export const runReport = async (file: string | undefined, flags: ReportFlags, io
   const about: ReportAbout = {
     input: replayed.path,
     format: replayed.format,
-    // the --set flags that took effect (a key given twice: its last value, as the replay used it)
-    configuration: configurationLabel([flags.preset, flags.config], parseSettings(flags.set).shown),
+    // the --set flags that took effect (a key given twice: its last value, as the replay used it); a
+    // recording header with keys is the lowest layer (docs/cli.md, "Configuration precedence"): named first
+    configuration: configurationLabel(
+      [replayed.sessions.some((session) => Object.keys(session.recording.config).length > 0) ? 'recording header' : undefined, flags.preset, flags.config],
+      parseSettings(flags.set).shown,
+    ),
     budget: describeBudget(replayed.budget),
     usage: replayed.usage,
     generator: generatorName(),
