@@ -5,6 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { afterEach, describe, expect, it } from 'vitest'
+import { run as runAiSdk } from '../examples/ai-sdk-agent-loop.js'
 import { run as runAnthropic } from '../examples/anthropic-agent-loop.js'
 import { run as runOpenAI } from '../examples/openai-agent-loop.js'
 import { run as runOpenAIResponses } from '../examples/openai-responses-agent-loop.js'
@@ -103,6 +104,35 @@ describe('Anthropic SDK loop (@anthropic-ai/sdk, Messages)', () => {
     expect(server.usages.some((usage) => usage.cacheRead > 0 && usage.cacheWrite > 0)).toBe(true)
     const sum = (key: 'cacheRead' | 'cacheWrite'): number => server!.usages.reduce((total, usage) => total + usage[key], 0)
     expect(result.cacheAggregates).toEqual({ events: 10, cache_read_tokens: sum('cacheRead'), cache_write_tokens: sum('cacheWrite') })
+    expect(result.warnings).toEqual([])
+  })
+})
+
+describe('AI SDK loop (ai@6 generateText with @ai-sdk/anthropic, makeContextSettings)', () => {
+  it('every request the provider package sends passes the Anthropic rules while the view is compacted; the SDK keeps the whole conversation; the meter reads the step usage', async () => {
+    // before this loop the ai-sdk helpers were run only on MockLanguageModelV3 (no provider package, no HTTP)
+    server = await startFakeProvider({ toolRounds: 6, parallelCalls: 2, tool: 'read_file' })
+    const result = await runAiSdk({ baseURL: server.url, tokenBudget: 4_000 })
+    expect(server.requests.map((request) => request.violations)).toEqual(server.requests.map(() => []))
+    expect(server.requests.every((request) => request.path === '/v1/messages')).toBe(true)
+    expect(result.requests).toBe(7)
+    expect(result.finalText).toBe('Done after 6 rounds of read_file.')
+    // user + 6 × (assistant + tool message) + the final answer: the manager follows the SDK's conversation
+    expect(result.sdkMessages).toBe(1 + 6 * 2 + 1)
+    expect(result.historyMessages).toBe(result.sdkMessages)
+    expect(result.sdkToolResultsIntact).toBe(true)
+    expect(result.compactions).toBeGreaterThan(0)
+    expect(result.compactions).toBeLessThan(result.requests)
+    // the view sent was smaller than the conversation: the last request holds fewer results than the SDK
+    const sentResults = (server.requests.at(-1)?.body.messages as ReadonlyArray<{ readonly content: unknown }>).flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block) => (block as { type?: string }).type === 'tool_result')
+    expect(sentResults.length).toBeLessThan(12)
+    // the system prompt went as Anthropic's system, not as a message
+    expect(server.requests.every((request) => JSON.stringify(request.body.system).includes('careful coding agent'))).toBe(true)
+    // the step's inputTokens (fresh + cache read + cache write) is the provider's whole prompt, and the meter's reading
+    expect(result.lastInputTokens).toBe(server.usages.at(-1)?.promptTokens)
+    expect(result.lastMeasuredTokens).toBe(result.lastInputTokens)
+    const sum = (key: 'cacheRead' | 'cacheWrite'): number => server!.usages.reduce((total, usage) => total + usage[key], 0)
+    expect(result.cacheAggregates).toEqual({ events: 7, cache_read_tokens: sum('cacheRead'), cache_write_tokens: sum('cacheWrite') })
     expect(result.warnings).toEqual([])
   })
 })
