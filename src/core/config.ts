@@ -291,6 +291,23 @@ export interface Config {
    */
   readonly tool_result_json_projected_groups: ProjectedGroups
   /**
+   * The early pass (docs/configuration.md, "The early pass"; src/core/compaction/early-pass.ts):
+   * null (the contract: one trigger, `compact_threshold`) or a share of E. When the meter's
+   * reading reaches it and `compact_threshold` has not, a compaction pass runs toward
+   * `compact_early_target` if JSON records (tool results with a form under
+   * `tool_result_json_projection`) hold at least `compact_early_record_share` of the view's
+   * history tokens; else nothing happens until `compact_threshold`. Never fires under
+   * `tool_result_json_projection: "off"`.
+   */
+  readonly compact_early_threshold: number | null
+  /** The share of E the early pass works toward; null: `target_usage`. Read only under `compact_early_threshold`. */
+  readonly compact_early_target: number | null
+  /**
+   * The least share (0..1) of the view's history tokens in JSON records for the early pass to
+   * run (src/core/compaction/early-pass.ts `toRecordShare`). Read only under `compact_early_threshold`.
+   */
+  readonly compact_early_record_share: number
+  /**
    * What happens to input a provider would refuse (docs/formats.md "Input a provider refuses"):
    * `"warn"` accepts it as the contract does, with a warning naming the path and the fix;
    * `"refuse"` raises `InvalidMessageError` at `addMessage` (nothing stored) or at request time
@@ -534,6 +551,9 @@ export interface ContextConfig {
   readonly tool_result_json_eager_after?: number | null
   readonly tool_result_json_eager_unit?: EagerUnit
   readonly tool_result_json_projected_groups?: ProjectedGroups
+  readonly compact_early_threshold?: number | null
+  readonly compact_early_target?: number | null
+  readonly compact_early_record_share?: number
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
   readonly calibration_reasoning_context?: ReasoningContext
@@ -613,6 +633,9 @@ export const DEFAULT_CONFIG: Config = {
     tool_result_json_eager_after: null as number | null,
     tool_result_json_eager_unit: 'answers' as EagerUnit,
     tool_result_json_projected_groups: 'kept' as ProjectedGroups,
+    compact_early_threshold: null as number | null,
+    compact_early_target: null as number | null,
+    compact_early_record_share: 0.3,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,

@@ -70,6 +70,12 @@ export interface PassInput {
    * step 9, SPEC 9), and in sticky-only mode it still escalates nothing.
    */
   readonly removedAhead?: boolean
+  /**
+   * The early pass (`compact_early_threshold`, src/core/compaction/early-pass.ts): the trigger
+   * fired below `compact_threshold`, so the pass escalates whenever the list is over its target
+   * (as under the calibrated meter), not on the meter's reading against `compact_threshold`.
+   */
+  readonly early?: boolean
 }
 
 /**
@@ -279,7 +285,7 @@ const selectPassTarget = (input: PassInput, config: Config, systemTokens: number
  * of the list before the swap, so a swap rides only on a pass that escalates anyway.
  */
 const escalates = (input: PassInput, current: number, target: number, config: Config): boolean =>
-  input.billed !== undefined ? current > target : needsEscalation(config, input.meter, input.hybrid, current, input.effective)
+  input.billed !== undefined || input.early === true ? current > target : needsEscalation(config, input.meter, input.hybrid, current, input.effective)
 
 /**
  * The inner gate (SPEC 6.2 step 7) and the floor guard.

@@ -12,9 +12,11 @@ import { selectAppliedView } from '../incremental/working.js'
 import { selectPassContext } from './facts.js'
 import type { AppliedView } from '../memo/derivation-memo.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
+import { toEarlyContext } from '../compaction/early-pass.js'
+import { toCalibratedTarget } from '../meter/calibration.js'
 
 /** What the pass reads, from the facts and the slices so far (the prepared list measured in `context`'s units). */
-const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null, context: PassContext): PassInput => {
+const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null, context: PassContext, early: boolean): PassInput => {
   const slices = draft.slices
   const calibrated = facts.reading.calibrated
   return {
@@ -37,8 +39,9 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
     // Only the working-set stage records removals between the state and the pass (src/core/request/working-set.ts); the
     // eager projections (src/core/request/eager-projection.ts) add truncations and keep the removed set, and are no pass.
     ...(slices.compaction.sticky.removed !== facts.before.compaction.sticky.removed ? { removedAhead: true } : {}),
-    // The target the trigger judged feasible (toCalibratedTarget, docs/contract.md 17.13).
-    ...(calibrated !== null ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits } } : {}),
+    // The target the trigger judged feasible (toCalibratedTarget, docs/contract.md 17.13); the early pass's own, converted the same way.
+    ...(calibrated !== null ? { billed: { effective: calibrated.effectiveUnits, target: early ? toCalibratedTarget(calibrated.model, facts.effective, context.config.target_usage) : calibrated.targetUnits } } : {}),
+    ...(early ? { early: true } : {}),
   }
 }
 
@@ -84,8 +87,10 @@ export const compactionPassStage = defineStage({
     const stickyOnly = !fires || breakerHolds
     const applied =
       stickyOnly || facts.config.compaction_strategy !== 'summary' || slices.summary.pending === null ? selectAppliedView(facts.memo, facts.selected, slices.compaction.sticky, facts.context) : null
-    const context = selectPassContext(facts)
-    const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied, context), context)
+    // The early pass (compact_early_threshold, src/core/compaction/early-pass.ts) works toward its own target.
+    const early = slices.trigger.early && !stickyOnly
+    const context = early ? toEarlyContext(selectPassContext(facts)) : selectPassContext(facts)
+    const pass = runCompactionPass(toPassInput(facts, draft, stickyOnly, applied, context, early), context)
     const spillEffects = toSpillEffects(facts, draft, applied, pass)
     const effects = spillEffects.length === 0 ? pass.effects : [...spillEffects, ...pass.effects]
     const decided = pass.sticky !== slices.compaction.sticky || pass.history !== slices.history || pass.compactionStats !== slices.compaction.stats

@@ -13,6 +13,7 @@ import { ARMED_BREAKER } from '../compaction/pass.js'
 import type { CalibratedReading } from '../meter/calibrated-meter.js'
 import { selectAppliedView } from '../incremental/working.js'
 import { selectPassContext } from './facts.js'
+import { firesEarly, isEarlyDue } from '../compaction/early-pass.js'
 import { defineStage, type StageFacts } from './types.js'
 
 /**
@@ -78,9 +79,20 @@ const isFloorWithinE = (facts: StageFacts): boolean => {
 }
 
 /**
+ * Whether the early pass fires (`compact_early_threshold`, src/core/compaction/early-pass.ts): the
+ * reading reaches its threshold and JSON records hold enough of the view's history (the
+ * sticky-applied list the pass would start from, measured only once the threshold is reached).
+ */
+const isEarly = (facts: StageFacts): boolean => {
+  if (!isEarlyDue(facts.config, facts.reading.stats.ratio)) return false
+  const applied = selectAppliedView(facts.memo, facts.selected, facts.sticky, facts.context)
+  return firesEarly(facts.config, facts.reading.stats.ratio, applied.stickyApplied, facts.context)
+}
+
+/**
  * Decides whether the outer trigger fires on the meter stats (the decision, with the hybrid
  * meter's provenance counters, is the meter's: see the meter stage; its log is emitted here, in
- * the contract's order), checks the calibrated meter's room, and re-arms a tripped breaker when
+ * the contract's order), or the early pass under `compact_early_threshold` (`trigger.early`), checks the calibrated meter's room, and re-arms a tripped breaker when
  * the budget changed or the floor fits E again; a breaker still tripped holds re-escalation back.
  *
  * @example
@@ -94,12 +106,14 @@ export const compactionTriggerStage = defineStage({
     const decision = facts.reading.decision
     const calibrated = facts.reading.calibrated
     const before = draft.slices.compaction
-    const room = calibrated === null ? { compaction: before, fires: decision.fires, effects: [] } : warnOverheadOnce(checkCalibratedRoom(facts, calibrated, before, decision.fires), calibrated, facts.effective)
+    const early = !decision.fires && isEarly(facts)
+    const fires = decision.fires || early
+    const room = calibrated === null ? { compaction: before, fires, effects: [] } : warnOverheadOnce(checkCalibratedRoom(facts, calibrated, before, fires), calibrated, facts.effective)
     // A tripped breaker stops re-escalation until a view fits again, the budget changes or the floor fits E.
     const breaker = room.compaction.breaker
     const compaction = breaker.tripped && (breaker.budget !== facts.effective || isFloorWithinE(facts)) ? { ...room.compaction, breaker: ARMED_BREAKER } : room.compaction
     return {
-      slices: { compaction, trigger: { fires: room.fires, breakerHolds: compaction.breaker.tripped } },
+      slices: { compaction, trigger: { fires: room.fires, breakerHolds: compaction.breaker.tripped, early: early && room.fires } },
       effects: room.effects.length === 0 ? decision.effects : [...decision.effects, ...room.effects],
     }
   },

@@ -65,7 +65,7 @@ const toState = (slices: RequestSlices): State => ({
 })
 
 /** The trigger slice before the compaction-trigger stage wrote it (never changed: the fold replaces slices, it does not write into them). */
-const NO_TRIGGER: RequestSlices['trigger'] = Object.freeze({ fires: false, breakerHolds: false })
+const NO_TRIGGER: RequestSlices['trigger'] = Object.freeze({ fires: false, breakerHolds: false, early: false })
 const NO_SPILLS: RequestDraft['spills'] = Object.freeze([])
 
 /**

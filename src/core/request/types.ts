@@ -76,11 +76,13 @@ export interface StageFacts {
  * the outer trigger fires, and whether a tripped breaker holds re-escalation back.
  *
  * @example
- * const trigger: TriggerSlice = { fires: true, breakerHolds: false }
+ * const trigger: TriggerSlice = { fires: true, breakerHolds: false, early: false }
  */
 export interface TriggerSlice {
   readonly fires: boolean
   readonly breakerHolds: boolean
+  /** The trigger fired as the early pass (`compact_early_threshold`, src/core/compaction/early-pass.ts), not at `compact_threshold`. */
+  readonly early: boolean
 }
 
 /**
@@ -102,7 +104,7 @@ export type PassSlice =
  * which live only while the request is reduced.
  *
  * @example
- * const slices: RequestSlices = { ...makeInitialState(), trigger: { fires: false, breakerHolds: false }, pass: null, view: null, output: null }
+ * const slices: RequestSlices = { ...makeInitialState(), trigger: { fires: false, breakerHolds: false, early: false }, pass: null, view: null, output: null }
  */
 export interface RequestSlices extends State {
   readonly trigger: TriggerSlice

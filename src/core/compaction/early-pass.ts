@@ -1,0 +1,97 @@
+/**
+ * The early pass (`compact_early_threshold`, docs/configuration.md "The early pass"): a second,
+ * lower trigger for views whose history is mostly JSON records. When the meter's reading reaches
+ * `compact_early_threshold` of E (below `compact_threshold`, where the contract's pass would
+ * fire) and at least `compact_early_record_share` of the history's tokens in the view are JSON
+ * tool results that have a form under `tool_result_json_projection` (whole or already in it), an
+ * ordinary compaction pass runs toward `compact_early_target`.
+ *
+ * Why records: a pass over a view of records shortens them to their forms, which keep their
+ * handles (ids, codes, dates; src/core/tool-results/json-handles.ts), and keeps the groups in
+ * form while it removes conversation around them (`tool_result_json_projected_groups` "kept"),
+ * so compacting earlier costs little of what the agent names next. A text tool result (a file
+ * read, a command's output) has no form: a pass over it removes it whole, and compacting earlier
+ * removes it sooner. A view whose history is text or conversation is therefore left to the
+ * contract's trigger: the gate reads what the view holds, not which agent sent it.
+ *
+ * Pure functions; the pass itself is the contract's (src/core/compaction/pass.ts).
+ */
+import type { Config } from '../config.js'
+import type { Messages } from '../messages/message.js'
+import { isJsonProjection } from '../tool-results/json-projection.js'
+import type { PassContext } from './context.js'
+
+/**
+ * The share (0..1) of `history`'s estimated tokens held by JSON records: tool results whose
+ * truncated form in `context` is a JSON projection, or that are one already (a sticky form). 0
+ * for an empty history, and always 0 under `tool_result_json_projection` "off" (no forms).
+ *
+ * @example
+ * const context = makePassContext({ ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' }, () => 10, {}, makeDerivationMemo())
+ * const history: Messages = [
+ *   { role: 'user', content: 'Find it' },
+ *   { role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' },
+ * ]
+ * toRecordShare(history, context) // => 0.5
+ */
+export const toRecordShare = (history: Messages, context: PassContext): number => {
+  let total = 0
+  let records = 0
+  for (let i = 0; i < history.length; i += 1) {
+    const message = history[i]
+    const tokens = context.estimate(message)
+    total += tokens
+    if (message.role === 'tool' && (isJsonProjection(message) || isJsonProjection(context.truncatedForm(message)))) records += tokens
+  }
+  return total > 0 ? records / total : 0
+}
+
+/**
+ * Whether the early pass is due on a reading of `ratio` (used tokens / E; null without a budget):
+ * `compact_early_threshold` is set and `ratio` reaches it. The record gate (`firesEarly`) is
+ * read only then, so a request below the threshold derives nothing.
+ *
+ * @example
+ * isEarlyDue({ ...DEFAULT_CONFIG, compact_early_threshold: 0.6 }, 0.65) // => true
+ * isEarlyDue(DEFAULT_CONFIG, 0.99) // => false
+ */
+export const isEarlyDue = (config: Config, ratio: number | null): boolean => {
+  const threshold = config.compact_early_threshold
+  return threshold !== null && ratio !== null && ratio >= threshold
+}
+
+/**
+ * Whether the early pass runs on the view whose history (sticky-applied, system messages left
+ * out) is `history`, at a reading of `ratio`: it is due (`isEarlyDue`) and JSON records hold at
+ * least `compact_early_record_share` of the history's tokens (`toRecordShare`).
+ *
+ * @example
+ * const config = { ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' as const, compact_early_threshold: 0.6 }
+ * const context = makePassContext(config, () => 10, {}, makeDerivationMemo())
+ * firesEarly(config, 0.7, [{ role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' }], context) // => true
+ * firesEarly(config, 0.7, [{ role: 'tool', tool_call_id: 'a', content: 'line one of a file' }], context) // => false
+ */
+export const firesEarly = (config: Config, ratio: number | null, history: Messages, context: PassContext): boolean =>
+  isEarlyDue(config, ratio) && toRecordShare(history, context) >= config.compact_early_record_share
+
+/**
+ * The share of E an early pass works toward: `compact_early_target`, or `target_usage` when null.
+ *
+ * @example
+ * toEarlyTarget({ ...DEFAULT_CONFIG, compact_early_target: 0.45 }) // => 0.45
+ * toEarlyTarget(DEFAULT_CONFIG) // => 0.5
+ */
+export const toEarlyTarget = (config: Config): number => config.compact_early_target ?? config.target_usage
+
+/**
+ * `context` for an early pass: the same toolkit with `target_usage` set to `toEarlyTarget` (the
+ * pass reads its target from there, src/core/compaction/pass.ts); `context` itself when equal.
+ *
+ * @example
+ * const context = makePassContext({ ...DEFAULT_CONFIG, compact_early_target: 0.45 }, () => 10, {}, makeDerivationMemo())
+ * toEarlyContext(context).config.target_usage // => 0.45
+ */
+export const toEarlyContext = (context: PassContext): PassContext => {
+  const target = toEarlyTarget(context.config)
+  return target === context.config.target_usage ? context : { ...context, config: { ...context.config, target_usage: target } }
+}
