@@ -187,7 +187,7 @@ const check = (file: string, budget: number, preset: 'reference' | 'recommended'
 }
 
 describe('needed-fact recall, second implementation', () => {
-  it('agrees request by request on tau-bench trajectories at 4,500 tokens (reference, recommended, summary, stubs and replay on, the working set, eager projection)', () => {
+  it('agrees request by request on tau-bench trajectories at 4,500 tokens (reference, recommended, summary, stubs and replay on, the working set, eager projection, the early pass)', () => {
     const reference = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'reference', [], 25)
     const summary = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended-summary', [['replay_last_user_on_compaction', true]], 25)
     // views with holes: the working set (src/core/compaction/working-set.ts) removes user messages and keeps old units between them
@@ -195,6 +195,10 @@ describe('needed-fact recall, second implementation', () => {
     // views with forms near the tail: eager tail projection (src/core/compaction/eager-projection.ts) shortens each JSON record after the next assistant message
     const eager = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['tool_result_json_projection', 'handle_values'], ['tool_result_json_eager_after', 1], ['tool_result_json_eager_unit', 'turns']], 25)
     expect(eager.needed).toBeGreaterThan(50)
+    // views of an early pass (src/core/compaction/early-pass.ts): compacted below compact_threshold, forms kept among the removals
+    const early = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['tool_result_json_projection', 'handle_values'], ['compact_early_threshold', 0.62], ['compact_early_target', 0.45]], 25)
+    expect(early.needed).toBeGreaterThan(50)
+    expect(early.lossy).toBeGreaterThan(0)
     // the measure discriminates: facts are needed and some are lost
     for (const figures of [reference, summary, workingSet]) {
       expect(figures.needed).toBeGreaterThan(50)

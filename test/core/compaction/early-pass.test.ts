@@ -1,0 +1,134 @@
+// Unit tests for the early pass (`compact_early_threshold`, `compact_early_target`,
+// `compact_early_record_share`; src/core/compaction/early-pass.ts, the compaction-trigger and
+// compaction-pass stages): the record share it gates on, when it fires and toward which target,
+// that a view of text results or of conversation is left to `compact_threshold`, and that the
+// default (null) sends the contract's views.
+import { describe, expect, it } from 'vitest'
+import { firesEarly, isEarlyDue, toEarlyContext, toEarlyTarget, toRecordShare } from '../../../src/core/compaction/early-pass.js'
+import { makePassContext } from '../../../src/core/compaction/context.js'
+import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
+import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
+import type { Message } from '../../../src/core/messages/message.js'
+import { estimateOne } from '../../../src/core/meter/estimate.js'
+import type { CompactionStats } from '../../../src/core/stats.js'
+import { makeInitialState, type State } from '../../../src/core/state.js'
+import { added, assistant, call, configOf, request, result, stepFor, tokens, user } from '../../support/core.js'
+
+const record = (n: number): string =>
+  JSON.stringify({ reservation_id: `RES${100 + n}`, flights: [{ flight_number: `HAT${200 + n}`, date: '2024-05-20', status: 'available for booking in the economy cabin' }], note: 'the customer asked about a window seat and a meal'.repeat(2) })
+
+/** The same size as `record(n)`, as text: no JSON form. */
+const text = (n: number): string => `line ${n}: `.padEnd(record(n).length, 'x')
+
+const lookup = (id: string): Message => ({ role: 'assistant', content: null, tool_calls: [call(id, 'get_reservation_details', '{}')] })
+
+describe('toRecordShare', () => {
+  const context = makePassContext(configOf({ tool_result_json_projection: 'handle_values' }), estimateOne, {}, makeDerivationMemo())
+
+  it('is the share of the history\'s tokens in tool results that have a JSON form', () => {
+    const history: Message[] = [user('Find it'), lookup('a'), result('a', record(1)), assistant('Found RES101.')]
+    expect(toRecordShare(history, context)).toBeCloseTo(estimateOne(history[2]) / tokens(history), 10)
+    expect(toRecordShare([user('Find it'), lookup('a'), result('a', text(1))], context)).toBe(0)
+    expect(toRecordShare([], context)).toBe(0)
+  })
+
+  it('counts a result already in its form, and nothing under tool_result_json_projection "off"', () => {
+    const form = context.truncatedForm({ ...result('a', record(1)), metadata: { _seq: 2 } })
+    expect(toRecordShare([form], context)).toBe(1)
+    const off = makePassContext(configOf({}), estimateOne, {}, makeDerivationMemo())
+    expect(toRecordShare([result('a', record(1))], off)).toBe(0)
+  })
+})
+
+describe('isEarlyDue, firesEarly, toEarlyTarget, toEarlyContext', () => {
+  const config = configOf({ tool_result_json_projection: 'handle_values', compact_early_threshold: 0.5, compact_early_record_share: 0.4 })
+  const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
+
+  it('is due from the threshold on, never without one or without a budget', () => {
+    expect(isEarlyDue(config, 0.49)).toBe(false)
+    expect(isEarlyDue(config, 0.5)).toBe(true)
+    expect(isEarlyDue(config, null)).toBe(false)
+    expect(isEarlyDue(configOf({}), 0.99)).toBe(false)
+  })
+
+  it('fires only while records hold at least the record share', () => {
+    const records: Message[] = [user('hi'), lookup('a'), result('a', record(1))]
+    expect(firesEarly(config, 0.6, records, context)).toBe(true)
+    expect(firesEarly(config, 0.4, records, context)).toBe(false)
+    const mixed: Message[] = [...records, lookup('b'), result('b', text(2)), lookup('c'), result('c', text(3))]
+    expect(toRecordShare(mixed, context)).toBeLessThan(0.4)
+    expect(firesEarly(config, 0.6, mixed, context)).toBe(false)
+  })
+
+  it('works toward compact_early_target, else target_usage', () => {
+    expect(toEarlyTarget(configOf({ compact_early_target: 0.3 }))).toBe(0.3)
+    expect(toEarlyTarget(configOf({ target_usage: 0.4 }))).toBe(0.4)
+    const early = makePassContext(configOf({ compact_early_target: 0.3 }), estimateOne, {}, makeDerivationMemo())
+    expect(toEarlyContext(early).config.target_usage).toBe(0.3)
+    expect(toEarlyContext(early).truncate).toBe(early.truncate)
+    expect(toEarlyContext(context)).toBe(context)
+  })
+})
+
+describe('compact_early_threshold', () => {
+  const turns = (content: (n: number) => string): Message[] =>
+    [user('Find my trips')].concat(...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => [lookup(`c${n}`), result(`c${n}`, content(n)), assistant(`Trip ${n} noted.`), user(`And trip ${n + 1}?`)]))
+  const budget = 2400
+  /** Per request after each added message: the view's tokens, the reading's ratio and the stats of a compaction made there (or null). */
+  const run = (raw: Record<string, unknown>, messages: Message[]): Array<{ view: ReadonlyArray<Message>; ratio: number; stats: CompactionStats | null }> => {
+    const step = stepFor({ tool_result_json_projection: 'handle_values', protected_tool_results: 1, ...raw })
+    let state: State = makeInitialState()
+    return messages.map((message) => {
+      state = step(state, added(message)).state
+      const out = step(state, request({ tokenBudget: budget }))
+      state = out.state
+      const hooks = out.effects.flatMap((effect) => (effect.type === 'emit_hook' ? [effect] : []))
+      const meter = hooks.find((hook) => hook.name === 'context:token_meter')?.data as { ratio: number }
+      const compaction = hooks.find((hook) => hook.name === 'context:compaction')
+      return { view: out.view ?? [], ratio: meter.ratio, stats: compaction === undefined ? null : (compaction.data as CompactionStats) }
+    })
+  }
+  const early = { compact_early_threshold: 0.5, compact_early_target: 0.3 }
+
+  it('null (the default) sends the same views as without the key', () => {
+    const messages = turns(record)
+    expect(run({ compact_early_threshold: null }, messages).map((r) => r.view)).toEqual(run({}, messages).map((r) => r.view))
+  })
+
+  it('compacts a view of records from the early threshold on, toward the early target', () => {
+    const rows = run(early, turns(record))
+    const first = rows.findIndex((row) => row.stats !== null)
+    expect(first).toBeGreaterThan(0)
+    // the reading was under compact_threshold (0.92, the contract's trigger) and over the early threshold
+    expect(rows[first].ratio).toBeGreaterThanOrEqual(0.5)
+    expect(rows[first].ratio).toBeLessThan(0.92)
+    const stats = rows[first].stats as CompactionStats
+    expect(stats.target_tokens).toBe(Math.trunc(stats.budget * 0.3))
+    expect(stats.after_tokens).toBeLessThan(stats.before_tokens)
+    for (const row of rows) expect(findPairingViolations(row.view)).toEqual([])
+    // without the key the same requests do not compact
+    expect(run({}, turns(record))[first].stats).toBeNull()
+  })
+
+  it('leaves a view of text results, and a view without records, to compact_threshold', () => {
+    for (const content of [text, (n: number): string => `done ${n}`]) {
+      const rows = run(early, turns(content))
+      const plain = run({}, turns(content))
+      expect(rows.map((row) => row.view)).toEqual(plain.map((row) => row.view))
+      expect(rows.filter((row) => row.stats !== null && row.ratio < 0.92)).toEqual([])
+    }
+  })
+
+  it('never fires under tool_result_json_projection "off"', () => {
+    const rows = run({ ...early, tool_result_json_projection: 'off' }, turns(record))
+    expect(rows.filter((row) => row.stats !== null && row.ratio < 0.92)).toEqual([])
+  })
+
+  it('fires the same under the calibrated meter, toward the early target in its units', () => {
+    const rows = run({ ...early, token_meter: 'calibrated' }, turns(record))
+    const first = rows.findIndex((row) => row.stats !== null)
+    expect(first).toBeGreaterThan(0)
+    expect(rows[first].ratio).toBeLessThan(0.92)
+    expect((rows[first].stats as CompactionStats).after_tokens).toBeLessThan((rows[first].stats as CompactionStats).before_tokens)
+  })
+})
