@@ -645,7 +645,7 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     tool_result_json_projected_groups: fc.constantFrom('kept', 'removable'),
     // the early pass (src/core/compaction/early-pass.ts)
     compact_early_threshold: fc.constantFrom(null, 0.3, 0.6),
-    compact_early_target: fc.constantFrom(null, 0.2, 0.45),
+    compact_early_target: fc.constantFrom(0, 0.15, 0.45),
     compact_early_record_share: fc.constantFrom(0, 0.3, 1),
     // refill to the target (src/core/compaction/refill.ts)
     compaction_refill: fc.constantFrom('none', 'pass', 'history'),

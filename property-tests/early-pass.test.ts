@@ -28,7 +28,7 @@ const toMessages = (turns: ReadonlyArray<HandleTurn>, text: boolean): Message[] 
 
 const settingsArb = fc.record({
   threshold: fc.constantFrom(0.2, 0.4, 0.6),
-  target: fc.constantFrom(null, 0.1, 0.3),
+  target: fc.constantFrom(0, 0.15, 0.3),
   share: fc.constantFrom(0, 0.3, 0.6),
   projection: fc.constantFrom('handles', 'handle_values', 'named_keys'),
   budget: fc.constantFrom(300, 1200, 100_000),
@@ -91,8 +91,10 @@ describe('the early pass', () => {
         const where = JSON.stringify({ turns: turns.length, settings })
         const records = toMessages(turns, false)
         const sent = replay(config, records, settings.budget, where)
-        // a pass below compact_threshold (0.92) is an early pass: from the early threshold on
-        for (const pass of sent.passes) if (pass.compacted && pass.ratio !== null && pass.ratio < 0.92) expect(pass.ratio, where).toBeGreaterThanOrEqual(settings.threshold)
+        // a pass below compact_threshold (0.92) is an early pass: from the early threshold on (the estimate meter reads W whole against E, at
+        // least the sticky-applied history's share of the room the early threshold reads when there is no system message; the calibrated
+        // meter reads through its model, whose units the early threshold is not in)
+        if (settings.meter === 'estimate') for (const pass of sent.passes) if (pass.compacted && pass.ratio !== null && pass.ratio < 0.92) expect(pass.ratio, where).toBeGreaterThanOrEqual(settings.threshold)
         expect(replay(config, records, settings.budget, where)).toEqual(sent)
         // all results text: no record share, so the views are those without the key (share 0 lets any view through)
         if (settings.share > 0) {

@@ -292,16 +292,17 @@ export interface Config {
   readonly tool_result_json_projected_groups: ProjectedGroups
   /**
    * The early pass (docs/configuration.md, "The early pass"; src/core/compaction/early-pass.ts):
-   * null (the contract: one trigger, `compact_threshold`) or a share of E. When the meter's
-   * reading reaches it and `compact_threshold` has not, a compaction pass runs toward
-   * `compact_early_target` if JSON records (tool results with a form under
-   * `tool_result_json_projection`) hold at least `compact_early_record_share` of the view's
-   * history tokens; else nothing happens until `compact_threshold`. Never fires under
+   * null (the contract: one trigger, `compact_threshold`) or a share of the compactable room (E
+   * less the system messages). When the view's history fills that share of the room and
+   * `compact_threshold` has not fired, a compaction pass runs toward the system messages plus
+   * `compact_early_target` of the room if JSON records (tool results with a form under
+   * `tool_result_json_projection`) hold at least `compact_early_record_share` of the history's
+   * tokens; else nothing happens until `compact_threshold`. Never fires under
    * `tool_result_json_projection: "off"`.
    */
   readonly compact_early_threshold: number | null
-  /** The share of E the early pass works toward; null: `target_usage`. Read only under `compact_early_threshold`. */
-  readonly compact_early_target: number | null
+  /** The share (0..1) of the compactable room the early pass works toward. Read only under `compact_early_threshold`. */
+  readonly compact_early_target: number
   /**
    * The least share (0..1) of the view's history tokens in JSON records for the early pass to
    * run (src/core/compaction/early-pass.ts `toRecordShare`). Read only under `compact_early_threshold`.
@@ -552,7 +553,7 @@ export interface ContextConfig {
   readonly tool_result_json_eager_unit?: EagerUnit
   readonly tool_result_json_projected_groups?: ProjectedGroups
   readonly compact_early_threshold?: number | null
-  readonly compact_early_target?: number | null
+  readonly compact_early_target?: number
   readonly compact_early_record_share?: number
   readonly calibration_overhead_tokens?: number
   readonly calibration_scale?: number
@@ -634,8 +635,8 @@ export const DEFAULT_CONFIG: Config = {
     tool_result_json_eager_unit: 'answers' as EagerUnit,
     tool_result_json_projected_groups: 'kept' as ProjectedGroups,
     compact_early_threshold: null as number | null,
-    compact_early_target: null as number | null,
-    compact_early_record_share: 0.3,
+    compact_early_target: 0.15,
+    compact_early_record_share: 0.2,
     provider_rules: null,
     anthropic_cache_breakpoints: false,
     calibration_overhead_tokens: 0,

@@ -68,8 +68,8 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       tool_result_json_eager_unit: 'answers',
       tool_result_json_projected_groups: 'kept',
       compact_early_threshold: null,
-      compact_early_target: null,
-      compact_early_record_share: 0.3,
+      compact_early_target: 0.15,
+      compact_early_record_share: 0.2,
       protected_recent_tokens: null,
       compaction_order: 'oldest',
       working_set_window: null,
@@ -124,7 +124,7 @@ describe('decodeConfig: defaults (SPEC 3)', () => {
       remove_short_user_messages: true,
       hybrid_rejected_anchor_override: true,
     }
-    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', tool_result_json_whitespace: 'keep', tool_result_json_projection: 'off', tool_result_json_eager_after: null, tool_result_json_eager_unit: 'answers', tool_result_json_projected_groups: 'kept', compact_early_threshold: null, compact_early_target: null, compact_early_record_share: 0.3, protected_recent_tokens: null, compaction_order: 'oldest', working_set_window: null, working_set_capacity: 0.1, working_set_payback: 1, compaction_refill: 'none', compaction_refill_head: 'skeleton', calibration_overhead_tokens: 0, calibration_scale: 1, calibration_reasoning_context: 'current_turn' }, warnings: [] })
+    expect(right(decodeConfig(raw))).toEqual({ config: { ...raw, ...GUARD_DEFAULTS, target_basis: 'budget', tool_result_truncation: 'head', tool_result_json_whitespace: 'keep', tool_result_json_projection: 'off', tool_result_json_eager_after: null, tool_result_json_eager_unit: 'answers', tool_result_json_projected_groups: 'kept', compact_early_threshold: null, compact_early_target: 0.15, compact_early_record_share: 0.2, protected_recent_tokens: null, compaction_order: 'oldest', working_set_window: null, working_set_capacity: 0.1, working_set_payback: 1, compaction_refill: 'none', compaction_refill_head: 'skeleton', calibration_overhead_tokens: 0, calibration_scale: 1, calibration_reasoning_context: 'current_turn' }, warnings: [] })
   })
 
   it('guard keys (production guards) are decoded, and a wrong type names the key', () => {

@@ -1,10 +1,13 @@
 /**
  * The early pass (`compact_early_threshold`, docs/configuration.md "The early pass"): a second,
- * lower trigger for views whose history is mostly JSON records. When the meter's reading reaches
- * `compact_early_threshold` of E (below `compact_threshold`, where the contract's pass would
- * fire) and at least `compact_early_record_share` of the history's tokens in the view are JSON
- * tool results that have a form under `tool_result_json_projection` (whole or already in it), an
- * ordinary compaction pass runs toward `compact_early_target`.
+ * lower trigger for views whose history is mostly JSON records. Both its threshold and its target
+ * are shares of the compactable room, E less the system messages (as `target_basis:
+ * "compactable"` measures), so they keep their meaning whatever share of E a system prompt
+ * takes. When the view's history fills `compact_early_threshold` of that room (while the
+ * contract's trigger, `compact_threshold` of E, has not fired) and at least
+ * `compact_early_record_share` of the history's tokens are JSON tool results that have a form
+ * under `tool_result_json_projection` (whole or already in it), an ordinary compaction pass runs
+ * toward the system messages plus `compact_early_target` of the room.
  *
  * Why records: a pass over a view of records shortens them to their forms, which keep their
  * handles (ids, codes, dates; src/core/tool-results/json-handles.ts), and keeps the groups in
@@ -47,12 +50,25 @@ export const toRecordShare = (history: Messages, context: PassContext): number =
 }
 
 /**
- * Whether the early pass is due on a reading of `ratio` (used tokens / E; null without a budget):
- * `compact_early_threshold` is set and `ratio` reaches it. The record gate (`firesEarly`) is
- * read only then, so a request below the threshold derives nothing.
+ * The share of the compactable room the view's history fills: `historyTokens / (effective −
+ * systemTokens)`, all in estimator units (under the calibrated meter E converted through its
+ * model); null when the system messages leave no room.
  *
  * @example
- * isEarlyDue({ ...DEFAULT_CONFIG, compact_early_threshold: 0.6 }, 0.65) // => true
+ * toCompactableRatio(1000, 1500, 4000) // => 0.5
+ * toCompactableRatio(5000, 10, 4100) // => null
+ */
+export const toCompactableRatio = (systemTokens: number, historyTokens: number, effective: number): number | null => {
+  const room = effective - systemTokens
+  return room > 0 ? historyTokens / room : null
+}
+
+/**
+ * Whether the early pass is due at `ratio` (`toCompactableRatio`): `compact_early_threshold` is
+ * set and `ratio` reaches it.
+ *
+ * @example
+ * isEarlyDue({ ...DEFAULT_CONFIG, compact_early_threshold: 0.45 }, 0.5) // => true
  * isEarlyDue(DEFAULT_CONFIG, 0.99) // => false
  */
 export const isEarlyDue = (config: Config, ratio: number | null): boolean => {
@@ -62,36 +78,30 @@ export const isEarlyDue = (config: Config, ratio: number | null): boolean => {
 
 /**
  * Whether the early pass runs on the view whose history (sticky-applied, system messages left
- * out) is `history`, at a reading of `ratio`: it is due (`isEarlyDue`) and JSON records hold at
- * least `compact_early_record_share` of the history's tokens (`toRecordShare`).
+ * out) is `history`, at `ratio` (`toCompactableRatio`): it is due (`isEarlyDue`) and JSON records
+ * hold at least `compact_early_record_share` of the history's tokens (`toRecordShare`).
  *
  * @example
- * const config = { ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' as const, compact_early_threshold: 0.6 }
+ * const config = { ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' as const, compact_early_threshold: 0.45 }
  * const context = makePassContext(config, () => 10, {}, makeDerivationMemo())
- * firesEarly(config, 0.7, [{ role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' }], context) // => true
- * firesEarly(config, 0.7, [{ role: 'tool', tool_call_id: 'a', content: 'line one of a file' }], context) // => false
+ * firesEarly(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' }], context) // => true
+ * firesEarly(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: 'line one of a file' }], context) // => false
  */
 export const firesEarly = (config: Config, ratio: number | null, history: Messages, context: PassContext): boolean =>
   isEarlyDue(config, ratio) && toRecordShare(history, context) >= config.compact_early_record_share
 
 /**
- * The share of E an early pass works toward: `compact_early_target`, or `target_usage` when null.
+ * `context` for an early pass: the same toolkit with the target `compact_early_target` on the
+ * compactable part (`target_usage` and `target_basis: "compactable"`, which the pass reads its
+ * target from, src/core/compaction/retention.ts `selectTarget`): the system messages plus that
+ * share of the room beyond them.
  *
  * @example
- * toEarlyTarget({ ...DEFAULT_CONFIG, compact_early_target: 0.45 }) // => 0.45
- * toEarlyTarget(DEFAULT_CONFIG) // => 0.5
+ * const context = makePassContext({ ...DEFAULT_CONFIG, compact_early_target: 0.15 }, () => 10, {}, makeDerivationMemo())
+ * toEarlyContext(context).config.target_usage // => 0.15
+ * toEarlyContext(context).config.target_basis // => 'compactable'
  */
-export const toEarlyTarget = (config: Config): number => config.compact_early_target ?? config.target_usage
-
-/**
- * `context` for an early pass: the same toolkit with `target_usage` set to `toEarlyTarget` (the
- * pass reads its target from there, src/core/compaction/pass.ts); `context` itself when equal.
- *
- * @example
- * const context = makePassContext({ ...DEFAULT_CONFIG, compact_early_target: 0.45 }, () => 10, {}, makeDerivationMemo())
- * toEarlyContext(context).config.target_usage // => 0.45
- */
-export const toEarlyContext = (context: PassContext): PassContext => {
-  const target = toEarlyTarget(context.config)
-  return target === context.config.target_usage ? context : { ...context, config: { ...context.config, target_usage: target } }
-}
+export const toEarlyContext = (context: PassContext): PassContext => ({
+  ...context,
+  config: { ...context.config, target_usage: context.config.compact_early_target, target_basis: 'compactable' },
+})

@@ -13,7 +13,6 @@ import { selectPassContext } from './facts.js'
 import type { AppliedView } from '../memo/derivation-memo.js'
 import { defineStage, type RequestDraft, type StageFacts } from './types.js'
 import { toEarlyContext } from '../compaction/early-pass.js'
-import { toCalibratedTarget } from '../meter/calibration.js'
 
 /** What the pass reads, from the facts and the slices so far (the prepared list measured in `context`'s units). */
 const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean, applied: AppliedView | null, context: PassContext, early: boolean): PassInput => {
@@ -39,8 +38,8 @@ const toPassInput = (facts: StageFacts, draft: RequestDraft, stickyOnly: boolean
     // Only the working-set stage records removals between the state and the pass (src/core/request/working-set.ts); the
     // eager projections (src/core/request/eager-projection.ts) add truncations and keep the removed set, and are no pass.
     ...(slices.compaction.sticky.removed !== facts.before.compaction.sticky.removed ? { removedAhead: true } : {}),
-    // The target the trigger judged feasible (toCalibratedTarget, docs/contract.md 17.13); the early pass's own, converted the same way.
-    ...(calibrated !== null ? { billed: { effective: calibrated.effectiveUnits, target: early ? toCalibratedTarget(calibrated.model, facts.effective, context.config.target_usage) : calibrated.targetUnits } } : {}),
+    // The target the trigger judged feasible (toCalibratedTarget, docs/contract.md 17.13); an early pass's is on the compactable part of the converted E (toEarlyContext).
+    ...(calibrated !== null ? { billed: { effective: calibrated.effectiveUnits, target: calibrated.targetUnits } } : {}),
     ...(early ? { early: true } : {}),
   }
 }

@@ -13,7 +13,7 @@ import { ARMED_BREAKER } from '../compaction/pass.js'
 import type { CalibratedReading } from '../meter/calibrated-meter.js'
 import { selectAppliedView } from '../incremental/working.js'
 import { selectPassContext } from './facts.js'
-import { firesEarly, isEarlyDue } from '../compaction/early-pass.js'
+import { firesEarly, toCompactableRatio } from '../compaction/early-pass.js'
 import { defineStage, type StageFacts } from './types.js'
 
 /**
@@ -80,13 +80,15 @@ const isFloorWithinE = (facts: StageFacts): boolean => {
 
 /**
  * Whether the early pass fires (`compact_early_threshold`, src/core/compaction/early-pass.ts): the
- * reading reaches its threshold and JSON records hold enough of the view's history (the
- * sticky-applied list the pass would start from, measured only once the threshold is reached).
+ * view's history (the sticky-applied list the pass would start from) fills its share of the
+ * compactable room (in estimator units; under the calibrated meter E converted through its model)
+ * and JSON records hold enough of it.
  */
 const isEarly = (facts: StageFacts): boolean => {
-  if (!isEarlyDue(facts.config, facts.reading.stats.ratio)) return false
+  if (facts.config.compact_early_threshold === null) return false
   const applied = selectAppliedView(facts.memo, facts.selected, facts.sticky, facts.context)
-  return firesEarly(facts.config, facts.reading.stats.ratio, applied.stickyApplied, facts.context)
+  const ratio = toCompactableRatio(applied.systemTokens, applied.stickyTokens, facts.reading.calibrated?.effectiveUnits ?? facts.effective)
+  return firesEarly(facts.config, ratio, applied.stickyApplied, facts.context)
 }
 
 /**

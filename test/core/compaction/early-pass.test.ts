@@ -4,7 +4,7 @@
 // that a view of text results or of conversation is left to `compact_threshold`, and that the
 // default (null) sends the contract's views.
 import { describe, expect, it } from 'vitest'
-import { firesEarly, isEarlyDue, toEarlyContext, toEarlyTarget, toRecordShare } from '../../../src/core/compaction/early-pass.js'
+import { firesEarly, isEarlyDue, toCompactableRatio, toEarlyContext, toRecordShare } from '../../../src/core/compaction/early-pass.js'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
@@ -40,7 +40,7 @@ describe('toRecordShare', () => {
   })
 })
 
-describe('isEarlyDue, firesEarly, toEarlyTarget, toEarlyContext', () => {
+describe('toCompactableRatio, isEarlyDue, firesEarly, toEarlyContext', () => {
   const config = configOf({ tool_result_json_projection: 'handle_values', compact_early_threshold: 0.5, compact_early_record_share: 0.4 })
   const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
 
@@ -60,13 +60,17 @@ describe('isEarlyDue, firesEarly, toEarlyTarget, toEarlyContext', () => {
     expect(firesEarly(config, 0.6, mixed, context)).toBe(false)
   })
 
-  it('works toward compact_early_target, else target_usage', () => {
-    expect(toEarlyTarget(configOf({ compact_early_target: 0.3 }))).toBe(0.3)
-    expect(toEarlyTarget(configOf({ target_usage: 0.4 }))).toBe(0.4)
+  it('measures the history against the room beyond the system messages', () => {
+    expect(toCompactableRatio(1000, 1500, 4000)).toBe(0.5)
+    expect(toCompactableRatio(0, 1500, 3000)).toBe(0.5)
+    expect(toCompactableRatio(4000, 10, 4000)).toBeNull()
+  })
+
+  it('works toward compact_early_target of the compactable room, sharing the toolkit', () => {
     const early = makePassContext(configOf({ compact_early_target: 0.3 }), estimateOne, {}, makeDerivationMemo())
     expect(toEarlyContext(early).config.target_usage).toBe(0.3)
+    expect(toEarlyContext(early).config.target_basis).toBe('compactable')
     expect(toEarlyContext(early).truncate).toBe(early.truncate)
-    expect(toEarlyContext(context)).toBe(context)
   })
 })
 
