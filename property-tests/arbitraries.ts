@@ -642,7 +642,7 @@ export const laterKeysArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
     // eager tail projection (src/core/compaction/eager-projection.ts)
     tool_result_json_eager_after: fc.constantFrom(null, 1, 2),
     tool_result_json_eager_unit: fc.constantFrom('answers', 'turns'),
-    tool_result_json_projected_groups: fc.constantFrom('kept', 'removable'),
+    tool_result_json_projected_groups: fc.constantFrom('kept', 'removable', 'early'),
     // the early pass (src/core/compaction/early-pass.ts)
     compact_early_threshold: fc.constantFrom(null, 0.3, 0.6),
     compact_early_target: fc.constantFrom(0, 0.15, 0.45),

@@ -33,7 +33,7 @@ const settingsArb = fc.record({
   projection: fc.constantFrom('handles', 'handle_values', 'named_keys'),
   budget: fc.constantFrom(300, 1200, 100_000),
   meter: fc.constantFrom('estimate', 'calibrated'),
-  groups: fc.constantFrom('kept', 'removable'),
+  groups: fc.constantFrom('kept', 'removable', 'early'),
 })
 
 const contentOf = (message: Message): string => JSON.stringify(message.content)

@@ -188,7 +188,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   tool_result_json_projection: { codec: t.keyof({ off: null, named_keys: null, handles: null, handle_values: null }), accepts: '"off", "named_keys", "handles" or "handle_values"' },
   tool_result_json_eager_after: { codec: OptionalCountCodec, accepts: 'null or a positive integer (assistant messages)' },
   tool_result_json_eager_unit: { codec: t.keyof({ answers: null, turns: null }), accepts: '"answers" or "turns"' },
-  tool_result_json_projected_groups: { codec: t.keyof({ kept: null, removable: null }), accepts: '"kept" or "removable"' },
+  tool_result_json_projected_groups: { codec: t.keyof({ kept: null, removable: null, early: null }), accepts: '"kept", "removable" or "early"' },
   compact_early_threshold: { codec: t.union([t.null, PositiveNumberCodec]), accepts: 'null or a number greater than 0 (fraction of the effective budget less the system messages)' },
   compact_early_target: { codec: ShareCodec, accepts: 'a number from 0 to 1 (fraction of the effective budget less the system messages)' },
   compact_early_record_share: { codec: ShareCodec, accepts: 'a number from 0 to 1 (fraction of the view\'s history tokens)' },
@@ -381,7 +381,9 @@ const toCrossedTargetWarning = (config: Config): Log | null =>
  * to shorten to: src/core/compaction/eager-projection.ts `toEagerSticky`, ladder.ts
  * `keepsProjections`), `tool_result_json_eager_unit` without an active eager projection, and
  * `compaction_refill_head` "fit" under a `compaction_refill` other than "history" (refill.ts:
- * heads are fitted only by `refillHistory`). Each names the key, its value, that it is ignored
+ * heads are fitted only by `refillHistory`), `compact_early_threshold` under the projection "off"
+ * (src/core/compaction/early-pass.ts: no view passes the record gate) and `compact_early_target` /
+ * `compact_early_record_share` without `compact_early_threshold`. Each names the key, its value, that it is ignored
  * and the companion value that makes it act; the config stays as given. Key order of `Config`.
  */
 const toInertKeyWarnings = (config: Config): ReadonlyArray<Log> => {
@@ -405,6 +407,12 @@ const toInertKeyWarnings = (config: Config): ReadonlyArray<Log> => {
   }
   if (config.tool_result_json_projected_groups !== DEFAULT_CONFIG.tool_result_json_projected_groups && projectionOff) {
     warnings.push(ignored('tool_result_json_projected_groups', 'tool_result_json_projection is "off" (no group is in a projection\'s form)', SET_PROJECTION))
+  }
+  if (config.compact_early_threshold !== null && projectionOff) {
+    warnings.push(ignored('compact_early_threshold', 'tool_result_json_projection is "off" (no tool result has a form, so no view passes the record gate)', SET_PROJECTION))
+  }
+  for (const key of ['compact_early_target', 'compact_early_record_share'] as const) {
+    if (config[key] !== DEFAULT_CONFIG[key] && config.compact_early_threshold === null) warnings.push(ignored(key, 'compact_early_threshold is null', 'set compact_early_threshold to a share of the compactable room'))
   }
   return warnings
 }

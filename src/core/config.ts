@@ -287,7 +287,8 @@ export interface Config {
    * What the removal levels of the ladder do with a tool group whose results are all in the form
    * of `tool_result_json_projection` (docs/configuration.md, "Eager tail projection"): `"kept"`
    * (default) skips it, removing it after level 7 only while the list is over halfway from the
-   * target to E; `"removable"` removes it as any group. Read only under a projection.
+   * target to E; `"removable"` removes it as any group; `"early"` keeps it in the early pass
+   * (`compact_early_threshold`) and removes it in the pass at `compact_threshold`. Read only under a projection.
    */
   readonly tool_result_json_projected_groups: ProjectedGroups
   /**
@@ -450,12 +451,13 @@ export type EagerUnit = 'answers' | 'turns'
 
 /**
  * What the removal levels do with a tool group in the projection's form
- * (`tool_result_json_projected_groups`): `'kept'` or `'removable'`.
+ * (`tool_result_json_projected_groups`): `'kept'`, `'removable'` or `'early'` (kept by the early
+ * pass, removable by the pass at `compact_threshold`).
  *
  * @example
  * const groups: ProjectedGroups = 'removable'
  */
-export type ProjectedGroups = 'kept' | 'removable'
+export type ProjectedGroups = 'kept' | 'removable' | 'early'
 
 /**
  * The order in which the ladder visits what it may shorten or remove (`compaction_order`):

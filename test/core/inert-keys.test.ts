@@ -31,6 +31,13 @@ describe('a key set without the companion key it acts under', () => {
     expect(off.filter((message) => message.includes('tool_result_json_eager_unit="turns" is ignored while tool_result_json_projection is "off"'))).toHaveLength(1)
   })
 
+  it('the early pass keys: the threshold under projection "off", the target and record share without the threshold', () => {
+    expect(warningsOf({ compact_early_threshold: 0.45 })[0]).toContain('compact_early_threshold=0.45 is ignored while tool_result_json_projection is "off"')
+    expect(warningsOf({ tool_result_json_projection: 'handle_values', compact_early_target: 0.3, compact_early_record_share: 0.5 })).toHaveLength(2)
+    expect(warningsOf({ tool_result_json_projection: 'handle_values', compact_early_record_share: 0.5 })[0]).toContain('compact_early_record_share=0.5 is ignored while compact_early_threshold is null')
+    expect(warningsOf({ tool_result_json_projection: 'handle_values', compact_early_threshold: 0.45, compact_early_target: 0.3, tool_result_json_projected_groups: 'early' })).toEqual([])
+  })
+
   it('tool_result_json_projected_groups under projection "off"', () => {
     const warnings = warningsOf({ tool_result_json_projected_groups: 'removable' })
     expect(warnings).toHaveLength(1)

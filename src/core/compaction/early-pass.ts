@@ -12,7 +12,10 @@
  * Why records: a pass over a view of records shortens them to their forms, which keep their
  * handles (ids, codes, dates; src/core/tool-results/json-handles.ts), and keeps the groups in
  * form while it removes conversation around them (`tool_result_json_projected_groups` "kept"),
- * so compacting earlier costs little of what the agent names next. A text tool result (a file
+ * so compacting earlier costs little of what the agent names next (under
+ * `tool_result_json_projected_groups: "early"` only the early pass keeps them; the pass at
+ * `compact_threshold` removes them as any group, so a session with few records compacts there
+ * as without a projection's kept groups). A text tool result (a file
  * read, a command's output) has no form: a pass over it removes it whole, and compacting earlier
  * removes it sooner. A view whose history is text or conversation is therefore left to the
  * contract's trigger: the gate reads what the view holds, not which agent sent it.
@@ -94,14 +97,21 @@ export const firesEarly = (config: Config, ratio: number | null, history: Messag
  * `context` for an early pass: the same toolkit with the target `compact_early_target` on the
  * compactable part (`target_usage` and `target_basis: "compactable"`, which the pass reads its
  * target from, src/core/compaction/retention.ts `selectTarget`): the system messages plus that
- * share of the room beyond them.
+ * share of the room beyond them; and `tool_result_json_projected_groups` `"early"` read as
+ * `"kept"` (the early pass keeps the groups in form, the pass at `compact_threshold` does not).
  *
  * @example
  * const context = makePassContext({ ...DEFAULT_CONFIG, compact_early_target: 0.15 }, () => 10, {}, makeDerivationMemo())
  * toEarlyContext(context).config.target_usage // => 0.15
  * toEarlyContext(context).config.target_basis // => 'compactable'
+ * toEarlyContext(makePassContext({ ...DEFAULT_CONFIG, tool_result_json_projected_groups: 'early' }, () => 10, {}, makeDerivationMemo())).config.tool_result_json_projected_groups // => 'kept'
  */
 export const toEarlyContext = (context: PassContext): PassContext => ({
   ...context,
-  config: { ...context.config, target_usage: context.config.compact_early_target, target_basis: 'compactable' },
+  config: {
+    ...context.config,
+    target_usage: context.config.compact_early_target,
+    target_basis: 'compactable',
+    tool_result_json_projected_groups: context.config.tool_result_json_projected_groups === 'early' ? 'kept' : context.config.tool_result_json_projected_groups,
+  },
 })

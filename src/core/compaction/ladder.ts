@@ -159,7 +159,10 @@ const selectRemovalGroup = (
   return [position]
 }
 
-/** True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it (under `tool_result_json_projected_groups: "kept"`). */
+/**
+ * True when every tool result of `group` is a named-fields truncation (`tool_result_json_projection`): the removal levels keep it
+ * (under `tool_result_json_projected_groups: "kept"`; `"early"` is `"kept"` in the early pass, src/core/compaction/early-pass.ts `toEarlyContext`, and removable otherwise).
+ */
 const isProjectedGroup = (working: Messages, group: ReadonlyArray<number>): boolean => {
   let results = 0
   for (let k = 0; k < group.length; k += 1) {

@@ -72,6 +72,13 @@ describe('toCompactableRatio, isEarlyDue, firesEarly, toEarlyContext', () => {
     expect(toEarlyContext(early).config.target_basis).toBe('compactable')
     expect(toEarlyContext(early).truncate).toBe(early.truncate)
   })
+
+  it('reads tool_result_json_projected_groups "early" as "kept" in the early pass only', () => {
+    const of = (groups: string): unknown => toEarlyContext(makePassContext(configOf({ tool_result_json_projected_groups: groups }), estimateOne, {}, makeDerivationMemo())).config.tool_result_json_projected_groups
+    expect(of('early')).toBe('kept')
+    expect(of('kept')).toBe('kept')
+    expect(of('removable')).toBe('removable')
+  })
 })
 
 describe('compact_early_threshold', () => {
@@ -121,6 +128,13 @@ describe('compact_early_threshold', () => {
       expect(rows.map((row) => row.view)).toEqual(plain.map((row) => row.view))
       expect(rows.filter((row) => row.stats !== null && row.ratio < 0.92)).toEqual([])
     }
+  })
+
+  it('tool_result_json_projected_groups "early": the pass at compact_threshold removes the groups in form as "removable" does', () => {
+    const messages = turns(record)
+    const early = run({ tool_result_json_projected_groups: 'early' }, messages).map((row) => row.view)
+    expect(early).toEqual(run({ tool_result_json_projected_groups: 'removable' }, messages).map((row) => row.view))
+    expect(early).not.toEqual(run({ tool_result_json_projected_groups: 'kept' }, messages).map((row) => row.view))
   })
 
   it('never fires under tool_result_json_projection "off"', () => {

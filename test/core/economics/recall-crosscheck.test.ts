@@ -196,7 +196,7 @@ describe('needed-fact recall, second implementation', () => {
     const eager = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['tool_result_json_projection', 'handle_values'], ['tool_result_json_eager_after', 1], ['tool_result_json_eager_unit', 'turns']], 25)
     expect(eager.needed).toBeGreaterThan(50)
     // views of an early pass (src/core/compaction/early-pass.ts): compacted below compact_threshold, forms kept among the removals
-    const early = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['tool_result_json_projection', 'handle_values'], ['compact_early_threshold', 0.45]], 25)
+    const early = check('sessions/openai-chat/tau-bench-airline-gpt-4o-part1.json', 4500, 'recommended', [['tool_result_json_projection', 'handle_values'], ['compact_early_threshold', 0.45], ['tool_result_json_projected_groups', 'early']], 25)
     expect(early.needed).toBeGreaterThan(50)
     expect(early.lossy).toBeGreaterThan(0)
     // the measure discriminates: facts are needed and some are lost
