@@ -153,7 +153,11 @@ describe('compaction_refill', () => {
   // Found by "refill: history" (FC_SEED=728928111): an earlier pass truncated a result just over
   // truncate_chars, whose head + marker is longer than the result; lifting that truncation gives the
   // original back and the list gets 4 tokens cheaper, which the property first took for a loss.
+  // Found by "refill: history" (FC_SEED=776044053): an earlier pass recorded a head (251 code points) at least as long as the
+  // result, so the result came back whole and the ladder truncated it again to the configured truncation, but the draft kept the
+  // head: re-applied, it gave the whole result instead of the list's truncation. The ladder now drops the head it overrides.
   it('"history" on the kept counterexamples', () => {
+    checkHistory({"turns":[{"kind":"tools","args":["HAT076","HAT076"],"results":[" .........................................................................................................................................................................................................................................................."," "],"open":false}],"share":0.1,"tools":0,"chars":40,"fraction":0.8606965174129353,"earlier":[0],"order":"oldest","head":"skeleton","heads":[251]})
     checkHistory({"turns": [{"kind": "say", "text": " "}, {"kind": "user", "text": " ..........................................................................................................................................................."}, {"kind": "tools", "args": ["HAT076"], "results": [" ..........................................................."], "open": false}], "share": 0.3, "tools": 0, "chars": 40, "fraction": 0.9943502824858756, "earlier": [0], "order": "oldest"})
   })
 })

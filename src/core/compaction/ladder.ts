@@ -8,7 +8,7 @@ import { codePointLength } from '../messages/text.js'
 import { isTruthy } from '../messages/values.js'
 import { estimateMessages } from '../meter/estimate.js'
 import type { PassContext } from './context.js'
-import { recordRemoved, recordStubbed, recordTruncated, toStickyDraft, type StickyDraft } from './sticky.js'
+import { recordHead, recordRemoved, recordStubbed, toStickyDraft, type StickyDraft } from './sticky.js'
 import { isStubbable } from './stub.js'
 import { isToolCallMessage, selectOpenToolGroupStart, selectResultRunEnd } from './tool-pairs.js'
 import { isExemptToolResult } from '../tool-results/tool-result-budget.js'
@@ -110,7 +110,9 @@ const runWave = (
     if (isExemptToolResult(message, context.config, context.toolNames)) continue
     if (isTruthy(message._truncated)) continue
     const replacement = context.truncate(message)
-    recordTruncated(draft, message)
+    // The configured truncation, not a recorded head: a result an earlier pass kept to a head at least its length is sent whole (no
+    // `_truncated`) and met again here; its head must go, or the decisions re-apply to the whole result (compaction_refill_head "fit").
+    recordHead(draft, message, null)
     cursor.current += context.estimate(replacement) - context.estimate(message)
     cursor.working[position] = replacement
   }
