@@ -358,8 +358,8 @@ const decodeConfigValue = (raw: unknown): E.Either<ConfigError, DecodedConfig> =
   const fallbacks = decodeFallbackKeys(given.right, warnings)
   if (E.isLeft(fallbacks)) return fallbacks
   const config = toConfig(given.right, fallbacks.right)
-  const crossed = toCrossedTargetWarning(config)
-  return E.right({ config, warnings: [...warnings, ...(crossed === null ? [] : [crossed]), ...toInertKeyWarnings(config)], unknownKeys })
+  const crossed = [toCrossedTargetWarning(config), toCrossedEarlyTargetWarning(config)].filter((log): log is Log => log !== null)
+  return E.right({ config, warnings: [...warnings, ...crossed, ...toInertKeyWarnings(config)], unknownKeys })
 }
 
 /**
@@ -371,6 +371,19 @@ const toCrossedTargetWarning = (config: Config): Log | null =>
   config.target_usage > config.compact_threshold
     ? warn(
         `target_usage=${pyrepr(config.target_usage)} is above compact_threshold=${pyrepr(config.compact_threshold)}: compaction fires at ${pyrepr(config.compact_threshold)} of the budget but aims at ${pyrepr(config.target_usage)}, above where it fired, so a pass cuts little or nothing and the next request fires again; set target_usage below compact_threshold (the defaults: 0.5 and 0.92)`,
+      )
+    : null
+
+/**
+ * A warning for `compact_early_target` at or above `compact_early_threshold` (the early pass,
+ * src/core/compaction/early-pass.ts): the pass fires at the threshold but aims at or above it,
+ * so it frees little and the next request fires again, each one a rewrite of the view. Accepted,
+ * like `toCrossedTargetWarning`.
+ */
+const toCrossedEarlyTargetWarning = (config: Config): Log | null =>
+  config.compact_early_threshold !== null && config.compact_early_target >= config.compact_early_threshold
+    ? warn(
+        `compact_early_target=${pyrepr(config.compact_early_target)} is not below compact_early_threshold=${pyrepr(config.compact_early_threshold)}: the early pass fires at ${pyrepr(config.compact_early_threshold)} of the room beyond the system messages but aims at ${pyrepr(config.compact_early_target)}, so it frees little or nothing and the next request fires again; set compact_early_target below compact_early_threshold (recommended: 0.15 and 0.5)`,
       )
     : null
 

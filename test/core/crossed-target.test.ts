@@ -37,3 +37,19 @@ describe('target_usage above compact_threshold', () => {
     expect(manager.config.target_usage).toBe(0.8)
   })
 })
+
+describe('compact_early_target at or above compact_early_threshold', () => {
+  const projection = { tool_result_json_projection: 'handle_values' }
+  it('is kept as given, with one warning naming both keys, their values and the fix', () => {
+    const warnings = warningsOf({ ...projection, compact_early_threshold: 0.3, compact_early_target: 0.45 })
+    expect(warnings).toHaveLength(1)
+    for (const part of ['compact_early_target=0.45', 'compact_early_threshold=0.3', 'the next request fires again', 'set compact_early_target below compact_early_threshold']) expect(warnings[0]).toContain(part)
+    expect(warningsOf({ ...projection, compact_early_threshold: 0.15 })[0]).toContain('compact_early_target=0.15 is not below compact_early_threshold=0.15')
+  })
+
+  it('not when the target is below the threshold, nor without the early pass', () => {
+    expect(warningsOf({ ...projection, compact_early_threshold: 0.5 })).toEqual([])
+    expect(warningsOf({ ...projection, compact_early_threshold: 0.5, compact_early_target: 0.49 })).toEqual([])
+    expect(warningsOf({ ...projection, compact_early_threshold: null })).toEqual([])
+  })
+})

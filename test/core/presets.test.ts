@@ -12,7 +12,7 @@ describe('presets', () => {
     expect(presets.reference).toEqual({})
     expect(presets['recommended-summary']).toEqual({ ...presets.recommended, compaction_strategy: 'summary', summary_hysteresis: true })
     expect(Object.keys(presets)).toEqual([...PRESET_NAMES])
-    expect(presets['recommended-retention']).toEqual({ ...presets.recommended, target_basis: 'compactable', target_usage: 0.67 })
+    expect(presets['recommended-retention']).toEqual({ ...presets.recommended, target_basis: 'compactable', target_usage: 0.67, compact_early_threshold: null, tool_result_json_projected_groups: 'kept' })
   })
 
   it('every preset names only contract keys and decodes without warnings', () => {

@@ -87,10 +87,10 @@ export const isEarlyDue = (config: Config, ratio: number | null): boolean => {
  * @example
  * const config = { ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' as const, compact_early_threshold: 0.45 }
  * const context = makePassContext(config, () => 10, {}, makeDerivationMemo())
- * firesEarly(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' }], context) // => true
- * firesEarly(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: 'line one of a file' }], context) // => false
+ * isEarlyFiring(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' }], context) // => true
+ * isEarlyFiring(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: 'line one of a file' }], context) // => false
  */
-export const firesEarly = (config: Config, ratio: number | null, history: Messages, context: PassContext): boolean =>
+export const isEarlyFiring = (config: Config, ratio: number | null, history: Messages, context: PassContext): boolean =>
   isEarlyDue(config, ratio) && toRecordShare(history, context) >= config.compact_early_record_share
 
 /**

@@ -298,6 +298,8 @@ const gateEscalation = (input: PassInput, swap: Swapped, measured: Measured, con
   // The 17.14 report judges the list the pass returns (below, after the ladder); an unchanged
   // candidate that fits E re-arms it in the compaction-pass stage, which clears `infeasible` for
   // every returned list within E.
+  // The floor guard fits E; an early pass works far below E, so it neither reports nor steers it.
+  if (input.early === true) return { escalate, stopTarget: measured.target, infeasible: input.infeasible, effects: [] }
   return applyFloorGuard(escalate, input.infeasible, measured, context)
 }
 
@@ -384,7 +386,7 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
         freed, required, levelReached, streak: skipStreak + 1, cap: config.compact_max_consecutive_skips,
         baseline: split.system.concat(measured.stickyApplied), baselineTokens: measured.current, effective: measured.effective,
       }
-      return refuse(unchanged, refusal, toStickyState(snapshot, input.sticky.cumulativeLevel), effects, context)
+      return refuse(unchanged, refusal, toStickyState(snapshot, input.sticky.cumulativeLevel), effects, context, input.early === true)
     }
     skipStreak = 0
   }
@@ -407,7 +409,10 @@ const escalate = (input: PassInput, split: SplitList, swap: Swapped, measured: M
  * A pass refused by the worth-the-rebuild predicate (SPEC 14): the decisions restored, the
  * streak counted, `context:compaction-skipped`, or at the cap the fail-loud error and no list.
  */
-const refuse = (unchanged: Decided, refusal: Refusal, restored: StickyState, effects: ReadonlyArray<Effect>, context: PassContext): Decided => {
+const refuse = (unchanged: Decided, refusal: Refusal, restored: StickyState, effects: ReadonlyArray<Effect>, context: PassContext, early: boolean): Decided => {
+  // An early pass (src/core/compaction/early-pass.ts) works far below E: refused, it is dropped
+  // quietly (no event, the streak not counted); the fail-loud cap is for passes that must fit E.
+  if (early) return { ...unchanged, refused: true, sticky: restored, list: refusal.baseline, effects }
   const base: Decided = { ...unchanged, refused: true, sticky: restored, skipStreak: refusal.streak }
   if (refusal.streak >= refusal.cap) {
     return { ...base, list: null, effects: [...effects, { type: 'raise_error', name: 'CompactionSkipLimitError', message: toSkipLimitMessage(context.config, refusal) }] }

@@ -13,7 +13,7 @@ import { ARMED_BREAKER } from '../compaction/pass.js'
 import type { CalibratedReading } from '../meter/calibrated-meter.js'
 import { selectAppliedView } from '../incremental/working.js'
 import { selectPassContext } from './facts.js'
-import { firesEarly, toCompactableRatio } from '../compaction/early-pass.js'
+import { isEarlyFiring, toCompactableRatio } from '../compaction/early-pass.js'
 import { defineStage, type StageFacts } from './types.js'
 
 /**
@@ -86,9 +86,11 @@ const isFloorWithinE = (facts: StageFacts): boolean => {
  */
 const isEarly = (facts: StageFacts): boolean => {
   if (facts.config.compact_early_threshold === null) return false
+  // Under the hybrid meter compaction waits for provider usage (SPEC 10.5); so does the early pass.
+  if (facts.config.token_meter === 'hybrid' && facts.reading.hybrid.kind !== 'usage') return false
   const applied = selectAppliedView(facts.memo, facts.selected, facts.sticky, facts.context)
   const ratio = toCompactableRatio(applied.systemTokens, applied.stickyTokens, facts.reading.calibrated?.effectiveUnits ?? facts.effective)
-  return firesEarly(facts.config, ratio, applied.stickyApplied, facts.context)
+  return isEarlyFiring(facts.config, ratio, applied.stickyApplied, facts.context)
 }
 
 /**

@@ -4,7 +4,7 @@
 // that a view of text results or of conversation is left to `compact_threshold`, and that the
 // default (null) sends the contract's views.
 import { describe, expect, it } from 'vitest'
-import { firesEarly, isEarlyDue, toCompactableRatio, toEarlyContext, toRecordShare } from '../../../src/core/compaction/early-pass.js'
+import { isEarlyFiring, isEarlyDue, toCompactableRatio, toEarlyContext, toRecordShare } from '../../../src/core/compaction/early-pass.js'
 import { makePassContext } from '../../../src/core/compaction/context.js'
 import { findPairingViolations } from '../../../src/core/formats/tool-pairing.js'
 import { makeDerivationMemo } from '../../../src/core/memo/derivation-memo.js'
@@ -12,7 +12,8 @@ import type { Message } from '../../../src/core/messages/message.js'
 import { estimateOne } from '../../../src/core/meter/estimate.js'
 import type { CompactionStats } from '../../../src/core/stats.js'
 import { makeInitialState, type State } from '../../../src/core/state.js'
-import { added, assistant, call, configOf, request, result, stepFor, tokens, user } from '../../support/core.js'
+import { added, assistant, call, configOf, request, result, stepFor, tokens, usage, user } from '../../support/core.js'
+import type { Effect } from '../../../src/core/effects.js'
 
 const record = (n: number): string =>
   JSON.stringify({ reservation_id: `RES${100 + n}`, flights: [{ flight_number: `HAT${200 + n}`, date: '2024-05-20', status: 'available for booking in the economy cabin' }], note: 'the customer asked about a window seat and a meal'.repeat(2) })
@@ -40,7 +41,7 @@ describe('toRecordShare', () => {
   })
 })
 
-describe('toCompactableRatio, isEarlyDue, firesEarly, toEarlyContext', () => {
+describe('toCompactableRatio, isEarlyDue, isEarlyFiring, toEarlyContext', () => {
   const config = configOf({ tool_result_json_projection: 'handle_values', compact_early_threshold: 0.5, compact_early_record_share: 0.4 })
   const context = makePassContext(config, estimateOne, {}, makeDerivationMemo())
 
@@ -53,11 +54,11 @@ describe('toCompactableRatio, isEarlyDue, firesEarly, toEarlyContext', () => {
 
   it('fires only while records hold at least the record share', () => {
     const records: Message[] = [user('hi'), lookup('a'), result('a', record(1))]
-    expect(firesEarly(config, 0.6, records, context)).toBe(true)
-    expect(firesEarly(config, 0.4, records, context)).toBe(false)
+    expect(isEarlyFiring(config, 0.6, records, context)).toBe(true)
+    expect(isEarlyFiring(config, 0.4, records, context)).toBe(false)
     const mixed: Message[] = [...records, lookup('b'), result('b', text(2)), lookup('c'), result('c', text(3))]
     expect(toRecordShare(mixed, context)).toBeLessThan(0.4)
-    expect(firesEarly(config, 0.6, mixed, context)).toBe(false)
+    expect(isEarlyFiring(config, 0.6, mixed, context)).toBe(false)
   })
 
   it('measures the history against the room beyond the system messages', () => {
@@ -101,9 +102,11 @@ describe('compact_early_threshold', () => {
   }
   const early = { compact_early_threshold: 0.5, compact_early_target: 0.3 }
 
-  it('null (the default) sends the same views as without the key', () => {
+  it('null (the default) never compacts below compact_threshold, where a threshold does', () => {
     const messages = turns(record)
-    expect(run({ compact_early_threshold: null }, messages).map((r) => r.view)).toEqual(run({}, messages).map((r) => r.view))
+    const below = (rows: ReturnType<typeof run>): number => rows.filter((row) => row.stats !== null && row.ratio < 0.92).length
+    expect(below(run({ compact_early_threshold: null }, messages))).toBe(0)
+    expect(below(run(early, messages))).toBeGreaterThan(0)
   })
 
   it('compacts a view of records from the early threshold on, toward the early target', () => {
@@ -148,5 +151,61 @@ describe('compact_early_threshold', () => {
     expect(first).toBeGreaterThan(0)
     expect(rows[first].ratio).toBeLessThan(0.92)
     expect((rows[first].stats as CompactionStats).after_tokens).toBeLessThan((rows[first].stats as CompactionStats).before_tokens)
+  })
+})
+
+// The early pass beside the contract's guards (review of the early pass): the worth-the-rebuild
+// predicate's fail-loud cap, the floor guard and the hybrid meter's wait for provider usage are
+// for passes that must fit E; an early pass works far below E.
+describe('the early pass beside the worth-the-rebuild predicate, the floor guard and the hybrid meter', () => {
+  const records = (n: number): Message[] =>
+    [user('Find my trips')].concat(...Array.from({ length: n }, (_, i) => i + 1).map((k) => [lookup(`c${k}`), result(`c${k}`, record(k)), assistant(`Trip ${k} noted.`), user(`And trip ${k + 1}?`)]))
+  /** Per request: the reading's ratio, the effects, and whether a view came back. */
+  const steps = (raw: Record<string, unknown>, messages: Message[], budget = 4000, fed: ((step: ReturnType<typeof stepFor>, state: State) => State) | null = null) => {
+    const step = stepFor({ tool_result_json_projection: 'handle_values', protected_tool_results: 1, ...raw })
+    let state: State = makeInitialState()
+    return messages.map((message) => {
+      state = step(state, added(message)).state
+      if (fed !== null) state = fed(step, state)
+      const out = step(state, request({ tokenBudget: budget }))
+      state = out.state
+      const meter = out.effects.find((effect) => effect.type === 'emit_hook' && effect.name === 'context:token_meter') as Extract<Effect, { type: 'emit_hook' }>
+      const names = out.effects.map((effect) => (effect.type === 'emit_hook' ? effect.name : effect.type))
+      return { ratio: (meter.data as { ratio: number }).ratio, names, view: out.view }
+    })
+  }
+  const early = { compact_early_threshold: 0.45, compact_early_target: 0.15 }
+  const compactedBelow = (rows: ReturnType<typeof steps>): number => rows.filter((row) => row.ratio < 0.92 && row.names.includes('context:compaction')).length
+
+  it('compact_clear_at_least: an early pass that frees too little is dropped quietly, never counted toward the fail-loud cap', () => {
+    const messages = records(12)
+    const strict = steps({ ...early, compact_clear_at_least: 200 }, messages)
+    const free = steps(early, messages)
+    // the predicate refuses some early passes (fewer compactions than without it) ...
+    expect(compactedBelow(strict)).toBeLessThan(compactedBelow(free))
+    // ... without an error, a skipped event or a lost view (before the fix: CompactionSkipLimitError at ~half of E)
+    for (const row of strict) {
+      expect(row.view).toBeDefined()
+      expect(row.names).not.toContain('raise_error')
+      if (row.ratio < 0.92) expect(row.names).not.toContain('context:compaction-skipped')
+    }
+  })
+
+  it('compaction_floor_guard: no infeasible report while the view fits E, and the early pass compacts as without the guard', () => {
+    const messages = records(12)
+    const raw = { compact_early_threshold: 0.3, compact_early_target: 0 }
+    const guarded = steps({ ...raw, compaction_floor_guard: true }, messages)
+    const plain = steps(raw, messages)
+    expect(compactedBelow(plain)).toBeGreaterThan(0)
+    expect(guarded.filter((row) => row.ratio < 0.92 && row.names.includes('context:compaction-infeasible'))).toEqual([])
+    expect(guarded.map((row) => row.view)).toEqual(plain.map((row) => row.view))
+  })
+
+  it('token_meter "hybrid": no early pass before a provider reading, early passes once readings arrive', () => {
+    const messages = records(14)
+    expect(compactedBelow(steps({ ...early, token_meter: 'hybrid' }, messages))).toBe(0)
+    // a reading after each message: the count is the provider's, so the early pass may run
+    const feed = (step: ReturnType<typeof stepFor>, state: State): State => step(state, usage({ prompt_tokens: tokens(state.history) + 40 })).state
+    expect(compactedBelow(steps({ ...early, token_meter: 'hybrid' }, messages, 4000, feed))).toBeGreaterThan(0)
   })
 })
