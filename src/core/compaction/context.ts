@@ -12,7 +12,7 @@ import type { DerivationMemo } from '../memo/derivation-memo.js'
 import { toMessageHandles, type MessageHandles } from './reference-order.js'
 import { toStub } from './stub.js'
 import { selectAnchorPredicate } from './anchors.js'
-import { resumeFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
+import { isJsonProjection, resumeFrozenNamedKeys, toJsonProjectionText } from '../tool-results/json-projection.js'
 import { toJsonHandlesText, toJsonHandleValuesText } from '../tool-results/json-handles.js'
 import { codePointLength, fmtInt } from '../messages/text.js'
 
@@ -58,6 +58,13 @@ export interface PassContext {
    * fields under them. Empty otherwise.
    */
   readonly namedKeys: ReadonlyMap<Message, ReadonlySet<string>>
+  /**
+   * Whether a message is a JSON record for the early pass (src/core/compaction/early-pass.ts): a
+   * tool result in a JSON projection's form, or whose truncated form is one. Under `"handles"` /
+   * `"handle_values"` (forms that depend on the content alone) memoized per message
+   * (`DerivationMemo.records`), so a request parses only the results added since the last.
+   */
+  readonly isRecord: (message: Message) => boolean
 }
 
 const NO_KEYS: ReadonlyMap<Message, ReadonlySet<string>> = new Map()
@@ -114,7 +121,16 @@ export const makePassContext = (
     return result
   }
   const truncateTo = (message: Message, chars: number): Message => headTruncation(message, chars).message
-  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, truncateTo, headTruncation, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys }
+  const isRecord = (message: Message): boolean => {
+    if (message.role !== 'tool' || projection === 'off') return false
+    const memoized = projection !== 'named_keys'
+    const cached = memoized ? memo.records.get(message) : undefined
+    if (cached !== undefined) return cached
+    const record = isJsonProjection(message) || isJsonProjection(truncatedForm(message))
+    if (memoized) memo.records.set(message, record)
+    return record
+  }
+  return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, truncateTo, headTruncation, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys, isRecord }
 }
 
 /** The keys that make `truncateToolResult` cut a head of `chars` code points (SPEC 11.2's head shape, no per-tool budget). */

@@ -24,13 +24,15 @@
  */
 import type { Config } from '../config.js'
 import type { Messages } from '../messages/message.js'
-import { isJsonProjection } from '../tool-results/json-projection.js'
 import type { PassContext } from './context.js'
+import { estimateMessages } from '../meter/estimate.js'
 
 /**
  * The share (0..1) of `history`'s estimated tokens held by JSON records: tool results whose
  * truncated form in `context` is a JSON projection, or that are one already (a sticky form). 0
  * for an empty history, and always 0 under `tool_result_json_projection` "off" (no forms).
+ * `total` is the history's estimate when the caller has it (the trigger's sticky-applied view),
+ * so only the records are estimated again.
  *
  * @example
  * const context = makePassContext({ ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' }, () => 10, {}, makeDerivationMemo())
@@ -40,16 +42,13 @@ import type { PassContext } from './context.js'
  * ]
  * toRecordShare(history, context) // => 0.5
  */
-export const toRecordShare = (history: Messages, context: PassContext): number => {
-  let total = 0
+export const toRecordShare = (history: Messages, context: PassContext, total: number = estimateMessages(history, context.estimate)): number => {
+  if (total <= 0) return 0
   let records = 0
   for (let i = 0; i < history.length; i += 1) {
-    const message = history[i]
-    const tokens = context.estimate(message)
-    total += tokens
-    if (message.role === 'tool' && (isJsonProjection(message) || isJsonProjection(context.truncatedForm(message)))) records += tokens
+    if (context.isRecord(history[i])) records += context.estimate(history[i])
   }
-  return total > 0 ? records / total : 0
+  return records / total
 }
 
 /**
@@ -82,7 +81,8 @@ export const isEarlyDue = (config: Config, ratio: number | null): boolean => {
 /**
  * Whether the early pass runs on the view whose history (sticky-applied, system messages left
  * out) is `history`, at `ratio` (`toCompactableRatio`): it is due (`isEarlyDue`) and JSON records
- * hold at least `compact_early_record_share` of the history's tokens (`toRecordShare`).
+ * hold at least `compact_early_record_share` of the history's tokens (`toRecordShare`; `total`,
+ * the history's estimate when the caller has it).
  *
  * @example
  * const config = { ...DEFAULT_CONFIG, tool_result_json_projection: 'handle_values' as const, compact_early_threshold: 0.45 }
@@ -90,8 +90,8 @@ export const isEarlyDue = (config: Config, ratio: number | null): boolean => {
  * isEarlyFiring(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: '{"id":"R-100","note":"a long note"}' }], context) // => true
  * isEarlyFiring(config, 0.5, [{ role: 'tool', tool_call_id: 'a', content: 'line one of a file' }], context) // => false
  */
-export const isEarlyFiring = (config: Config, ratio: number | null, history: Messages, context: PassContext): boolean =>
-  isEarlyDue(config, ratio) && toRecordShare(history, context) >= config.compact_early_record_share
+export const isEarlyFiring = (config: Config, ratio: number | null, history: Messages, context: PassContext, total?: number): boolean =>
+  isEarlyDue(config, ratio) && toRecordShare(history, context, total) >= config.compact_early_record_share
 
 /**
  * `context` for an early pass: the same toolkit with the target `compact_early_target` on the

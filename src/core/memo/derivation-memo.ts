@@ -143,6 +143,8 @@ export interface DerivationMemo {
    * request whose history extends it.
    */
   namedKeys: NamedKeysWalk | null
+  /** Whether a tool result is a JSON record for the early pass (`PassContext.isRecord`), under the content-only projections. */
+  readonly records: WeakMap<Message, boolean>
 }
 
 /**
@@ -166,4 +168,5 @@ export const makeDerivationMemo = (): DerivationMemo => ({
   rankedHandles: new Map(),
   cachePrefixes: makePrefixHashes(),
   namedKeys: null,
+  records: new WeakMap(),
 })

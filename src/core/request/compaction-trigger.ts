@@ -90,7 +90,7 @@ const isEarly = (facts: StageFacts): boolean => {
   if (facts.config.token_meter === 'hybrid' && facts.reading.hybrid.kind !== 'usage') return false
   const applied = selectAppliedView(facts.memo, facts.selected, facts.sticky, facts.context)
   const ratio = toCompactableRatio(applied.systemTokens, applied.stickyTokens, facts.reading.calibrated?.effectiveUnits ?? facts.effective)
-  return isEarlyFiring(facts.config, ratio, applied.stickyApplied, facts.context)
+  return isEarlyFiring(facts.config, ratio, applied.stickyApplied, facts.context, applied.stickyTokens)
 }
 
 /**

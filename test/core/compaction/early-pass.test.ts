@@ -33,6 +33,20 @@ describe('toRecordShare', () => {
     expect(toRecordShare([], context)).toBe(0)
   })
 
+  it('takes the history\'s estimate when given, and memoizes per message whether a result is a record', () => {
+    const memo = makeDerivationMemo()
+    const own = makePassContext(configOf({ tool_result_json_projection: 'handle_values' }), estimateOne, {}, memo)
+    const history: Message[] = [user('Find it'), lookup('a'), result('a', record(1)), result('b', text(2))]
+    expect(toRecordShare(history, own, tokens(history))).toBe(toRecordShare(history, own))
+    expect(toRecordShare(history, own, 2 * tokens(history))).toBeCloseTo(toRecordShare(history, own) / 2, 10)
+    expect(toRecordShare(history, own, 0)).toBe(0)
+    expect([memo.records.get(history[2]), memo.records.get(history[3]), memo.records.get(history[0])]).toEqual([true, false, undefined])
+    // named_keys forms change as keys get named: not memoized
+    const namedMemo = makeDerivationMemo()
+    makePassContext(configOf({ tool_result_json_projection: 'named_keys' }), estimateOne, {}, namedMemo).isRecord(history[2])
+    expect(namedMemo.records.get(history[2])).toBeUndefined()
+  })
+
   it('counts a result already in its form, and nothing under tool_result_json_projection "off"', () => {
     const form = context.truncatedForm({ ...result('a', record(1)), metadata: { _seq: 2 } })
     expect(toRecordShare([form], context)).toBe(1)
