@@ -7,6 +7,7 @@ import { run as runCustomRunner } from '../examples/custom-runner.js'
 import { run as runEmbedding } from '../examples/embedding.js'
 import { run as runFormats } from '../examples/formats.js'
 import { run as runGuards } from '../examples/guards.js'
+import { run as runRecordHeavy } from '../examples/record-heavy.js'
 import { run as runReplay } from '../examples/replay.js'
 import { run as runSummarizer } from '../examples/summarizer.js'
 import { run as runWorkerThreads } from '../examples/worker-threads.js'
@@ -24,6 +25,19 @@ describe('examples', () => {
     ])
     expect(result.measuredTokens).toBe(46_000)
     expect(result.observedOnly).toBe(1)
+  })
+
+  it('record-heavy.ts: under recommended the early pass compacts from half the room and the shortened records keep their ids', async () => {
+    const { recommended, withoutEarlyPass } = await runRecordHeavy()
+    // the early pass fires well under compact_threshold (0.92); without its keys the first compaction waits for it
+    expect(recommended.firstCompactionRatio).toBeLessThan(0.7)
+    expect(withoutEarlyPass.firstCompactionRatio).toBeGreaterThanOrEqual(0.92)
+    // the first record's ids survive as a handle-and-value form; without the keys its group was removed
+    expect(recommended.firstFlightInLastView).toBe(true)
+    expect(recommended.idsInLastView).toContain('RES101')
+    expect(recommended.shortenedResults).toBeGreaterThan(0)
+    expect(withoutEarlyPass.firstFlightInLastView).toBe(false)
+    expect(recommended.idsInLastView.length).toBeGreaterThan(withoutEarlyPass.idsInLastView.length)
   })
 
   it('formats.ts: each provider format gives a valid, compacted view in its own shape', async () => {
