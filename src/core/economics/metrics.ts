@@ -56,6 +56,12 @@ export interface SessionMetrics {
   readonly clamped_requests: number
   readonly failed_requests: number
   /**
+   * Requests on which the library reported `context:compaction-infeasible` (the view's floor, or
+   * under the calibrated meter the fitted overhead, leaves no room under E: docs/contract.md 17.13,
+   * 17.14). The goals of docs/evaluation.md leave such sessions out of the recall and overflow checks.
+   */
+  readonly infeasible_requests: number
+  /**
    * Anthropic only: cache reads and writes (tokens) of the same requests under each breakpoint
    * placement of the cache model (`anthropic_cache_breakpoints`, the automatic mode, none).
    */
@@ -151,6 +157,17 @@ export const selectRepeatedRecordingCallIds = (recording: Recording): ReadonlySe
 export const hasOwnPairingProblem = (problems: ReadonlyArray<PairingProblem>, repeated: ReadonlySet<string>): boolean =>
   problems.some((problem) => !problem.callIds.some((id) => repeated.has(String(id))))
 
+type CacheModeSums = Partial<Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }>>
+
+/** Adds one request's cache reads and writes under each compared breakpoint placement to `sums` (mutated: a local accumulator). */
+const addCacheModes = (sums: CacheModeSums, split: Readonly<Record<ComparedCacheMode, { readonly cache_read_tokens: number; readonly cache_write_tokens: number }>>): void => {
+  for (const mode of Object.keys(split) as ComparedCacheMode[]) {
+    const own = (sums[mode] ??= { cache_read_tokens: 0, cache_write_tokens: 0 })
+    own.cache_read_tokens += split[mode].cache_read_tokens
+    own.cache_write_tokens += split[mode].cache_write_tokens
+  }
+}
+
 /**
  * The figures of one replay run with `options.usage` (its `economics` filled): boundaries are
  * requests that emitted `context:compaction`; invalid views break R1-R3 (`selectPairingProblems`)
@@ -173,14 +190,16 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
   let unknown = 0
   let breaks = 0
   let failed = 0
+  let infeasible = 0
   let cost = 0
   let relative = 0
   let fitSum = 0
   let fitCount = 0
   const totals = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, uncached_input_tokens: 0 }
-  const modes: Partial<Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }>> = {}
+  const modes: CacheModeSums = {}
   result.lines.forEach((line, index) => {
     if (line.events.some((event) => event.name === 'context:compaction')) boundaries += 1
+    if (line.events.some((event) => event.name === 'context:compaction-infeasible')) infeasible += 1
     const stats = line.compaction_stats as CompactionStats | null
     if (stats !== null) highest = Math.max(highest, stats.strategy_level)
     if (line.view === null) {
@@ -197,13 +216,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     totals.cache_write_tokens += split.cache_write_tokens
     totals.uncached_input_tokens += split.uncached_input_tokens
     if (price !== null) cost += toInputCostUsd(split, price)
-    if (economics.cache_modes !== undefined) {
-      for (const [mode, modeSplit] of Object.entries(economics.cache_modes) as Array<[ComparedCacheMode, (typeof economics.cache_modes)[ComparedCacheMode]]>) {
-        const sums = (modes[mode] ??= { cache_read_tokens: 0, cache_write_tokens: 0 })
-        sums.cache_read_tokens += modeSplit.cache_read_tokens
-        sums.cache_write_tokens += modeSplit.cache_write_tokens
-      }
-    }
+    if (economics.cache_modes !== undefined) addCacheModes(modes, economics.cache_modes)
     relative += toRelativeCost(split)
     const meter = line.token_meter_stats as TokenMeterStats | null
     const over = judgeOverBudget(economics, limit.kind === 'budget' ? (meter?.budget ?? null) : limit.kind === 'window' ? limit.tokens : null)
@@ -236,6 +249,7 @@ export const toSessionMetrics = (result: ReplayResult, recording: Recording, lim
     overflow_limit: limit.kind === 'window' ? limit.tokens : limit.kind === 'budget' ? (first?.budget ?? null) : null,
     clamped_requests: result.clampedRequests,
     failed_requests: failed,
+    infeasible_requests: infeasible,
     ...(Object.keys(modes).length > 0 ? { cache_modes: modes as Record<ComparedCacheMode, { cache_read_tokens: number; cache_write_tokens: number }> } : {}),
     needed_facts: recall.needed_facts,
     recalled_facts: recall.recalled_facts,

@@ -39,6 +39,17 @@ describe('toSessionMetrics', () => {
     expect(toSessionMetrics(result, recording, { kind: 'none' }, price).overflows).toBe(0)
   })
 
+  it('infeasible_requests counts the requests that reported context:compaction-infeasible', () => {
+    // ~5,000 tokens of hidden overhead in the readings against E = 700: under the calibrated meter the overhead alone fills E (docs/contract.md 17.13)
+    const recording = recordingOf([400, 400, 400, 400, 400, 400, 400, 400])
+    const calibrated = replayRecording(recording, { config: { ...DEFAULT_CONFIG, token_meter: 'calibrated' }, estimate: makeCachedEstimator() }, { usage: { mode: 'simulated', provider: 'openai' } })
+    const reported = calibrated.lines.filter((line) => line.events.some((event) => event.name === 'context:compaction-infeasible')).length
+    expect(reported).toBeGreaterThan(0)
+    expect(toSessionMetrics(calibrated, recording, { kind: 'budget' }, price).infeasible_requests).toBe(reported)
+    const plain = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: makeCachedEstimator() }, { usage: { mode: 'simulated', provider: 'openai' } })
+    expect(toSessionMetrics(plain, recording, { kind: 'budget' }, price).infeasible_requests).toBe(0)
+  })
+
   it('fit_error is measured only before the first boundary (the view is W there) and fit_requests is the count it was taken over', () => {
     const recording = recordingOf([400, 400, 400, 400, 400, 400, 400, 400])
     const result = replayRecording(recording, { config: DEFAULT_CONFIG, estimate: makeCachedEstimator() }, { usage: { mode: 'simulated', provider: 'openai' } })
