@@ -221,7 +221,7 @@ const cacheModeCells = (modes: CacheModes | undefined): string[] =>
  * the totals with relative cost, recall and ratios against the first configuration.
  *
  * @example
- * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, overflows_unknown: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 10 }
+ * const metrics: SessionMetrics = { requests: 12, boundaries: 2, highest_level: 3, invalid_views: 0, overflows: 0, overflows_unknown: 0, prefix_breaks: 2, input_tokens: 240000, cache_read_tokens: 200000, cache_write_tokens: 30000, uncached_input_tokens: 10000, cost_usd: 0.34, relative_cost: 67500, budget: 59200, overflow_limit: 59200, clamped_requests: 0, failed_requests: 0, infeasible_requests: 0, needed_facts: 40, recalled_facts: 36, recall: 0.9, fit_error: 0.012, fit_requests: 10 }
  * const rows: CompareRow[] = [{ config: 'reference', session: 'a.jsonl', model: null, ...metrics }, { config: 'recommended', session: 'a.jsonl', model: null, ...metrics, boundaries: 1 }]
  * const text = renderCompareTables(rows, ['reference', 'recommended'])
  * text.startsWith('configuration 1: reference') // => true
