@@ -3,7 +3,7 @@
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
 import { isRight } from 'fp-ts/lib/Either.js'
-import { decodeConfig, toFallbackAccepts } from '../../core/codecs.js'
+import { decodeConfig, toFallbackAccepts, toFallbackBehaviour } from '../../core/codecs.js'
 import { describeValue } from '../../core/messages/json-value.js'
 import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
 import type { Recording, RecordingOp } from '../../core/replay/recording.js'
@@ -34,9 +34,10 @@ export type BudgetOverride =
  * Parse one `--set key=value`: the value is JSON when it parses, else the raw string. The key is
  * trimmed. Throws `UsageError` when there is no `=` or nothing before it; when the key is not
  * a configuration key (docs/configuration.md), naming the closest known key; and when the value is
- * one a configuration object would only warn about and replace (`toFallbackAccepts`: an unknown
- * `token_meter`, a `tool_result_budget_tokens` of 0, ...), naming the key, the value and what the
- * key accepts, as a run labelled with the typed value would not use it. A key typed on the
+ * one a configuration object would only warn about and replace or disable (`toFallbackAccepts`: an
+ * unknown `token_meter`, a `tool_result_budget_tokens` of 0, a non-finite `compact_clear_at_least`,
+ * ...), naming the key, the value, what the key accepts and what a configuration object does
+ * instead (`toFallbackBehaviour`), as a run labelled with the typed value would not use it. A key typed on the
  * command line is rejected as a misspelled key in a `ContextConfig` literal fails `tsc`, so no run
  * goes on with an override that `compare` would name in its labels but nothing applies. (An
  * unknown key in a recording header or a `--config` file is still ignored with one warning, as
@@ -67,7 +68,7 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
   }
   const accepts = toFallbackAccepts(key, value)
   if (accepts !== null) {
-    throw new UsageError(`--set ${text}: ${key} does not take ${describeValue(value)}: expected ${accepts} (a configuration object falls back with a warning; --set stops instead)`)
+    throw new UsageError(`--set ${text}: ${key} does not take ${describeValue(value)}: expected ${accepts} (${toFallbackBehaviour(key)}; --set stops instead)`)
   }
   return [key, value]
 }

@@ -48,7 +48,33 @@ describe('parseSetting', () => {
     expect(() => parseSetting('tool_result_shape=tail')).toThrow(/tool_result_shape does not take "tail": expected "head" or "head_tail"/)
     expect(() => parseSetting('tool_result_budget_tokens=0')).toThrow(/tool_result_budget_tokens does not take 0: expected an integer >= 1 \(tokens\) or null/)
     expect(() => parseSetting('tool_result_budget_by_tool={"Read":0}')).toThrow(/tool_result_budget_by_tool does not take \{"Read":0\}/)
-    expect(() => parseSetting('compact_clear_at_least=lots')).toThrow(/compact_clear_at_least does not take "lots": expected null, a number or a numeric string/)
+    expect(() => parseSetting('compact_clear_at_least=lots')).toThrow(/compact_clear_at_least does not take "lots": expected null, true or false, or a finite number or numeric string/)
+    // the other keys fall back to a default; the suffix says so
+    expect(() => parseSetting('token_meter=bogus')).toThrow(/\(a configuration object falls back with a warning; --set stops instead\)$/)
+  })
+
+  it('rejects a non-finite compact_clear_at_least as not finite (not as "not a number"), saying the value would be kept and disable the predicate', () => {
+    const usable = 'null, true or false, or a finite number or numeric string (Python float syntax): tokens from 1, a fraction of the effective budget below 1, 0 or less (or -infinity) turns the predicate off'
+    const kept = '(a configuration object keeps it and disables the predicate with a warning each time it is resolved; --set stops instead)'
+    // 1e400 parses as JSON to Infinity; Infinity and inf are not JSON and stay strings
+    expect(() => parseSetting('compact_clear_at_least=1e400')).toThrow(UsageError)
+    expect(() => parseSetting('compact_clear_at_least=1e400')).toThrow(`--set compact_clear_at_least=1e400: compact_clear_at_least does not take Infinity: expected ${usable} ${kept}`)
+    expect(() => parseSetting('compact_clear_at_least=Infinity')).toThrow(`--set compact_clear_at_least=Infinity: compact_clear_at_least does not take "Infinity": expected ${usable} ${kept}`)
+    for (const text of ['inf', '" +inf "', 'nan', '"NaN"', 'lots']) {
+      expect(() => parseSetting(`compact_clear_at_least=${text}`), text).toThrow(`: expected ${usable} ${kept}`)
+    }
+  })
+
+  it('takes every compact_clear_at_least value the predicate uses', () => {
+    expect(parseSetting('compact_clear_at_least=null')).toEqual(['compact_clear_at_least', null])
+    expect(parseSetting('compact_clear_at_least=true')).toEqual(['compact_clear_at_least', true])
+    expect(parseSetting('compact_clear_at_least=false')).toEqual(['compact_clear_at_least', false])
+    expect(parseSetting('compact_clear_at_least=20000')).toEqual(['compact_clear_at_least', 20000])
+    expect(parseSetting('compact_clear_at_least=0.25')).toEqual(['compact_clear_at_least', 0.25])
+    expect(parseSetting('compact_clear_at_least=-5')).toEqual(['compact_clear_at_least', -5])
+    expect(parseSetting('compact_clear_at_least=1e300')).toEqual(['compact_clear_at_least', 1e300])
+    expect(parseSetting('compact_clear_at_least=2_000')).toEqual(['compact_clear_at_least', '2_000'])
+    expect(parseSetting('compact_clear_at_least=-inf')).toEqual(['compact_clear_at_least', '-inf'])
   })
 
   it('takes every accepted value of those keys', () => {
