@@ -2,8 +2,10 @@
  * Replay options from the command line: configuration precedence (header, `--preset`, `--config`, `--set`),
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
+import { isDeepStrictEqual } from 'node:util'
 import { isRight } from 'fp-ts/lib/Either.js'
 import { decodeConfig, toFallbackAccepts, toFallbackBehaviour } from '../../core/codecs.js'
+import { DEFAULT_CONFIG, type Config } from '../../core/config.js'
 import { describeValue } from '../../core/messages/json-value.js'
 import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
 import type { Recording, RecordingOp } from '../../core/replay/recording.js'
@@ -111,15 +113,19 @@ export const configurationLabel = (bases: ReadonlyArray<string | undefined>, set
   [...bases, ...settings].filter((part): part is string => part !== undefined).join(' + ') || 'defaults'
 
 /**
- * The keys a recording header sets that a configuration made of a `--preset` or a `--config`
- * file does not set again (nor a `--set`), in header order: under it they keep the header's
- * values, as each configuration is laid over the header (docs/cli.md, "Configuration
- * precedence"). Empty when neither a preset nor a file is given (the header is then what was
- * asked for) and for a header without keys (imported sessions).
+ * The configuration keys a recording header sets away from the contract's defaults
+ * (`DEFAULT_CONFIG`, objects compared deeply) that a configuration made of a `--preset` or a
+ * `--config` file does not set again (nor a `--set`), in header order: under it they keep the
+ * header's values, as each configuration is laid over the header (docs/cli.md, "Configuration
+ * precedence"). A header key at its default value (a header of `makeRecorder({ ...DEFAULT_CONFIG })`)
+ * runs the same value either way, and a key that is not a configuration key is ignored by the
+ * decoder, so neither is listed. Empty when neither a preset nor a file is given (the header is
+ * then what was asked for) and for a header without keys (imported sessions).
  *
  * @example
  * keptHeaderKeys({ target_usage: 0.4, max_tokens: 9000 }, { preset: {}, file: null, settings: [['max_tokens', 8000]] }) // => ['target_usage']
  * keptHeaderKeys({ target_usage: 0.4 }, { preset: null, file: null, settings: [] }) // => []
+ * keptHeaderKeys({ ...DEFAULT_CONFIG, target_usage: 0.4, extra: 1 }, { preset: {}, file: null, settings: [] }) // => ['target_usage']
  */
 export const keptHeaderKeys = (
   header: Readonly<Record<string, unknown>>,
@@ -127,7 +133,7 @@ export const keptHeaderKeys = (
 ): string[] => {
   if (layers.preset === null && layers.file === null) return []
   const set = new Set([...Object.keys(layers.preset ?? {}), ...Object.keys(layers.file ?? {}), ...layers.settings.map(([key]) => key)])
-  return Object.keys(header).filter((key) => !set.has(key))
+  return Object.keys(header).filter((key) => !set.has(key) && Object.hasOwn(DEFAULT_CONFIG, key) && !isDeepStrictEqual(header[key], DEFAULT_CONFIG[key as keyof Config]))
 }
 
 /**

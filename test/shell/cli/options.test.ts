@@ -1,7 +1,9 @@
 // Configuration layering of the command line: header < preset < --config < each --set.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mergeConfig, parseSetting, parseSettings, toPreset, UsageError } from '../../../src/shell/cli/options.js'
+import { DEFAULT_CONFIG } from '../../../src/core/config.js'
+import { presets } from '../../../src/core/presets.js'
+import { keptHeaderKeys, mergeConfig, parseSetting, parseSettings, toPreset, UsageError } from '../../../src/shell/cli/options.js'
 
 const KEYS = ['a', 'b', 'c', 'd']
 const layer = fc.dictionary(fc.constantFrom(...KEYS), fc.integer())
@@ -18,6 +20,27 @@ describe('mergeConfig', () => {
         }
       }),
     )
+  })
+})
+
+describe('keptHeaderKeys', () => {
+  const reference = { preset: {}, file: null, settings: [] }
+
+  it('lists the configuration keys a header sets away from the defaults that the preset, file and --set leave, in header order', () => {
+    const header = { ...presets.recommended, target_usage: 0.4, max_tokens: 9000, compact_threshold: 0.8 }
+    expect(keptHeaderKeys(header, reference)).toEqual(Object.keys(header))
+    expect(keptHeaderKeys(header, { preset: presets.recommended, file: { max_tokens: 8000 }, settings: [['target_usage', 0.5]] })).toEqual(['compact_threshold'])
+    expect(keptHeaderKeys(header, { preset: null, file: { max_tokens: 8000 }, settings: [] })).toEqual(Object.keys(header).filter((key) => key !== 'max_tokens'))
+    // the header is what was asked for without a preset or a file
+    expect(keptHeaderKeys(header, { preset: null, file: null, settings: [] })).toEqual([])
+  })
+
+  it('leaves out a key at its default value (a header of makeRecorder({ ...DEFAULT_CONFIG })), objects compared deeply, and a key that is not a configuration key', () => {
+    expect(keptHeaderKeys({ ...DEFAULT_CONFIG }, reference)).toEqual([])
+    expect(keptHeaderKeys(JSON.parse(JSON.stringify(DEFAULT_CONFIG)) as Record<string, unknown>, reference)).toEqual([])
+    const header = { ...DEFAULT_CONFIG, tool_result_budget_by_tool: { grep: 500 }, tool_result_exempt_tools: ['load_skill'], compact_threshold: 0.8, extra_key: 1, strict: true }
+    expect(keptHeaderKeys(header, reference)).toEqual(['compact_threshold', 'tool_result_budget_by_tool', 'tool_result_exempt_tools'])
+    expect(keptHeaderKeys({ tool_result_budget_by_tool: {}, tool_result_exempt_tools: [], compact_clear_at_least: null }, reference)).toEqual([])
   })
 })
 
