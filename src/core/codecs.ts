@@ -145,7 +145,7 @@ const RULES: Readonly<Record<ConfigKey, KeyRule>> = {
   output_reserve_fraction: { codec: NumberCodec, accepts: 'a number (fraction of max output tokens)' },
   token_meter: { codec: t.unknown, accepts: '"estimate", "actual", "hybrid" or "calibrated"' },
   compaction_strategy: { codec: t.unknown, accepts: '"progressive" or "summary"' },
-  compact_clear_at_least: { codec: ClearAtLeastCodec, accepts: 'null, a number or a numeric string' },
+  compact_clear_at_least: { codec: ClearAtLeastCodec, accepts: 'null, a number, a numeric string, true or false' },
   compact_max_consecutive_skips: { codec: SkipCapCodec, accepts: 'an integer (or an integer string)' },
   summary_trigger: { codec: NumberCodec, accepts: 'a number (fraction of the effective budget)' },
   summarization_model: { codec: OptionalStringCodec, accepts: 'a model name string or null' },
@@ -283,11 +283,20 @@ export const toUnknownConfigKey = (key: string): UnknownConfigKey => {
   return { key, closest: near, message: `context-simple: config.${key}: unknown key, ignored; did you mean ${near}?` }
 }
 
+/**
+ * The `compact_clear_at_least` values the predicate uses (SPEC 14.1, `resolveClearAtLeast`): any
+ * other value of the codec's types (an unparseable string, NaN, +infinity) is kept and disables
+ * the predicate with a warning. −infinity is ≤ 0 and turns it off as 0 does.
+ */
+const CLEAR_AT_LEAST_USABLE =
+  'null, true or false, or a finite number or numeric string (Python float syntax): tokens from 1, a fraction of the effective budget below 1, 0 or less (or -infinity) turns the predicate off'
+
 /** The keys whose unusable value falls back with a warning (`decodeFallbackKeys`, SPEC 3) rather than raise a `ConfigError`. */
 const FALLBACK_KEYS: ReadonlyArray<string> = ['token_meter', 'compaction_strategy', 'tool_result_budget_tokens', 'tool_result_shape', 'tool_result_budget_by_tool']
 
 /**
- * What the configuration key `key` accepts (the words of its `ConfigError` messages) when `value`
+ * What the configuration key `key` accepts (the words of its `ConfigError` messages; for
+ * `compact_clear_at_least` the values its predicate uses) when `value`
  * is one a configuration object would only warn about and go on without, else null: the
  * warn-and-fall-back keys (SPEC 3: `token_meter`, `compaction_strategy`,
  * `tool_result_budget_tokens`, `tool_result_shape`, `tool_result_budget_by_tool` and its entries)
@@ -299,16 +308,31 @@ const FALLBACK_KEYS: ReadonlyArray<string> = ['token_meter', 'compaction_strateg
  * @example
  * toFallbackAccepts('token_meter', 'bogus') // => '"estimate", "actual", "hybrid" or "calibrated"'
  * toFallbackAccepts('token_meter', 'hybrid') // => null
- * toFallbackAccepts('compact_clear_at_least', 'lots') // => 'null, a number or a numeric string'
+ * toFallbackAccepts('compact_clear_at_least', 'Infinity')?.startsWith('null, true or false, or a finite number or numeric string') // => true
+ * toFallbackAccepts('compact_clear_at_least', '-inf') // => null
  */
 export const toFallbackAccepts = (key: string, value: unknown): string | null => {
   if (key === 'compact_clear_at_least') {
-    return ClearAtLeastCodec.is(value) && resolveClearAtLeast(value, 1).effects.length > 0 ? RULES.compact_clear_at_least.accepts : null
+    return ClearAtLeastCodec.is(value) && resolveClearAtLeast(value, 1).effects.length > 0 ? CLEAR_AT_LEAST_USABLE : null
   }
   if (!FALLBACK_KEYS.includes(key)) return null
   const decoded = decodeConfig({ [key]: value })
   return E.isRight(decoded) && decoded.right.warnings.length > 0 ? RULES[key as ConfigKey].accepts : null
 }
+
+/**
+ * What a configuration object (a recording header, a `--config` file, the constructor's argument)
+ * does with a value `toFallbackAccepts` names for `key`: the warn-and-fall-back keys replace it by
+ * their fallback (SPEC 3); `compact_clear_at_least` keeps it, and each time it is resolved the
+ * predicate is disabled with a warning (SPEC 14.1). For the CLI's `--set` message
+ * (src/shell/cli/options.ts), which stops instead.
+ *
+ * @example
+ * toFallbackBehaviour('token_meter') // => 'a configuration object falls back with a warning'
+ * toFallbackBehaviour('compact_clear_at_least') // => 'a configuration object keeps it and disables the predicate with a warning each time it is resolved'
+ */
+export const toFallbackBehaviour = (key: string): string =>
+  key === 'compact_clear_at_least' ? 'a configuration object keeps it and disables the predicate with a warning each time it is resolved' : 'a configuration object falls back with a warning'
 
 /**
  * Decode a raw configuration object (contract snake_case keys, plus `strict`) into a `Config`

@@ -299,6 +299,10 @@ describe('decodeConfig: SPEC 17.6 types', () => {
     )
   })
 
+  it('compact_clear_at_least of the wrong type names every type it takes, booleans included', () => {
+    expect(left(decodeConfig({ compact_clear_at_least: [1] })).message).toBe('config.compact_clear_at_least: expected null, a number, a numeric string, true or false, got [1]')
+  })
+
   it('max_tokens must be a positive integer', () => {
     for (const value of [0, -1, 1.5, '1000', null, true, Number.NaN]) {
       const error = left(decodeConfig({ max_tokens: value }))

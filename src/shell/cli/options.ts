@@ -2,8 +2,10 @@
  * Replay options from the command line: configuration precedence (header, `--preset`, `--config`, `--set`),
  * budget overrides, and typed usage errors that become one stderr line and exit code 2.
  */
+import { isDeepStrictEqual } from 'node:util'
 import { isRight } from 'fp-ts/lib/Either.js'
-import { decodeConfig, toFallbackAccepts } from '../../core/codecs.js'
+import { decodeConfig, toFallbackAccepts, toFallbackBehaviour } from '../../core/codecs.js'
+import { DEFAULT_CONFIG, type Config } from '../../core/config.js'
 import { describeValue } from '../../core/messages/json-value.js'
 import { isPresetName, PRESET_NAMES, presets } from '../../core/presets.js'
 import type { Recording, RecordingOp } from '../../core/replay/recording.js'
@@ -34,9 +36,10 @@ export type BudgetOverride =
  * Parse one `--set key=value`: the value is JSON when it parses, else the raw string. The key is
  * trimmed. Throws `UsageError` when there is no `=` or nothing before it; when the key is not
  * a configuration key (docs/configuration.md), naming the closest known key; and when the value is
- * one a configuration object would only warn about and replace (`toFallbackAccepts`: an unknown
- * `token_meter`, a `tool_result_budget_tokens` of 0, ...), naming the key, the value and what the
- * key accepts, as a run labelled with the typed value would not use it. A key typed on the
+ * one a configuration object would only warn about and replace or disable (`toFallbackAccepts`: an
+ * unknown `token_meter`, a `tool_result_budget_tokens` of 0, a non-finite `compact_clear_at_least`,
+ * ...), naming the key, the value, what the key accepts and what a configuration object does
+ * instead (`toFallbackBehaviour`), as a run labelled with the typed value would not use it. A key typed on the
  * command line is rejected as a misspelled key in a `ContextConfig` literal fails `tsc`, so no run
  * goes on with an override that `compare` would name in its labels but nothing applies. (An
  * unknown key in a recording header or a `--config` file is still ignored with one warning, as
@@ -67,7 +70,7 @@ export const parseSetting = (text: string): readonly [string, unknown] => {
   }
   const accepts = toFallbackAccepts(key, value)
   if (accepts !== null) {
-    throw new UsageError(`--set ${text}: ${key} does not take ${describeValue(value)}: expected ${accepts} (a configuration object falls back with a warning; --set stops instead)`)
+    throw new UsageError(`--set ${text}: ${key} does not take ${describeValue(value)}: expected ${accepts} (${toFallbackBehaviour(key)}; --set stops instead)`)
   }
   return [key, value]
 }
@@ -110,15 +113,19 @@ export const configurationLabel = (bases: ReadonlyArray<string | undefined>, set
   [...bases, ...settings].filter((part): part is string => part !== undefined).join(' + ') || 'defaults'
 
 /**
- * The keys a recording header sets that a configuration made of a `--preset` or a `--config`
- * file does not set again (nor a `--set`), in header order: under it they keep the header's
- * values, as each configuration is laid over the header (docs/cli.md, "Configuration
- * precedence"). Empty when neither a preset nor a file is given (the header is then what was
- * asked for) and for a header without keys (imported sessions).
+ * The configuration keys a recording header sets away from the contract's defaults
+ * (`DEFAULT_CONFIG`, objects compared deeply) that a configuration made of a `--preset` or a
+ * `--config` file does not set again (nor a `--set`), in header order: under it they keep the
+ * header's values, as each configuration is laid over the header (docs/cli.md, "Configuration
+ * precedence"). A header key at its default value (a header of `makeRecorder({ ...DEFAULT_CONFIG })`)
+ * runs the same value either way, and a key that is not a configuration key is ignored by the
+ * decoder, so neither is listed. Empty when neither a preset nor a file is given (the header is
+ * then what was asked for) and for a header without keys (imported sessions).
  *
  * @example
  * keptHeaderKeys({ target_usage: 0.4, max_tokens: 9000 }, { preset: {}, file: null, settings: [['max_tokens', 8000]] }) // => ['target_usage']
  * keptHeaderKeys({ target_usage: 0.4 }, { preset: null, file: null, settings: [] }) // => []
+ * keptHeaderKeys({ ...DEFAULT_CONFIG, target_usage: 0.4, extra: 1 }, { preset: {}, file: null, settings: [] }) // => ['target_usage']
  */
 export const keptHeaderKeys = (
   header: Readonly<Record<string, unknown>>,
@@ -126,7 +133,7 @@ export const keptHeaderKeys = (
 ): string[] => {
   if (layers.preset === null && layers.file === null) return []
   const set = new Set([...Object.keys(layers.preset ?? {}), ...Object.keys(layers.file ?? {}), ...layers.settings.map(([key]) => key)])
-  return Object.keys(header).filter((key) => !set.has(key))
+  return Object.keys(header).filter((key) => !set.has(key) && Object.hasOwn(DEFAULT_CONFIG, key) && !isDeepStrictEqual(header[key], DEFAULT_CONFIG[key as keyof Config]))
 }
 
 /**

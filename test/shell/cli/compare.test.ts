@@ -146,6 +146,7 @@ describe('context-simple compare: --set in the labels', () => {
   it.each([
     ['a key that is not a configuration key', 'unknown_key=1', '--set unknown_key=1: unknown configuration key unknown_key, did you mean'],
     ['a value a configuration object would only warn about and replace', 'token_meter=bogus', '--set token_meter=bogus: token_meter does not take "bogus": expected "estimate", "actual", "hybrid" or "calibrated"'],
+    ['a value a configuration object would keep and disable', 'compact_clear_at_least=Infinity', '--set compact_clear_at_least=Infinity: compact_clear_at_least does not take "Infinity": expected null, true or false, or a finite number or numeric string'],
   ])('rejects --set with %s', async (_case, setting, message) => {
     const file = fixturePath('sessions/claude-code/short.jsonl')
     const { code, stdout, stderr } = await run(['compare', file, '--budget', '3000', '--preset', 'recommended', '--set', setting, '--json'])

@@ -1,7 +1,9 @@
 // Configuration layering of the command line: header < preset < --config < each --set.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mergeConfig, parseSetting, parseSettings, toPreset, UsageError } from '../../../src/shell/cli/options.js'
+import { DEFAULT_CONFIG } from '../../../src/core/config.js'
+import { presets } from '../../../src/core/presets.js'
+import { keptHeaderKeys, mergeConfig, parseSetting, parseSettings, toPreset, UsageError } from '../../../src/shell/cli/options.js'
 
 const KEYS = ['a', 'b', 'c', 'd']
 const layer = fc.dictionary(fc.constantFrom(...KEYS), fc.integer())
@@ -18,6 +20,27 @@ describe('mergeConfig', () => {
         }
       }),
     )
+  })
+})
+
+describe('keptHeaderKeys', () => {
+  const reference = { preset: {}, file: null, settings: [] }
+
+  it('lists the configuration keys a header sets away from the defaults that the preset, file and --set leave, in header order', () => {
+    const header = { ...presets.recommended, target_usage: 0.4, max_tokens: 9000, compact_threshold: 0.8 }
+    expect(keptHeaderKeys(header, reference)).toEqual(Object.keys(header))
+    expect(keptHeaderKeys(header, { preset: presets.recommended, file: { max_tokens: 8000 }, settings: [['target_usage', 0.5]] })).toEqual(['compact_threshold'])
+    expect(keptHeaderKeys(header, { preset: null, file: { max_tokens: 8000 }, settings: [] })).toEqual(Object.keys(header).filter((key) => key !== 'max_tokens'))
+    // the header is what was asked for without a preset or a file
+    expect(keptHeaderKeys(header, { preset: null, file: null, settings: [] })).toEqual([])
+  })
+
+  it('leaves out a key at its default value (a header of makeRecorder({ ...DEFAULT_CONFIG })), objects compared deeply, and a key that is not a configuration key', () => {
+    expect(keptHeaderKeys({ ...DEFAULT_CONFIG }, reference)).toEqual([])
+    expect(keptHeaderKeys(JSON.parse(JSON.stringify(DEFAULT_CONFIG)) as Record<string, unknown>, reference)).toEqual([])
+    const header = { ...DEFAULT_CONFIG, tool_result_budget_by_tool: { grep: 500 }, tool_result_exempt_tools: ['load_skill'], compact_threshold: 0.8, extra_key: 1, strict: true }
+    expect(keptHeaderKeys(header, reference)).toEqual(['compact_threshold', 'tool_result_budget_by_tool', 'tool_result_exempt_tools'])
+    expect(keptHeaderKeys({ tool_result_budget_by_tool: {}, tool_result_exempt_tools: [], compact_clear_at_least: null }, reference)).toEqual([])
   })
 })
 
@@ -48,7 +71,33 @@ describe('parseSetting', () => {
     expect(() => parseSetting('tool_result_shape=tail')).toThrow(/tool_result_shape does not take "tail": expected "head" or "head_tail"/)
     expect(() => parseSetting('tool_result_budget_tokens=0')).toThrow(/tool_result_budget_tokens does not take 0: expected an integer >= 1 \(tokens\) or null/)
     expect(() => parseSetting('tool_result_budget_by_tool={"Read":0}')).toThrow(/tool_result_budget_by_tool does not take \{"Read":0\}/)
-    expect(() => parseSetting('compact_clear_at_least=lots')).toThrow(/compact_clear_at_least does not take "lots": expected null, a number or a numeric string/)
+    expect(() => parseSetting('compact_clear_at_least=lots')).toThrow(/compact_clear_at_least does not take "lots": expected null, true or false, or a finite number or numeric string/)
+    // the other keys fall back to a default; the suffix says so
+    expect(() => parseSetting('token_meter=bogus')).toThrow(/\(a configuration object falls back with a warning; --set stops instead\)$/)
+  })
+
+  it('rejects a non-finite compact_clear_at_least as not finite (not as "not a number"), saying the value would be kept and disable the predicate', () => {
+    const usable = 'null, true or false, or a finite number or numeric string (Python float syntax): tokens from 1, a fraction of the effective budget below 1, 0 or less (or -infinity) turns the predicate off'
+    const kept = '(a configuration object keeps it and disables the predicate with a warning each time it is resolved; --set stops instead)'
+    // 1e400 parses as JSON to Infinity; Infinity and inf are not JSON and stay strings
+    expect(() => parseSetting('compact_clear_at_least=1e400')).toThrow(UsageError)
+    expect(() => parseSetting('compact_clear_at_least=1e400')).toThrow(`--set compact_clear_at_least=1e400: compact_clear_at_least does not take Infinity: expected ${usable} ${kept}`)
+    expect(() => parseSetting('compact_clear_at_least=Infinity')).toThrow(`--set compact_clear_at_least=Infinity: compact_clear_at_least does not take "Infinity": expected ${usable} ${kept}`)
+    for (const text of ['inf', '" +inf "', 'nan', '"NaN"', 'lots']) {
+      expect(() => parseSetting(`compact_clear_at_least=${text}`), text).toThrow(`: expected ${usable} ${kept}`)
+    }
+  })
+
+  it('takes every compact_clear_at_least value the predicate uses', () => {
+    expect(parseSetting('compact_clear_at_least=null')).toEqual(['compact_clear_at_least', null])
+    expect(parseSetting('compact_clear_at_least=true')).toEqual(['compact_clear_at_least', true])
+    expect(parseSetting('compact_clear_at_least=false')).toEqual(['compact_clear_at_least', false])
+    expect(parseSetting('compact_clear_at_least=20000')).toEqual(['compact_clear_at_least', 20000])
+    expect(parseSetting('compact_clear_at_least=0.25')).toEqual(['compact_clear_at_least', 0.25])
+    expect(parseSetting('compact_clear_at_least=-5')).toEqual(['compact_clear_at_least', -5])
+    expect(parseSetting('compact_clear_at_least=1e300')).toEqual(['compact_clear_at_least', 1e300])
+    expect(parseSetting('compact_clear_at_least=2_000')).toEqual(['compact_clear_at_least', '2_000'])
+    expect(parseSetting('compact_clear_at_least=-inf')).toEqual(['compact_clear_at_least', '-inf'])
   })
 
   it('takes every accepted value of those keys', () => {

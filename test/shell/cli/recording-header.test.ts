@@ -7,21 +7,22 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { DEFAULT_CONFIG } from '../../../src/core/config.js'
 import { presets } from '../../../src/core/presets.js'
 import { fixturePath } from '../../support/fixtures.js'
 import { runCli } from '../../support/cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cs-header-'))
 
-/** A session recorded under presets.recommended (makeRecorder writes the manager's raw configuration). */
-const writeRecording = (): string => {
-  const lines: unknown[] = [{ type: 'recording', version: 1, config: { ...presets.recommended } }]
+/** A session recorded under `config`, presets.recommended unless given (makeRecorder writes the manager's raw configuration). */
+const writeRecording = (config: Readonly<Record<string, unknown>> = presets.recommended, name = 'recommended'): string => {
+  const lines: unknown[] = [{ type: 'recording', version: 1, config: { ...config } }]
   lines.push({ op: 'add_message', message: { role: 'user', content: `start ${'word '.repeat(200)}` } })
   lines.push({ op: 'get_messages_for_request', token_budget: 3000 })
   lines.push({ op: 'add_message', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] } })
   lines.push({ op: 'add_message', message: { role: 'tool', tool_call_id: 'c1', content: 'result '.repeat(300) } })
   lines.push({ op: 'get_messages_for_request', token_budget: 3000 })
-  const path = join(dir, 'recommended.recording.jsonl')
+  const path = join(dir, `${name}.recording.jsonl`)
   writeFileSync(path, lines.map((line) => JSON.stringify(line)).join('\n') + '\n')
   return path
 }
@@ -60,6 +61,16 @@ describe('a preset laid over a recording header', () => {
     const withPreset = await runCli(['report', file, '--model', 'gpt-4o', '--preset', 'reference', '--html', html, '--no-progress'])
     expect(withPreset.stderr).toContain(noteOf('reference'))
     expect(readFileSync(html, 'utf8')).toContain('configuration <b>recording header + reference</b>')
+  })
+
+  it("a header at the contract's defaults (makeRecorder({ ...DEFAULT_CONFIG })) keeps no value the preset changes: no note; a key set away from them is the only one named", async () => {
+    const defaults = writeRecording({ ...DEFAULT_CONFIG }, 'defaults')
+    const replayed = await runCli(['replay', defaults, '--preset', 'reference', '--no-progress'])
+    expect(replayed.code).toBe(0)
+    expect(replayed.stderr).not.toContain('its recording header sets')
+    const changed = writeRecording({ ...DEFAULT_CONFIG, compact_threshold: 0.8, unknown_key: 1 }, 'changed')
+    const noted = await runCli(['replay', changed, '--preset', 'reference', '--no-progress'])
+    expect(noted.stderr).toContain(`note: ${changed}: its recording header sets compact_threshold, which configuration "reference" does not set`)
   })
 
   it('an imported session has no header keys: no note, the label as before', async () => {
