@@ -76,6 +76,12 @@ const recommended: Partial<Config> = Object.freeze({
 // `recommended` on every shared session (docs/configuration.md, "The summary refire loop").
 const summaryHysteresis: Partial<Config> = Object.freeze({ summary_hysteresis: true })
 
+// The summary strategy without the early pass and the JSON projection (docs/evaluation.md, "The early
+// pass for record-heavy views"): under `compaction_strategy: "summary"` they are not better on both
+// axes. tau-bench at 4,500 the same 85.0 % at 700,948 -> 710,712 relative (+1.4 %), $4.2614 ->
+// $3.9782; Codex at 60k 937 -> 922 of 981 facts (the projection alone: 922); Claude Code identical.
+const withoutEarlyPass: Partial<Config> = Object.freeze({ tool_result_json_projection: 'off' as const, tool_result_json_projected_groups: 'kept' as const, compact_early_threshold: null })
+
 // Retention first (docs/evaluation.md, "recommended-retention"): the target measured on what a
 // compaction can act on and a shallower target, so each compaction keeps more of the
 // conversation; with `recommended`'s least recently referenced first, what it keeps is what the
@@ -125,7 +131,9 @@ const retention: Partial<Config> = Object.freeze({
  *   and `compact_early_threshold` 0.5 (record-heavy views compact early, keeping old JSON records
  *   as their handles and values).
  * - `recommended-summary`: `recommended` plus `compaction_strategy: 'summary'` and
- *   `summary_hysteresis: true` (without it the summary strategy refires and doubles boundaries).
+ *   `summary_hysteresis: true` (without it the summary strategy refires and doubles boundaries),
+ *   with the early pass's three keys at the contract's values (`tool_result_json_projection`
+ *   `off`, `tool_result_json_projected_groups` `kept`, `compact_early_threshold` null).
  * - `recommended-retention`: `recommended` plus `target_basis: 'compactable'` and `target_usage`
  *   0.67, without the early pass (`compact_early_threshold` null) and with the JSON records' groups
  *   kept in every pass (`tool_result_json_projected_groups` `kept`): needed-fact recall first, at
@@ -140,7 +148,7 @@ const retention: Partial<Config> = Object.freeze({
 export const presets: Readonly<Record<PresetName, Partial<Config>>> = Object.freeze({
   reference: Object.freeze({}),
   recommended,
-  'recommended-summary': Object.freeze({ ...recommended, compaction_strategy: 'summary' as const, ...summaryHysteresis }),
+  'recommended-summary': Object.freeze({ ...recommended, compaction_strategy: 'summary' as const, ...summaryHysteresis, ...withoutEarlyPass }),
   'recommended-retention': Object.freeze({ ...recommended, ...retention }),
 })
 

@@ -10,7 +10,14 @@ import { isPresetName, PRESET_NAMES, presets } from '../../src/core/presets.js'
 describe('presets', () => {
   it('reference is empty, recommended-summary is recommended plus the summary strategy with its hysteresis', () => {
     expect(presets.reference).toEqual({})
-    expect(presets['recommended-summary']).toEqual({ ...presets.recommended, compaction_strategy: 'summary', summary_hysteresis: true })
+    expect(presets['recommended-summary']).toEqual({
+      ...presets.recommended,
+      compaction_strategy: 'summary',
+      summary_hysteresis: true,
+      tool_result_json_projection: 'off',
+      tool_result_json_projected_groups: 'kept',
+      compact_early_threshold: null,
+    })
     expect(Object.keys(presets)).toEqual([...PRESET_NAMES])
     expect(presets['recommended-retention']).toEqual({ ...presets.recommended, target_basis: 'compactable', target_usage: 0.67, compact_early_threshold: null, tool_result_json_projected_groups: 'kept' })
   })

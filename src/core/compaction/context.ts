@@ -61,8 +61,9 @@ export interface PassContext {
   /**
    * Whether a message is a JSON record for the early pass (src/core/compaction/early-pass.ts): a
    * tool result in a JSON projection's form, or whose truncated form is one. Under `"handles"` /
-   * `"handle_values"` (forms that depend on the content alone) memoized per message
-   * (`DerivationMemo.records`), so a request parses only the results added since the last.
+   * `"handle_values"` (forms that depend on the content and the tool's name, which exempts a
+   * result or sets its budget) memoized per message with its tool name (`DerivationMemo.records`;
+   * a call id used again renames the tool), so a request parses only the results added since the last.
    */
   readonly isRecord: (message: Message) => boolean
 }
@@ -123,11 +124,13 @@ export const makePassContext = (
   const truncateTo = (message: Message, chars: number): Message => headTruncation(message, chars).message
   const isRecord = (message: Message): boolean => {
     if (message.role !== 'tool' || projection === 'off') return false
+    // The form depends on the content and on the tool's name (exempt tools, per-tool budgets): a reused call id renames a result's tool.
     const memoized = projection !== 'named_keys'
+    const toolName = toToolName(message, toolNames)
     const cached = memoized ? memo.records.get(message) : undefined
-    if (cached !== undefined) return cached
+    if (cached !== undefined && cached.toolName === toolName) return cached.record
     const record = isJsonProjection(message) || isJsonProjection(truncatedForm(message))
-    if (memoized) memo.records.set(message, record)
+    if (memoized) memo.records.set(message, { toolName, record })
     return record
   }
   return { config, estimate, toolNames, truncate: truncatedForm, truncatedForm, stub, truncation: derive, truncateTo, headTruncation, isAnchor: selectAnchorPredicate(config), failedSpills, handles, namedKeys, isRecord }

@@ -143,8 +143,8 @@ export interface DerivationMemo {
    * request whose history extends it.
    */
   namedKeys: NamedKeysWalk | null
-  /** Whether a tool result is a JSON record for the early pass (`PassContext.isRecord`), under the content-only projections. */
-  readonly records: WeakMap<Message, boolean>
+  /** Whether a tool result is a JSON record for the early pass (`PassContext.isRecord`) under `"handles"` / `"handle_values"`, with the tool name it was judged under. */
+  readonly records: WeakMap<Message, { readonly toolName: string | null; readonly record: boolean }>
 }
 
 /**

@@ -40,11 +40,21 @@ describe('toRecordShare', () => {
     expect(toRecordShare(history, own, tokens(history))).toBe(toRecordShare(history, own))
     expect(toRecordShare(history, own, 2 * tokens(history))).toBeCloseTo(toRecordShare(history, own) / 2, 10)
     expect(toRecordShare(history, own, 0)).toBe(0)
-    expect([memo.records.get(history[2]), memo.records.get(history[3]), memo.records.get(history[0])]).toEqual([true, false, undefined])
+    expect([memo.records.get(history[2])?.record, memo.records.get(history[3])?.record, memo.records.get(history[0])]).toEqual([true, false, undefined])
     // named_keys forms change as keys get named: not memoized
     const namedMemo = makeDerivationMemo()
     makePassContext(configOf({ tool_result_json_projection: 'named_keys' }), estimateOne, {}, namedMemo).isRecord(history[2])
     expect(namedMemo.records.get(history[2])).toBeUndefined()
+  })
+
+  it('judges a result again when its tool name changes (a call id used again by an exempt tool), as a fresh memo does', () => {
+    const memo = makeDerivationMemo()
+    const config = configOf({ tool_result_json_projection: 'handle_values', tool_result_exempt_tools: ['cat'] })
+    const message = result('c1', record(1))
+    expect(makePassContext(config, estimateOne, { c1: 'get_reservation_details' }, memo).isRecord(message)).toBe(true)
+    // the same message object, now answered to an exempt tool: never truncated, so no form
+    expect(makePassContext(config, estimateOne, { c1: 'cat' }, memo).isRecord(message)).toBe(false)
+    expect(makePassContext(config, estimateOne, { c1: 'cat' }, makeDerivationMemo()).isRecord(message)).toBe(false)
   })
 
   it('counts a result already in its form, and nothing under tool_result_json_projection "off"', () => {
@@ -185,7 +195,7 @@ describe('the early pass beside the worth-the-rebuild predicate, the floor guard
       state = out.state
       const meter = out.effects.find((effect) => effect.type === 'emit_hook' && effect.name === 'context:token_meter') as Extract<Effect, { type: 'emit_hook' }>
       const names = out.effects.map((effect) => (effect.type === 'emit_hook' ? effect.name : effect.type))
-      return { ratio: (meter.data as { ratio: number }).ratio, names, view: out.view }
+      return { ratio: (meter.data as { ratio: number }).ratio, names, view: out.view, skipStreak: state.compaction.skipStreak }
     })
   }
   const early = { compact_early_threshold: 0.45, compact_early_target: 0.15 }
@@ -198,11 +208,22 @@ describe('the early pass beside the worth-the-rebuild predicate, the floor guard
     // the predicate refuses some early passes (fewer compactions than without it) ...
     expect(compactedBelow(strict)).toBeLessThan(compactedBelow(free))
     // ... without an error, a skipped event or a lost view (before the fix: CompactionSkipLimitError at ~half of E)
+    // the streak the cap reads stays where it was: no request of this run reaches compact_threshold
+    expect(strict.every((row) => row.ratio < 0.92)).toBe(true)
+    expect(strict.map((row) => row.skipStreak)).toEqual(strict.map(() => 0))
     for (const row of strict) {
       expect(row.view).toBeDefined()
       expect(row.names).not.toContain('raise_error')
       if (row.ratio < 0.92) expect(row.names).not.toContain('context:compaction-skipped')
     }
+  })
+
+  it('weighs the records against the whole sticky-applied history: a view just over the record share compacts early', () => {
+    // every other lookup answers with text of a record's size: records hold 0.27 of the history's tokens (the calls, answers and user turns the rest)
+    const mixed = (n: number): Message[] =>
+      [user('Find my trips')].concat(...Array.from({ length: n }, (_, i) => i + 1).map((k) => [lookup(`c${k}`), result(`c${k}`, k % 2 === 0 ? text(k) : record(k)), assistant(`Trip ${k} noted.`), user(`And trip ${k + 1}?`)]))
+    expect(compactedBelow(steps({ ...early, compact_early_record_share: 0.25 }, mixed(12)))).toBeGreaterThan(0)
+    expect(compactedBelow(steps({ ...early, compact_early_record_share: 0.3 }, mixed(12)))).toBe(0)
   })
 
   it('compaction_floor_guard: no infeasible report while the view fits E, and the early pass compacts as without the guard', () => {
