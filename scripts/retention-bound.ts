@@ -24,7 +24,8 @@
 // facts) as peers through compare's provider and cache model: witnesses that a recall is reachable
 // at a cost within the budget, not bounds (R: the cached price ratio their lazy drops assume, 0.1;
 // S: the share of each Claude Code request's allowance they fill, 0.999).
-// --check also replays every session with no compaction (and tau-bench with `recommended`) under
+// --check also replays every session with no compaction (and tau-bench with `recommended`, its JSON
+// tool results kept with their whitespace: toCheckedRecommended) under
 // compare's provider model and fails when a measured point lies below the bound, when compare's
 // `needed_facts` differs from the bound's, or when the bound's token count of the full views differs
 // from compare's `input_tokens` of the no-compaction replay.
@@ -653,6 +654,13 @@ const pct = (part: number, whole: number): string => (whole === 0 ? '-' : `${((1
 
 
 /** The bounds reported, weakest assumptions first. */
+// What --check replays as `recommended`: the preset with its JSON tool results kept as sent. The
+// bound prices the original messages; stored without whitespace (tool_result_json_whitespace
+// "strip") a view holds the same values in fewer tokens, below any original-content policy (at
+// main 7ef682c, tau-bench #7-t0 cost 9,446 against the class (b) floor 9,604.8), so the check would
+// compare unlike things.
+const toCheckedRecommended = <T extends object>(recommended: T): T & { readonly tool_result_json_whitespace: 'keep' } => ({ ...recommended, tool_result_json_whitespace: 'keep' as const })
+
 const BOUND_KINDS = ['basicB', 'basicA', 'runB', 'runA'] as const
 type BoundKind = (typeof BOUND_KINDS)[number]
 const BOUND_LABELS: Readonly<Record<BoundKind, string>> = {
@@ -774,7 +782,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const loaded = readInput(path, 'auto', { model: TAU.model, windows })
     // peers are replayed as scripts/evaluation.mjs replays them: no notice reserve, so E is the budget
     const peerSessions = prepareSessions(path, loaded, { preset: null, file: null, settings: [['compaction_notice_token_reserve', 0]] }, tauOptions)
-    for (const [at, session] of prepareSessions(path, loaded, { preset: presets.recommended, file: null, settings: [] }, tauOptions).entries()) {
+    for (const [at, session] of prepareSessions(path, loaded, { preset: toCheckedRecommended(presets.recommended), file: null, settings: [] }, tauOptions).entries()) {
       const peerSession = peerSessions[at]
       const requests = toBoundRequests(session.original, countMessage, countText)
       const bounds = toSessionBounds(requests, usd, noBudget ? Infinity : TAU.budget, countMessage, countText)
@@ -816,20 +824,22 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const measured = item.measured!
         const bound = item.bounds.relative.basicB.needed
         if (measured.none.needed_facts !== bound) failures.push(`${item.name}: compare needed_facts ${measured.none.needed_facts}, bound ${bound}`)
-        for (const [label, point] of [['no compaction', measured.none], ['recommended', measured.recommended]] as const) {
-          const floor = boundCost(item.bounds.relative, 'runA', point.recalled_facts)
-          const floorUsd = boundCost(item.bounds.usd, 'runA', point.recalled_facts)
+        // `recommended` keeps JSON records as handle-and-value forms (an excerpt of their values, not a
+        // head): its floor is class (b)'s; the no-compaction views are whole messages, class (a).
+        for (const [label, point, kind] of [['no compaction', measured.none, 'runA'], ['recommended', measured.recommended, 'runB']] as const) {
+          const floor = boundCost(item.bounds.relative, kind, point.recalled_facts)
+          const floorUsd = boundCost(item.bounds.usd, kind, point.recalled_facts)
           if (point.relative_cost + 1e-6 < floor || point.cost_usd + 1e-9 < floorUsd) failures.push(`${item.name}: ${label} ${point.relative_cost} / $${point.cost_usd} below the bound ${floor} / $${floorUsd}`)
         }
       }
       const fullViews = all.reduce((total, request) => total + request.historyTokens, 0)
       if (fullViews !== sum((m) => m.none.input_tokens)) failures.push(`full views: bound counts ${fullViews} tokens, compare's no-compaction input_tokens ${sum((m) => m.none.input_tokens)}`)
-      const point = (label: string, pick: (m: { none: Measured; recommended: Measured }) => Measured): string => {
+      const point = (label: string, pick: (m: { none: Measured; recommended: Measured }) => Measured, kind: 'runA' | 'runB'): string => {
         const recalled = sum((m) => pick(m).recalled_facts)
-        return `${label} ${pct(recalled, needed)} at ${fmt(sum((m) => pick(m).relative_cost))} / $${sum((m) => pick(m).cost_usd).toFixed(4)} (bound (a) with the cache rule at that recall, per session summed: ${fmt(sessions.reduce((t, item) => t + boundCost(item.bounds.relative, 'runA', pick(item.measured!).recalled_facts), 0))} / $${sessions.reduce((t, item) => t + boundCost(item.bounds.usd, 'runA', pick(item.measured!).recalled_facts), 0).toFixed(4)})`
+        return `${label} ${pct(recalled, needed)} at ${fmt(sum((m) => pick(m).relative_cost))} / $${sum((m) => pick(m).cost_usd).toFixed(4)} (bound ${kind === 'runA' ? '(a)' : '(b)'} with the cache rule at that recall, per session summed: ${fmt(sessions.reduce((t, item) => t + boundCost(item.bounds.relative, kind, pick(item.measured!).recalled_facts), 0))} / $${sessions.reduce((t, item) => t + boundCost(item.bounds.usd, kind, pick(item.measured!).recalled_facts), 0).toFixed(4)})`
       }
       print()
-      print(`Check (\`--check\`, compare's provider model, per session): compare's needed facts ${fmt(sum((m) => m.none.needed_facts))} (bound ${fmt(needed)}); ${point('no compaction', (m) => m.none)}; ${point('`recommended`', (m) => m.recommended)};  input tokens of the no-compaction views ${fmt(fullViews)} (compare: ${fmt(sum((m) => m.none.input_tokens))}).`)
+      print(`Check (\`--check\`, compare's provider model, per session): compare's needed facts ${fmt(sum((m) => m.none.needed_facts))} (bound ${fmt(needed)}); ${point('no compaction', (m) => m.none, 'runA')}; ${point('`recommended` (JSON whitespace kept)', (m) => m.recommended, 'runB')};  input tokens of the no-compaction views ${fmt(fullViews)} (compare: ${fmt(sum((m) => m.none.input_tokens))}).`)
     }
     if (oracle) {
       print()
