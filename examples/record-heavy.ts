@@ -2,10 +2,12 @@
  * Example: an agent whose tools answer with JSON records (a customer-service loop, as in
  * tau-bench) under `presets.recommended`. Once records fill half the room beyond the system prompt
  * (`compact_early_threshold` 0.5), the early pass compacts well before `compact_threshold`, and the
- * records it shortens keep their handles and values (`tool_result_json_projection`
- * `"handle_values"`), so the ids the agent quotes next are still in the view. With the same
- * messages and the three keys back to the contract's values, the first compaction comes later and
- * shortens each record to a 250-character head. See docs/configuration.md, "The early pass".
+ * records it shortens keep their handle strings (`tool_result_json_projection`
+ * `"handle_values"`: ids, codes, dates), so the ids the agent quotes next are still in the view.
+ * The records are sent as JSON strings with no string over 160 characters: one longer string (a
+ * description, notes) would make a result text, outside the early pass. With the same messages
+ * and the three keys back to the contract's values, the first compaction comes later and removes
+ * old records whole. See docs/configuration.md, "The early pass".
  *
  *   npm run example -- record-heavy
  */
