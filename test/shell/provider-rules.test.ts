@@ -20,6 +20,8 @@ describe('at addMessage: what the message alone shows', () => {
     ['ai-sdk', { role: 'assistant', content: [{ type: 'tool-input', toolCallId: 'c' }] }, 'message.content[0].type'],
     ['ai-sdk', { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'nope', approved: true }] }, 'message.content[0].approvalId'],
     ['openai-chat', { role: 'assistant', content: 'x', tool_calls: [] }, 'message.tool_calls'],
+    ['openai-chat', { role: 'tool', tool_call_id: 'c1', content: { order_id: 'ORD-1' } }, 'message.content'],
+    ['openai-chat', { role: 'user', content: 42 }, 'message.content'],
     ['openai-responses', { type: 'teleport_call', id: 't' }, 'message.type'],
   ]
   for (const [format, message, path] of cases) {
@@ -39,6 +41,18 @@ describe('at addMessage: what the message alone shows', () => {
       expect(logger.messages('warning').filter((line) => line.includes('provider_rules'))).toHaveLength(1)
     })
   }
+  it('openai-chat: string and part-array contents, and an assistant\'s null beside tool_calls, pass; an object result names the fix', async () => {
+    const { context, logger } = manager('openai-chat')
+    await context.addMessage({ role: 'user', content: [{ type: 'text', text: 'find ORD-1' }] })
+    await context.addMessage({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_order', arguments: '{}' } }] })
+    await context.addMessage({ role: 'tool', tool_call_id: 'c1', content: '{"order_id":"ORD-1"}' })
+    expect(await context.getMessages()).toHaveLength(3)
+    expect(logger.messages('warning')).toEqual([])
+    const error = await context.addMessage({ role: 'tool', tool_call_id: 'c1', content: { order_id: 'ORD-1' } }).catch((caught: unknown) => caught)
+    expect((error as Error).message).toContain('JSON.stringify')
+    expect((error as Error).message).toContain('an object as the content of a tool message')
+  })
+
   it('the contract shape keeps the contract behaviour: tool_calls: [] is stored, with a warning', async () => {
     const { context, logger } = manager('contract')
     await context.addMessage({ role: 'assistant', content: 'x', tool_calls: [] })

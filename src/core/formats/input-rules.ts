@@ -67,6 +67,19 @@ export const AI_SDK_PART_TYPES = {
 const partsOf = (content: unknown): ReadonlyArray<unknown> => (Array.isArray(content) ? content : [])
 
 /**
+ * Chat Completions content of the wrong type: every role takes a string or an array of content
+ * parts, the assistant also null (a message of tool calls); an object, a number or a boolean is
+ * refused by the API (a tool's result object passed as it is, say).
+ */
+const findChatContentRefusal = (role: unknown, content: unknown): InputRefusal | null => {
+  if (typeof content === 'string' || Array.isArray(content)) return null
+  if (role === 'assistant' && (content === null || content === undefined)) return null
+  const given = content === null ? 'null' : content === undefined ? 'no content' : Array.isArray(content) ? 'an array' : `a${typeof content === 'object' ? 'n object' : ` ${typeof content}`}`
+  const fix = role === 'tool' ? "give the tool's result as a string (JSON.stringify an object result)" : 'give the content as a string or an array of content parts'
+  return { path: '.content', detail: `the Chat Completions API refuses ${given} as the content of a ${String(role)} message (a string or an array of content parts${role === 'assistant' ? ', or null beside tool_calls' : ''})`, fix }
+}
+
+/**
  * What a message alone shows a provider would refuse (empty for a message it accepts): an empty
  * text block or part, an unknown block or part type, `tool_calls: []`, an AI SDK approval
  * response whose request is not in `history` (not checked when `history` is null), a Responses
@@ -82,6 +95,10 @@ export const findMessageRefusals = (format: MessageFormat, message: Readonly<Rec
     if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) {
       out.push({ path: '.tool_calls', detail: 'the API refuses an empty tool_calls array ("[] is too short")', fix: 'leave tool_calls out when the message has no calls' })
     }
+  }
+  if (format === 'openai-chat') {
+    const refusal = findChatContentRefusal(message.role, content)
+    if (refusal !== null) out.push(refusal)
   }
   if (format === 'anthropic') {
     if (content === '' && message.role !== 'system') out.push({ path: '.content', detail: 'Anthropic refuses a message with empty content', fix: 'give the message text, or leave it out' })
