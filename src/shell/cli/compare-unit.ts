@@ -107,6 +107,6 @@ export const runCompareUnit = (unit: CompareUnit): CompareUnitResult => {
     for (const [message, count] of evaluated.warnings) coreWarnings.push({ session: session.name, message, count })
     return { config: unit.config, session: session.name, model: session.model, ...evaluated.metrics }
   })
-  for (const warning of unpricedModelWarnings(sessions, unit.input, 'cost_usd is 0')) warnings.add(warning)
+  for (const warning of unpricedModelWarnings(sessions, unit.input, 'cost_usd is 0', Object.keys(options.prices.models))) warnings.add(warning)
   return { configIndex: unit.configIndex, inputIndex: unit.inputIndex, rows, warnings: [...warnings], coreWarnings }
 }

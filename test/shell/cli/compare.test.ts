@@ -80,6 +80,14 @@ describe('context-simple compare --json', () => {
     expect(stderr.trim().split("\n")).toHaveLength(1)
     expect(stderr).toMatch(/no price for model \(none named\) in .*b-tau.json \(2 sessions\): cost_usd is 0; give --model NAME or --prices FILE/)
   })
+
+  it('a mistyped --model gets the nearest priced model, an unknown one the list of priced models', async () => {
+    const dir = inputsDir()
+    const near = await run(['compare', join(dir, 'b-tau.json'), '--budget', '3000', '--model', 'gpt4o', '--preset', 'reference', '--json'])
+    expect(near.stderr).toContain('no price for model gpt4o (did you mean gpt-4o?) in ')
+    const far = await run(['compare', join(dir, 'b-tau.json'), '--budget', '3000', '--model', 'llama-local', '--preset', 'reference', '--json'])
+    expect(far.stderr).toMatch(/no price for model llama-local \(priced models: [^)]*gpt-4o[^)]*\) in /)
+  })
 })
 
 describe('context-simple compare: needed-fact recall', () => {
