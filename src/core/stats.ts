@@ -107,4 +107,10 @@ export interface CompactionStats {
   readonly protected_recent: number
   readonly protected_tool_results: number
   readonly messages_absorbed_by_summary?: number
+  /**
+   * Present (true) only on a pass the early trigger made (`compact_early_threshold`,
+   * docs/configuration.md "The early pass"); its `target_tokens` is then the early target. Never
+   * present under the contract's defaults.
+   */
+  readonly early_pass?: true
 }

@@ -448,6 +448,8 @@ const toCompactionStats = (
     protected_recent: config.protected_recent,
     protected_tool_results: config.protected_tool_results,
     ...(config.compaction_strategy === 'summary' ? { messages_absorbed_by_summary: summary.absorbedCount } : {}),
+    // An early pass (src/core/compaction/early-pass.ts) says so; the contract's passes carry no such key.
+    ...(input.early === true ? { early_pass: true as const } : {}),
   }
 }
 

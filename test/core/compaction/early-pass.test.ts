@@ -141,6 +141,7 @@ describe('compact_early_threshold', () => {
     expect(rows[first].ratio).toBeGreaterThanOrEqual(0.5)
     expect(rows[first].ratio).toBeLessThan(0.92)
     const stats = rows[first].stats as CompactionStats
+    expect(stats.early_pass).toBe(true)
     expect(stats.target_tokens).toBe(Math.trunc(stats.budget * 0.3))
     expect(stats.after_tokens).toBeLessThan(stats.before_tokens)
     for (const row of rows) expect(findPairingViolations(row.view)).toEqual([])
@@ -154,7 +155,10 @@ describe('compact_early_threshold', () => {
       const plain = run({}, turns(content))
       expect(rows.map((row) => row.view)).toEqual(plain.map((row) => row.view))
       expect(rows.filter((row) => row.stats !== null && row.ratio < 0.92)).toEqual([])
+      // the passes at compact_threshold carry no early_pass key, as the contract's stats
+      for (const row of rows.filter((row) => row.stats !== null)) expect(Object.keys(row.stats as CompactionStats)).not.toContain('early_pass')
     }
+    expect(run(early, turns(text)).filter((row) => row.stats !== null).length).toBeGreaterThan(0)
   })
 
   it('tool_result_json_projected_groups "early": the pass at compact_threshold removes the groups in form as "removable" does', () => {
