@@ -95,6 +95,10 @@ const sumOf = (rows) => Object.fromEntries(FIELDS.map((field) => [field, rows.re
 const pct = (recalled, needed) => (needed === 0 ? '-' : `${((100 * recalled) / needed).toFixed(1)} %`)
 const cell = (field, value) => (field === 'cost_usd' ? `$${value.toFixed(4)}` : Math.round(value).toLocaleString('en-US'))
 
+/** Whether a tau-bench row's task id (`…#N-tK`) is even: the per-half figures split on it. */
+const isEvenTask = (row) => Number(/#(\d+)-t\d+$/.exec(row.session)?.[1] ?? -1) % 2 === 0
+const halvesOf = (rows) => [rows.filter(isEvenTask), rows.filter((row) => !isEvenTask(row))]
+
 const slug = (title) => title.toLowerCase().replace(/ --max-output.*| --model.*/, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
 const noteOf = (total) => [total.overflows > 0 ? `${total.overflows} overflows` : '', total.failed_requests > 0 ? `${total.failed_requests} failed` : ''].filter((part) => part !== '').join(', ') || null
 const frontiers = []
@@ -166,8 +170,8 @@ for (const scenario of SCENARIOS) {
     print('| configuration | even task ids | odd task ids |')
     print('|---|---:|---:|')
     configs.forEach((config) => {
-      const half = (parity) => sumOf(rows.filter((row) => row.config === config && Number(/#(\d+)-t\d+$/.exec(row.session)?.[1] ?? -1) % 2 === parity))
-      print(`| ${config} | ${[0, 1].map((parity) => { const total = half(parity); return `${pct(total.recalled_facts, total.needed_facts)} / ${cell('relative_cost', total.relative_cost)} / ${total.overflows} / ${total.failed_requests}` }).join(' | ')} |`)
+      const halves = halvesOf(rows.filter((row) => row.config === config)).map(sumOf)
+      print(`| ${config} | ${halves.map((total) => `${pct(total.recalled_facts, total.needed_facts)} / ${cell('relative_cost', total.relative_cost)} / ${total.overflows} / ${total.failed_requests}`).join(' | ')} |`)
     })
     print('')
   }
@@ -182,12 +186,12 @@ for (const scenario of SCENARIOS) {
 // reported context:compaction-infeasible (no room under E whatever is compacted) are left out of
 // the recall and overflow checks, as the issue says.
 const D45B1BE = { target_usage: 0.4, compaction_notice_verbosity: 'minimal', compaction_notice_token_reserve: 400, compaction_notice_repeat: 'none' }
-const isEven = (row) => Number(/#(\d+)-t\d+$/.exec(row.session)?.[1] ?? -1) % 2 === 0
 const figure = (rows) => { const total = sumOf(rows); return { ...total, recall: total.needed_facts === 0 ? null : total.recalled_facts / total.needed_facts } }
-const money = (value) => `$${value.toFixed(4)}`
-const int = (value) => Math.round(value).toLocaleString('en-US')
+const money = (value) => cell('cost_usd', value)
+const int = (value) => cell('relative_cost', value)
 const goalRows = []
-const capsFile = join(mkdtempSync(join(tmpdir(), 'context-simple-goals-')), 'd45b1be.json')
+const capsFolder = mkdtempSync(join(tmpdir(), 'context-simple-goals-'))
+const capsFile = join(capsFolder, 'd45b1be.json')
 writeFileSync(capsFile, JSON.stringify(D45B1BE))
 for (const scenario of SCENARIOS.filter((item) => item.goal !== undefined && item.inputs.length > 0)) {
   const base = figure(await compare(scenario.inputs, scenario.args, ['--config', capsFile, '--summarizer', 'extractive']))
@@ -198,7 +202,7 @@ for (const scenario of SCENARIOS.filter((item) => item.goal !== undefined && ite
   const cost = figure(rec)
   const graded = figure(kept)
   const need = scenario.goal === 'tau-bench' ? 0.85 : 0.9
-  const halves = scenario.goal === 'tau-bench' ? [figure(kept.filter(isEven)), figure(kept.filter((row) => !isEven(row)))] : []
+  const halves = scenario.goal === 'tau-bench' ? halvesOf(kept).map(figure) : []
   const recallMet = graded.recall !== null && graded.recall >= need && halves.every((half) => half.recall !== null && half.recall >= need)
   const costMet = cost.relative_cost <= base.relative_cost && cost.cost_usd <= base.cost_usd + 1e-9
   const cleanMet = graded.invalid_views === 0 && graded.overflows === 0 && graded.failed_requests === 0
@@ -213,7 +217,7 @@ for (const scenario of SCENARIOS.filter((item) => item.goal !== undefined && ite
   if (peer.length === 0) continue
   const ret = own.filter((row) => row.config === 'recommended-retention')
   const [r, p] = [figure(ret), figure(peer)]
-  const [rh, ph] = [[ret.filter(isEven), ret.filter((row) => !isEven(row))].map(figure), [peer.filter(isEven), peer.filter((row) => !isEven(row))].map(figure)]
+  const [rh, ph] = [halvesOf(ret).map(figure), halvesOf(peer).map(figure)]
   const below = (a, b) => 1 - a / b
   const met = r.recall >= p.recall && rh.every((half, index) => half.recall >= ph[index].recall) && below(r.relative_cost, p.relative_cost) >= 0.06 && below(r.cost_usd, p.cost_usd) >= 0.06 && r.overflows === 0 && r.failed_requests === 0
   goalRows.push([
@@ -222,6 +226,7 @@ for (const scenario of SCENARIOS.filter((item) => item.goal !== undefined && ite
     met ? 'yes' : 'no',
   ])
 }
+rmSync(capsFolder, { recursive: true, force: true })
 if (goalRows.length > 0) {
   print('### Goals\n')
   print(`The retention goals, checked on the rows above; the cost caps are \`recommended\` at d45b1be (\`--config\` ${JSON.stringify(D45B1BE)}) replayed here under the same provider model.\n`)

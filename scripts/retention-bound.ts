@@ -653,7 +653,6 @@ const fmt = (value: number, digits = 0): string => (Number.isFinite(value) ? val
 const pct = (part: number, whole: number): string => (whole === 0 ? '-' : `${((100 * part) / whole).toFixed(1)} %`)
 
 
-/** The bounds reported, weakest assumptions first. */
 // What --check replays as `recommended`: the preset with its JSON tool results kept as sent. The
 // bound prices the original messages; stored without whitespace (tool_result_json_whitespace
 // "strip") a view holds the same values in fewer tokens, below any original-content policy (at
@@ -661,6 +660,7 @@ const pct = (part: number, whole: number): string => (whole === 0 ? '-' : `${((1
 // compare unlike things.
 const toCheckedRecommended = <T extends object>(recommended: T): T & { readonly tool_result_json_whitespace: 'keep' } => ({ ...recommended, tool_result_json_whitespace: 'keep' as const })
 
+/** The bounds reported, weakest assumptions first. */
 const BOUND_KINDS = ['basicB', 'basicA', 'runB', 'runA'] as const
 type BoundKind = (typeof BOUND_KINDS)[number]
 const BOUND_LABELS: Readonly<Record<BoundKind, string>> = {
