@@ -23,6 +23,10 @@ const text = (n: number): string => `line ${n}: `.padEnd(record(n).length, 'x')
 
 const lookup = (id: string): Message => ({ role: 'assistant', content: null, tool_calls: [call(id, 'get_reservation_details', '{}')] })
 
+/** A user's first question, then `n` turns: a lookup, its result `content(k)`, the agent's answer, the next question. */
+const lookups = (n: number, content: (k: number) => string): Message[] =>
+  [user('Find my trips')].concat(...Array.from({ length: n }, (_, i) => i + 1).map((k) => [lookup(`c${k}`), result(`c${k}`, content(k)), assistant(`Trip ${k} noted.`), user(`And trip ${k + 1}?`)]))
+
 describe('toRecordShare', () => {
   const context = makePassContext(configOf({ tool_result_json_projection: 'handle_values' }), estimateOne, {}, makeDerivationMemo())
 
@@ -107,8 +111,7 @@ describe('toCompactableRatio, isEarlyDue, isEarlyFiring, toEarlyContext', () => 
 })
 
 describe('compact_early_threshold', () => {
-  const turns = (content: (n: number) => string): Message[] =>
-    [user('Find my trips')].concat(...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => [lookup(`c${n}`), result(`c${n}`, content(n)), assistant(`Trip ${n} noted.`), user(`And trip ${n + 1}?`)]))
+  const turns = (content: (n: number) => string): Message[] => lookups(8, content)
   const budget = 2400
   /** Per request after each added message: the view's tokens, the reading's ratio and the stats of a compaction made there (or null). */
   const run = (raw: Record<string, unknown>, messages: Message[]): Array<{ view: ReadonlyArray<Message>; ratio: number; stats: CompactionStats | null }> => {
@@ -186,8 +189,7 @@ describe('compact_early_threshold', () => {
 // predicate's fail-loud cap, the floor guard and the hybrid meter's wait for provider usage are
 // for passes that must fit E; an early pass works far below E.
 describe('the early pass beside the worth-the-rebuild predicate, the floor guard and the hybrid meter', () => {
-  const records = (n: number): Message[] =>
-    [user('Find my trips')].concat(...Array.from({ length: n }, (_, i) => i + 1).map((k) => [lookup(`c${k}`), result(`c${k}`, record(k)), assistant(`Trip ${k} noted.`), user(`And trip ${k + 1}?`)]))
+  const records = (n: number): Message[] => lookups(n, record)
   /** Per request: the reading's ratio, the effects, and whether a view came back. */
   const steps = (raw: Record<string, unknown>, messages: Message[], budget = 4000, fed: ((step: ReturnType<typeof stepFor>, state: State) => State) | null = null) => {
     const step = stepFor({ tool_result_json_projection: 'handle_values', protected_tool_results: 1, ...raw })
@@ -224,8 +226,7 @@ describe('the early pass beside the worth-the-rebuild predicate, the floor guard
 
   it('weighs the records against the whole sticky-applied history: a view just over the record share compacts early', () => {
     // every other lookup answers with text of a record's size: records hold 0.27 of the history's tokens (the calls, answers and user turns the rest)
-    const mixed = (n: number): Message[] =>
-      [user('Find my trips')].concat(...Array.from({ length: n }, (_, i) => i + 1).map((k) => [lookup(`c${k}`), result(`c${k}`, k % 2 === 0 ? text(k) : record(k)), assistant(`Trip ${k} noted.`), user(`And trip ${k + 1}?`)]))
+    const mixed = (n: number): Message[] => lookups(n, (k) => (k % 2 === 0 ? text(k) : record(k)))
     expect(compactedBelow(steps({ ...early, compact_early_record_share: 0.25 }, mixed(12)))).toBeGreaterThan(0)
     expect(compactedBelow(steps({ ...early, compact_early_record_share: 0.3 }, mixed(12)))).toBe(0)
   })
